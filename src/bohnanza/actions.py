@@ -1,0 +1,216 @@
+"""Actions and offers: small immutable values with one JSON form each way.
+
+An :class:`Action` is what a seat asks the engine to do; the seat itself is not part of
+it (the engine is told who acts), so the same action value can be checked for any seat.
+Reprs are constructor calls that can be pasted back (``Action.harvest(1)``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from .errors import RecordError
+
+
+class ActionType(str, Enum):
+    PLANT = "plant"  # phase 1: the front hand card onto a field (R-PLANT-1/2)
+    STOP_PLANTING = "stop_planting"  # phase 1: decline the optional second card (R-PLANT-2)
+    PROPOSE = "propose"  # phase 2: open an offer (R-TRADE-1…4)
+    ACCEPT = "accept"  # phase 2: accept an offer addressed to you, choosing your cards
+    DECLINE = "decline"  # phase 2: refuse an offer or gift addressed to you (R-TRADE-4)
+    WITHDRAW = "withdraw"  # phase 2: take back your own open offer
+    END_TRADING = "end_trading"  # phase 2: the active player ends trading (R-TRADE-6)
+    PLANT_TRADED = "plant_traded"  # phase 3: plant a card from your trade area (R-PLANT-4)
+    HARVEST = "harvest"  # any time allowed (R-HARV-1)
+    BUY_FIELD = "buy_field"  # buy a third field (R-FIELD-1)
+    MOVE_LADY = "move_lady"  # fasolufka: move a lady after a child (R-LADY-8); card=None declines
+    PLACE_CHILD = "place_child"  # fasolufka: put a received child on a field (R-LADY-7)
+    DISCARD = "discard"  # duel: discard an offer card, or one hand card (R-DUEL-3)
+    SKIP_DISCARD = "skip_discard"  # duel: keep the whole hand (R-DUEL-3 step 2)
+    PLANT_REVEALED = "plant_revealed"  # duel: plant a revealed card (R-DUEL-3 step 3)
+    END_REVEAL = "end_reveal"  # duel: leave the rest of the revealed cards as the offer
+
+
+@dataclass(frozen=True, slots=True)
+class Offer:
+    """A proposal in the trade phase, seen from its proposer.
+
+    ``give`` are card ids the proposer hands over (from the hand, or the drawn cards if the
+    proposer is active); ``want`` is what the partner gives back, as (variety, count): the
+    partner picks the actual cards on accepting. ``want == ()`` is a gift (R-TRADE-4).
+    ``declared`` optionally names, per given card, what the proposer claims about it
+    (a colour in ``fasolkopajaki``, R-BLUFF-1); empty means "the truth".
+    """
+
+    to: int
+    give: tuple[int, ...] = ()
+    want: tuple[tuple[str, int], ...] = ()
+    declared: tuple[str, ...] = ()
+
+    @property
+    def is_gift(self) -> bool:
+        return not self.want
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"to": self.to, "give": list(self.give), "want": [list(w) for w in self.want]}
+        if self.declared:
+            out["declared"] = list(self.declared)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any) -> Offer:
+        if not isinstance(data, dict):
+            raise RecordError(f"an offer must be an object, got {type(data).__name__}")
+        try:
+            to = data["to"]
+            give = tuple(data.get("give", ()))
+            want = tuple((str(v), n) for v, n in data.get("want", ()))
+            declared = tuple(str(d) for d in data.get("declared", ()))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise RecordError(f"malformed offer {data!r}: {exc}") from None
+        if not _is_int(to) or not all(_is_int(c) for c in give) or not all(_is_int(n) for _, n in want):
+            raise RecordError(f"malformed offer {data!r}: seats, cards and counts must be integers")
+        return cls(to=to, give=give, want=want, declared=declared)
+
+
+def _is_int(x: object) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """One decision of one seat. Which fields matter depends on ``type``."""
+
+    type: ActionType
+    field: int | None = None
+    card: int | None = None
+    offer_id: int | None = None
+    cards: tuple[int, ...] = ()
+    offer: Offer | None = None
+
+    # Constructors, one per type, so callers never build an inconsistent action.
+    @classmethod
+    def plant(cls, field: int) -> Action:
+        return cls(ActionType.PLANT, field=field)
+
+    @classmethod
+    def stop_planting(cls) -> Action:
+        return cls(ActionType.STOP_PLANTING)
+
+    @classmethod
+    def propose(cls, offer: Offer) -> Action:
+        return cls(ActionType.PROPOSE, offer=offer)
+
+    @classmethod
+    def accept(cls, offer_id: int, cards: tuple[int, ...] = ()) -> Action:
+        return cls(ActionType.ACCEPT, offer_id=offer_id, cards=tuple(cards))
+
+    @classmethod
+    def decline(cls, offer_id: int) -> Action:
+        return cls(ActionType.DECLINE, offer_id=offer_id)
+
+    @classmethod
+    def withdraw(cls, offer_id: int) -> Action:
+        return cls(ActionType.WITHDRAW, offer_id=offer_id)
+
+    @classmethod
+    def end_trading(cls) -> Action:
+        return cls(ActionType.END_TRADING)
+
+    @classmethod
+    def plant_traded(cls, card: int, field: int) -> Action:
+        return cls(ActionType.PLANT_TRADED, card=card, field=field)
+
+    @classmethod
+    def harvest(cls, field: int) -> Action:
+        return cls(ActionType.HARVEST, field=field)
+
+    @classmethod
+    def buy_field(cls) -> Action:
+        return cls(ActionType.BUY_FIELD)
+
+    @classmethod
+    def move_lady(cls, card: int | None) -> Action:
+        return cls(ActionType.MOVE_LADY, card=card)
+
+    @classmethod
+    def place_child(cls, card: int, field: int) -> Action:
+        return cls(ActionType.PLACE_CHILD, card=card, field=field)
+
+    @classmethod
+    def discard(cls, card: int) -> Action:
+        return cls(ActionType.DISCARD, card=card)
+
+    @classmethod
+    def skip_discard(cls) -> Action:
+        return cls(ActionType.SKIP_DISCARD)
+
+    @classmethod
+    def plant_revealed(cls, card: int, field: int) -> Action:
+        return cls(ActionType.PLANT_REVEALED, card=card, field=field)
+
+    @classmethod
+    def end_reveal(cls) -> Action:
+        return cls(ActionType.END_REVEAL)
+
+    def __repr__(self) -> str:
+        args: list[str] = []
+        t = self.type
+        if t is ActionType.PROPOSE:
+            args.append(repr(self.offer))
+        elif t is ActionType.ACCEPT:
+            args += [str(self.offer_id), repr(self.cards)]
+        elif t in (ActionType.DECLINE, ActionType.WITHDRAW):
+            args.append(str(self.offer_id))
+        elif t in (ActionType.PLANT_TRADED, ActionType.PLACE_CHILD, ActionType.PLANT_REVEALED):
+            args += [str(self.card), str(self.field)]
+        elif t in (ActionType.PLANT, ActionType.HARVEST):
+            args.append(str(self.field))
+        elif t in (ActionType.MOVE_LADY, ActionType.DISCARD):
+            args.append(repr(self.card))
+        return f"Action.{t.value}({', '.join(args)})"
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": self.type.value}
+        if self.field is not None:
+            out["field"] = self.field
+        if self.card is not None:
+            out["card"] = self.card
+        if self.offer_id is not None:
+            out["offer_id"] = self.offer_id
+        if self.cards:
+            out["cards"] = list(self.cards)
+        if self.offer is not None:
+            out["offer"] = self.offer.to_json()
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any) -> Action:
+        """Parse an action; anything malformed raises :class:`RecordError`, never crashes."""
+        if not isinstance(data, dict):
+            raise RecordError(f"an action must be an object, got {type(data).__name__}")
+        try:
+            kind = ActionType(data.get("type"))
+        except ValueError:
+            known = ", ".join(t.value for t in ActionType)
+            raise RecordError(f"unknown action type {data.get('type')!r}; known: {known}") from None
+        extra = set(data) - {"type", "field", "card", "offer_id", "cards", "offer"}
+        if extra:
+            raise RecordError(f"unexpected key(s) {', '.join(sorted(extra))} in action {data!r}")
+        for key in ("field", "card", "offer_id"):
+            if key in data and data[key] is not None and not _is_int(data[key]):
+                raise RecordError(f"{key} must be an integer in action {data!r}")
+        cards = data.get("cards", [])
+        if not isinstance(cards, list) or not all(_is_int(c) for c in cards):
+            raise RecordError(f"cards must be a list of integers in action {data!r}")
+        offer = Offer.from_json(data["offer"]) if data.get("offer") is not None else None
+        return cls(
+            kind,
+            field=data.get("field"),
+            card=data.get("card"),
+            offer_id=data.get("offer_id"),
+            cards=tuple(cards),
+            offer=offer,
+        )

@@ -1,0 +1,44 @@
+"""Agents: players behind one interface that sees only a seat's :class:`View`.
+
+An agent is asked :meth:`Agent.act` with the seat's view and the list of legal actions
+(computed by the engine from what that seat may know). When ``required`` is false the
+agent may answer ``None``: "nothing now".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from ..errors import ConfigError
+from .base import Agent
+from .simple import AutarkyAgent, RandomAgent
+
+AGENTS: dict[str, Callable[[int], Agent]] = {
+    "random": RandomAgent,
+    "autarky": AutarkyAgent,
+}
+
+
+def make_agent(name: str, seed: int = 0) -> Agent:
+    """Build an agent by name, or raise ConfigError listing the known ones."""
+    factory = AGENTS.get(name)
+    if factory is None:
+        raise ConfigError(f"unknown agent {name!r}; known agents: {', '.join(sorted(AGENTS))}")
+    return factory(seed)
+
+
+def agent_names(spec: str | Sequence[str], players: int) -> list[str]:
+    """``"random,autarky"`` for 4 players → the list repeated to fill every seat."""
+    names = [n.strip() for n in spec.split(",")] if isinstance(spec, str) else list(spec)
+    names = [n for n in names if n]
+    if not names:
+        raise ConfigError("no agents given")
+    for n in names:
+        if n not in AGENTS:
+            raise ConfigError(f"unknown agent {n!r}; known agents: {', '.join(sorted(AGENTS))}")
+    if len(names) > players:
+        raise ConfigError(f"{len(names)} agents given for {players} players")
+    return [names[i % len(names)] for i in range(players)]
+
+
+__all__ = ["AGENTS", "Agent", "AutarkyAgent", "RandomAgent", "agent_names", "make_agent"]

@@ -1,0 +1,24 @@
+"""The agent interface."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..actions import Action
+from ..views import View
+
+
+class Agent:
+    """A player. Subclasses override :meth:`act`; ``seed`` makes them reproducible."""
+
+    name = "agent"
+
+    def __init__(self, seed: int = 0) -> None:
+        self.seed = seed
+
+    def act(self, view: View, legal: Sequence[Action], required: bool) -> Action | None:
+        """Choose one of ``legal``, or ``None`` ("nothing now") when not ``required``."""
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(seed={self.seed})"

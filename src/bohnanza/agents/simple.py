@@ -1,0 +1,94 @@
+"""Two baselines: ``random`` (uniform over legal actions, trading bounded) and ``autarky``
+(never trades: keeps what it draws, plants and harvests greedily)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from ..actions import Action, ActionType
+from ..views import View
+from .base import Agent
+
+_T = ActionType
+
+
+class RandomAgent(Agent):
+    """Uniform over the legal actions (and "nothing now" when allowed), with at most
+    ``max_offers`` proposals per turn so that every trade phase ends."""
+
+    name = "random"
+
+    def __init__(self, seed: int = 0, max_offers: int = 2) -> None:
+        super().__init__(seed)
+        self.rng = random.Random(seed)
+        self.max_offers = max_offers
+        self._turn = -1
+        self._offers = 0
+
+    def act(self, view: View, legal: Sequence[Action], required: bool) -> Action | None:
+        if view.turn != self._turn:
+            self._turn, self._offers = view.turn, 0
+        options: list[Action | None] = list(legal)
+        if self._offers >= self.max_offers:
+            options = [a for a in options if a is None or a.type is not _T.PROPOSE]
+        if not required:
+            options.append(None)
+        if not options:
+            return None
+        choice = self.rng.choice(options)
+        if choice is not None and choice.type is _T.PROPOSE:
+            self._offers += 1
+        return choice
+
+
+class AutarkyAgent(Agent):
+    """The usual non-trading baseline: ends trading at once, refuses every offer, plants
+    each card on a field of its variety if it has one, else on an empty field, and when
+    stuck harvests the field that pays most (fewest beans lost on a tie). Never buys a
+    field and never harvests out of need."""
+
+    name = "autarky"
+
+    def act(self, view: View, legal: Sequence[Action], required: bool) -> Action | None:
+        if not legal:
+            return None
+        if view.phase == "trade":
+            for a in legal:
+                if a.type is _T.END_TRADING:
+                    return a
+            for a in legal:
+                if a.type is _T.DECLINE:
+                    return a
+            return None
+        if not required:
+            return None
+        plants = [a for a in legal if a.type in (_T.PLANT, _T.PLANT_TRADED, _T.PLANT_REVEALED,
+                                                  _T.PLACE_CHILD)]
+        me = view.me()
+        if plants:
+            # Prefer a field already growing that variety; else an empty field.
+            for a in plants:
+                if me.fields[a.field]:  # type: ignore[index]
+                    return a
+            if any(a.type is _T.PLANT for a in plants) and view.planted >= 1:
+                # Second phase-1 card: only if it grows an existing field.
+                for a in legal:
+                    if a.type is _T.STOP_PLANTING:
+                        return a
+            return plants[0]
+        for a in legal:
+            if a.type is _T.STOP_PLANTING:
+                return a
+        harvests = [a for a in legal if a.type is _T.HARVEST]
+        if harvests:
+            return max(harvests, key=lambda a: _harvest_value(view, a.field))  # type: ignore[arg-type]
+        for a in legal:
+            if a.type in (_T.MOVE_LADY, _T.SKIP_DISCARD, _T.END_REVEAL):
+                return a
+        return legal[0]
+
+
+def _harvest_value(view: View, field: int) -> tuple[int, int]:
+    me = view.me()
+    return (me.payouts[field], -len(me.fields[field]))

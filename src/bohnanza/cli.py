@@ -1,0 +1,205 @@
+"""The ``bohnanza`` command line. Bad arguments exit non-zero with one clear line."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn, TypeVar
+
+import click
+
+from .agents import agent_names
+from .errors import BohnanzaError
+from .rules import all_rulesets, make_config
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def fail(message: str) -> NoReturn:
+    click.echo(f"error: {message}", err=True)
+    sys.exit(2)
+
+
+def parse_options(items: Sequence[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            fail(f"--option takes KEY=VALUE, got {item!r}")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def game_options(f: F) -> F:
+    f = click.option("--option", "options", multiple=True, metavar="KEY=VALUE",
+                     help="Rule-set option, e.g. remove=glutton (fasolki+new-varieties, 4-5 players).")(f)
+    f = click.option("--players", "-p", type=int, default=4, show_default=True, help="Number of players.")(f)
+    f = click.option("--rules", "-r", default="classic", show_default=True,
+                     help="Rule set, e.g. classic, first-edition, fasolki, fasolki+duel.")(f)
+    return f
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="bohnanza")
+def main() -> None:
+    """Bohnanza and Fasolki: rules engine, bots, simulations, replays and a terminal game."""
+
+
+@main.command("rules")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def rules_cmd(as_json: bool) -> None:
+    """List rule sets, modules and allowed player counts."""
+    data = all_rulesets()
+    if as_json:
+        click.echo(json.dumps({"rulesets": data}, indent=2))
+        return
+    for r in data:
+        opts = "".join(
+            f"  option {k}={'|'.join(v['values'])} (required for {v['required_for_players']} players)"
+            for k, v in r["options"].items()
+        )
+        click.echo(f"{r['rules']:<24} {r['min_players']}-{r['max_players']} players{opts}")
+
+
+@main.command()
+@game_options
+@click.option("--games", "-n", type=int, default=100, show_default=True, help="Games to play.")
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the first game.")
+@click.option("--agents", "-a", default="random", show_default=True,
+              help="Comma-separated agents, repeated to fill the seats (random, autarky).")
+@click.option("--workers", "-w", type=int, default=1, show_default=True, help="Worker processes.")
+@click.option("--records", type=click.Path(file_okay=False), default=None,
+              help="Write one record file per game into this folder.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON summary.")
+def simulate(rules: str, players: int, options: tuple[str, ...], games: int, seed: int, agents: str,
+             workers: int, records: str | None, as_json: bool) -> None:
+    """Play many seeded games between bots and summarise them."""
+    from .simulate import GameSpec, options_tuple
+    from .simulate import simulate as run
+
+    if games < 1:
+        fail("--games must be at least 1")
+    if workers < 1:
+        fail("--workers must be at least 1")
+    try:
+        config = make_config(rules, players, parse_options(options))
+        names = agent_names(agents, players)
+    except BohnanzaError as exc:
+        fail(str(exc))
+    spec = GameSpec(config.rules, players, options_tuple(config.options), tuple(names), records)
+    show = sys.stderr.isatty() and not as_json
+    if show:
+        with click.progressbar(length=games, label=f"{config.rules} x{games}", file=sys.stderr,
+                               show_eta=True) as bar:
+            summary = run(spec, games, seed, workers, progress=bar.update)
+    else:
+        summary = run(spec, games, seed, workers)
+    if as_json:
+        click.echo(json.dumps(summary))
+        return
+    click.echo(f"{summary['games']} games of {summary['rules']} with {players} players "
+               f"({', '.join(names)}), seeds {seed}..{seed + games - 1}")
+    click.echo(f"mean turns {summary['mean_turns']:.1f}, {summary['games_per_second']} games/s, "
+               f"{summary['actions_per_second']} actions/s")
+    for k in range(players):
+        click.echo(f"  seat {k} {names[k]:<10} wins {summary['seat_wins'][k]:>8}  "
+                   f"mean coins {summary['seat_mean_coins'][k]:.2f}")
+
+
+@main.command()
+@click.argument("record", type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.option("--log", "show_log", is_flag=True, help="Print every event.")
+def replay(record: str, as_json: bool, show_log: bool) -> None:
+    """Replay a game record, check it, and print the result."""
+    from .records import load
+    from .records import replay as run
+
+    try:
+        data = load(record)
+        game = run(data)
+    except BohnanzaError as exc:
+        fail(str(exc))
+    if show_log:
+        from .actions import Action
+        from .game import Game
+
+        g = Game.new(data["rules"], data["players"], options=data.get("options") or {},
+                     seed=data.get("seed", 0), deck=data.get("deck"))
+        for entry in data["actions"]:
+            body = {k: v for k, v in entry.items() if k != "seat"}
+            for ev in g.apply(entry["seat"], Action.from_json(body)):
+                click.echo(str(ev))
+    if not game.over:
+        out: dict[str, Any] = {"over": False, "turns": game.turn, "actions": len(data.get("actions", []))}
+    else:
+        out = {"over": True, **game.result(), "actions": len(data.get("actions", []))}
+    if as_json:
+        click.echo(json.dumps(out))
+    elif game.over:
+        click.echo(f"{data['rules']}, {data['players']} players, {out['turns']} turns: "
+                   f"scores {out['scores']}, winner(s) {out['winners']}")
+    else:
+        click.echo(f"unfinished game after {out['actions']} actions (turn {out['turns']})")
+
+
+@main.command()
+@game_options
+@click.option("--bots", "-b", default="autarky", show_default=True,
+              help="Comma-separated bots for the other seats (random, autarky).")
+@click.option("--seat", type=int, default=0, show_default=True, help="Your seat (0 starts).")
+@click.option("--seed", type=int, default=None, help="Seed (default: random).")
+@click.option("--record", "record_path", type=click.Path(dir_okay=False), default=None,
+              help="Save the game record here when the game ends.")
+def play(rules: str, players: int, options: tuple[str, ...], bots: str, seat: int, seed: int | None,
+         record_path: str | None) -> None:
+    """Play in the terminal against bots."""
+    import random
+
+    from .terminal import run_terminal_game
+
+    try:
+        make_config(rules, players, parse_options(options))
+        names = agent_names(bots, players - 1)
+    except BohnanzaError as exc:
+        fail(str(exc))
+    if not 0 <= seat < players:
+        fail(f"--seat must be between 0 and {players - 1}")
+    if seed is None:
+        seed = random.SystemRandom().randrange(1_000_000)
+    try:
+        run_terminal_game(rules, players, parse_options(options), names, seat, seed, record_path)
+    except (EOFError, KeyboardInterrupt):
+        click.echo("\nbye")
+        sys.exit(130)
+
+
+@main.command()
+@click.option("--games", "-n", type=int, default=200, show_default=True, help="Games per measurement.")
+@click.option("--workers", "-w", type=int, default=2, show_default=True, help="Workers for the parallel run.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def bench(games: int, workers: int, as_json: bool) -> None:
+    """Games/s and actions/s for 4-player classic with autarky and random bots."""
+    from .simulate import GameSpec
+    from .simulate import simulate as run
+
+    rows = []
+    for agent in ("autarky", "random"):
+        spec = GameSpec("classic", 4, (), (agent,) * 4, None)
+        for w in (1, workers):
+            n = games if agent == "autarky" else max(1, games // 4)
+            s = run(spec, n, 1, w)
+            rows.append({"agents": agent, "workers": w, "games": n,
+                         "games_per_second": s["games_per_second"],
+                         "actions_per_second": s["actions_per_second"]})
+    if as_json:
+        click.echo(json.dumps(rows))
+        return
+    for r in rows:
+        click.echo(f"classic 4p {r['agents']:<8} workers={r['workers']}  {r['games']:>5} games  "
+                   f"{r['games_per_second']:>8} games/s  {r['actions_per_second']:>10} actions/s")
+
+
+if __name__ == "__main__":
+    main()

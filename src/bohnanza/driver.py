@@ -1,0 +1,93 @@
+"""The driver: asks agents for decisions in a fixed order, so that games with bots are
+reproducible (the engine itself lets any seat act at any time; a server instead takes
+actions in arrival order).
+
+Order: whoever the game is waiting for, active seat first, then seat order. In phase 2
+the driver runs rounds: the active seat, then every other seat once, each taking one
+action or passing. Trading ends when the active seat ends it, or - like a table's
+trading timer running out (R-TRADE-6) - after a round in which nobody acted, or after
+``max_trade_rounds`` rounds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from .actions import Action
+from .agents.base import Agent
+from .errors import IllegalAction
+from .game import TRADE, Game
+
+
+class AgentError(IllegalAction):
+    """An agent chose an illegal action or refused a required decision."""
+
+
+@dataclass(slots=True)
+class PlayLog:
+    """Every (seat, action) applied, in order: with the setup, a complete record."""
+
+    actions: list[tuple[int, Action]] = field(default_factory=list)
+
+
+def play(
+    game: Game,
+    agents: Sequence[Agent],
+    *,
+    max_trade_rounds: int = 6,
+    max_actions: int = 200_000,
+    log: PlayLog | None = None,
+    events: bool = False,
+) -> PlayLog:
+    """Play ``game`` to the end with one agent per seat; returns the action log."""
+    if len(agents) != game.players:
+        raise ValueError(f"{len(agents)} agents for {game.players} seats")
+    log = log if log is not None else PlayLog()
+    actions = log.actions
+    apply = game.apply if events else game.apply_fast
+
+    def ask(seat: int, required: bool) -> bool:
+        legal = game.legal_actions(seat)
+        if not legal and not required:
+            return False
+        choice = agents[seat].act(game.view(seat), legal, required)
+        if choice is None:
+            if required:
+                raise AgentError(f"agent {agents[seat]!r} at seat {seat} must act but passed",
+                                 seat=seat)
+            return False
+        apply(seat, choice)
+        actions.append((seat, choice))
+        if len(actions) > max_actions:
+            raise AgentError(f"game exceeded {max_actions} actions; an agent is looping")
+        return True
+
+    n = game.players
+    while not game.over:
+        if game.phase == TRADE and game.pending is None:
+            turn = game.turn
+            for _ in range(max_trade_rounds):
+                acted = False
+                a = game.active
+                for seat in [(a + i) % n for i in range(n)]:
+                    if game.phase != TRADE or game.turn != turn or game.over:
+                        break
+                    while game.pending is not None and not game.over:
+                        ask(game.pending[0], True)
+                    if game.phase != TRADE:
+                        break
+                    acted = ask(seat, False) or acted
+                if game.phase != TRADE or game.turn != turn or not acted:
+                    break
+            if game.phase == TRADE and game.turn == turn and game.pending is None and not game.over:
+                # The trading time is up (R-TRADE-6): the active seat's decision is made.
+                end = Action.end_trading()
+                apply(game.active, end)
+                actions.append((game.active, end))
+            continue
+        waiting = game.waiting_for()
+        if not waiting:
+            raise AgentError(f"nobody can act in {game!r}")
+        ask(waiting[0], True)
+    return log

@@ -1,0 +1,537 @@
+"""The rules engine: one mutable game state, validated actions, automatic chance steps.
+
+Design (see DESIGN-NOTES.md):
+
+* There is no single "current player". :meth:`Game.legal_actions` answers for any seat at
+  any moment, because in phase 2 several seats act at once and anybody may harvest or buy a
+  third field out of turn (R-HARV-1, R-FIELD-1). A driver (:mod:`bohnanza.driver`) decides
+  whom to ask; a server takes actions in arrival order. Both call :meth:`Game.apply`.
+* :meth:`Game.apply` first checks the whole action, raising :class:`IllegalAction` with the
+  rule ID, and only then changes anything: a rejected action leaves the state exactly as it
+  was. Chance steps (draws, reshuffles) run automatically right after the action that causes
+  them, from the game's own seeded RNG.
+* Cards are ints indexing the config's public tables; piles are plain lists (hands front
+  first; draw, discard and treasury with their top at the end; fields bottom to top).
+* What modules change goes through ``self.hooks`` (:class:`bohnanza.modules.base.Hooks`);
+  the core holds no module names.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .actions import Action, ActionType, Offer
+from .errors import ConfigError, GameOver, IllegalAction, InvalidOffer, NotYourTurn, RecordError
+from .events import Event
+from .rules import GameConfig, make_config
+
+PLANT = "plant"
+TRADE = "trade"
+PLANT_TRADED = "plant_traded"
+OVER = "over"
+
+#: An open offer may hold at most this many cards on either side, and a seat may keep at
+#: most this many offers open: bounds that keep bots and network clients from flooding.
+MAX_OFFER_CARDS = 12
+MAX_OPEN_OFFERS = 16
+
+_T = ActionType
+
+
+class Game:
+    """A game in progress. Create with :meth:`Game.new`; drive with :meth:`apply`."""
+
+    __slots__ = (
+        "_events",
+        "active",
+        "config",
+        "discard",
+        "draw",
+        "drawn",
+        "extra",
+        "fields",
+        "final_runout",
+        "hands",
+        "hooks",
+        "initial_deck",
+        "next_offer_id",
+        "offers",
+        "out",
+        "pending",
+        "phase",
+        "planted",
+        "rng",
+        "runouts",
+        "scores",
+        "seed",
+        "supply",
+        "trade",
+        "treasury",
+        "turn",
+        "winners",
+    )
+
+    config: GameConfig
+    hooks: Any  # bohnanza.modules.base.Hooks; Any avoids an import cycle for mypy
+    seed: int
+    rng: random.Random
+    initial_deck: tuple[int, ...]
+    draw: list[int]
+    discard: list[int]
+    out: list[int]
+    hands: list[list[int]]
+    fields: list[list[list[int]]]
+    treasury: list[list[int]]
+    trade: list[list[int]]
+    drawn: list[int]
+    offers: dict[int, tuple[int, Offer]]
+    next_offer_id: int
+    supply: int
+    active: int
+    phase: str
+    planted: int
+    turn: int
+    runouts: int
+    final_runout: bool
+    pending: tuple[Any, ...] | None
+    extra: dict[str, Any]
+    scores: tuple[int, ...] | None
+    winners: tuple[int, ...] | None
+    _events: list[Event] | None
+
+    # ------------------------------------------------------------------ creation
+
+    @classmethod
+    def new(
+        cls,
+        rules: str = "classic",
+        players: int = 4,
+        *,
+        modules: Sequence[str] = (),
+        options: Mapping[str, str] | None = None,
+        seed: int = 0,
+        deck: Sequence[str | int] | None = None,
+    ) -> Game:
+        """Create a game and deal (R-SETUP-1…5).
+
+        ``deck`` fixes the order of the first cards, top first, as variety keys (``"blue"``)
+        or card ids; the rest of the deck follows in a seeded shuffle. Hands are dealt in
+        seat order: seat 0 takes the first cards, then seat 1, and so on.
+        """
+        config = make_config(rules, players, options, tuple(modules))
+        return cls(config, seed=seed, deck=deck)
+
+    def __init__(
+        self, config: GameConfig, *, seed: int = 0, deck: Sequence[str | int] | None = None
+    ) -> None:
+        from .modules import hooks_for
+
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise ConfigError(f"seed must be an integer, got {seed!r}")
+        self.config = config
+        self.hooks = hooks_for(config)
+        self.seed = seed
+        self.rng = random.Random(seed)
+        order = self._arrange(deck)
+        self.initial_deck = tuple(order)
+        n = config.players
+        self.draw = order[::-1]
+        self.discard = []
+        self.out = []
+        self.hands = []
+        for size in config.hand_sizes:
+            self.hands.append([self.draw.pop() for _ in range(size)])
+        fields = 3 if config.start_with_third_field else 2
+        self.fields = [[[] for _ in range(fields)] for _ in range(n)]
+        self.treasury = [[] for _ in range(n)]
+        self.trade = [[] for _ in range(n)]
+        self.drawn = []
+        self.offers = {}
+        self.next_offer_id = 1
+        self.supply = config.third_fields - (n if config.start_with_third_field else 0)
+        self.active = 0
+        self.phase = PLANT
+        self.planted = 0
+        self.turn = 0
+        self.runouts = 0
+        self.final_runout = False
+        self.pending = None
+        self.extra = {}
+        self.scores = None
+        self.winners = None
+        self._events = None
+        self.hooks.setup(self)
+        self.hooks.start_turn(self, 0)
+
+    def _arrange(self, deck: Sequence[str | int] | None) -> list[int]:
+        # Shuffle first in every case, so that the RNG is in the same state afterwards
+        # whether or not an explicit order is given: a record that stores the full deck
+        # and the seed then replays later reshuffles exactly.
+        size = self.config.deck_size
+        order = list(range(size))
+        self.rng.shuffle(order)
+        if deck is None:
+            return order
+        if isinstance(deck, str | bytes):
+            raise ConfigError("deck must be a list of variety keys or card ids, not a string")
+        free: dict[int, list[int]] = {}
+        for card in range(size - 1, -1, -1):
+            free.setdefault(self.config.card_variety[card], []).append(card)
+        taken: list[int] = []
+        used: set[int] = set()
+        for i, item in enumerate(deck):
+            if isinstance(item, bool) or not isinstance(item, int | str):
+                raise ConfigError(f"deck[{i}] must be a variety key or a card id, got {item!r}")
+            if isinstance(item, int):
+                if not 0 <= item < size or item in used:
+                    raise ConfigError(f"deck[{i}]: card id {item} is out of range or repeated")
+                card = item
+                free[self.config.card_variety[card]].remove(card)
+            else:
+                v = self.config.variety_index(item)
+                if not free.get(v):
+                    raise ConfigError(f"deck[{i}]: no {item!r} card left in the {self.config.rules} deck")
+                card = free[v].pop()
+            used.add(card)
+            taken.append(card)
+        return taken + [c for c in order if c not in used]
+
+    # ------------------------------------------------------------------ small queries
+
+    @property
+    def players(self) -> int:
+        return self.config.players
+
+    @property
+    def over(self) -> bool:
+        return self.phase == OVER
+
+    def variety(self, card: int) -> int:
+        return self.config.card_variety[card]
+
+    def coins(self, seat: int) -> int:
+        return len(self.treasury[seat])
+
+    def field_variety(self, seat: int, field: int) -> int | None:
+        f = self.fields[seat][field]
+        return self.config.card_variety[f[-1]] if f else None
+
+    def tradeable(self, seat: int) -> list[int]:
+        """Cards ``seat`` may give in phase 2: the hand, plus the drawn cards if active."""
+        return self.hands[seat] + self.drawn if seat == self.active else list(self.hands[seat])
+
+    def waiting_for(self) -> list[int]:
+        """Seats whose decision the game needs before it can go on, active seat first.
+
+        In phase 2 nobody is strictly needed except the active player, who must end it.
+        """
+        if self.phase == OVER:
+            return []
+        if self.pending is not None:
+            return [self.pending[0]]
+        return self.hooks.waiting_for(self)
+
+    # ------------------------------------------------------------------ events
+
+    def collect_events(self) -> list[Event]:
+        """Start recording events; returns the live list the engine appends to."""
+        if self._events is None:
+            self._events = []
+        return self._events
+
+    def emit(self, type_: str, seat: int | None = None, private: Mapping[str, Any] | None = None,
+             **data: Any) -> None:
+        if self._events is not None:
+            self._events.append(Event(type_, seat, data, private))
+
+    # ------------------------------------------------------------------ actions
+
+    def apply(self, seat: int, action: Action) -> list[Event]:
+        """Check ``action`` for ``seat`` and carry it out, or raise and change nothing.
+
+        Returns the events it caused (recording is switched on by the first call).
+        """
+        self.check(seat, action)
+        events = self.collect_events()
+        start = len(events)
+        self.hooks.execute(self, seat, action)
+        return events[start:]
+
+    def apply_fast(self, seat: int, action: Action) -> None:
+        """:meth:`apply` without event recording, for simulations that do not need logs."""
+        self.check(seat, action)
+        self.hooks.execute(self, seat, action)
+
+    def check(self, seat: int, action: Action) -> None:
+        """Raise :class:`IllegalAction` unless ``seat`` may do ``action`` now."""
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < self.players:
+            raise IllegalAction(f"there is no seat {seat!r} in a {self.players}-player game")
+        if not isinstance(action, Action):
+            raise IllegalAction(f"not an action: {action!r}", seat=seat)
+        if self.phase == OVER:
+            raise GameOver(f"seat {seat} cannot act: the game is over", seat=seat)
+        self.hooks.check(self, seat, action)
+
+    def is_legal(self, seat: int, action: Action) -> bool:
+        try:
+            self.check(seat, action)
+        except IllegalAction:
+            return False
+        return True
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        """Every action ``seat`` may take now. Offers are listed as a finite sample of
+        one-card templates (the space of all offers is too large to list); any
+        well-formed offer passes :meth:`apply`."""
+        if self.phase == OVER:
+            return []
+        return self.hooks.legal_actions(self, seat)
+
+    # ------------------------------------------------------------------ helpers the hooks use
+
+    def draw_card(self) -> int | None:
+        """Take the top card of the draw pile (R-DECK-1, R-END-1).
+
+        Reshuffles the discard pile when a card is needed and the pile is empty; returns
+        ``None`` after the final run-out. A run-out is counted when a draw removes the
+        last card.
+        """
+        if not self.draw:
+            if self.final_runout:
+                return None
+            if not self.discard:
+                self.emit("runout", count=self.runouts, final=True, reason="no cards left")
+                self._final_runout()
+                return None
+            self.draw = self.discard
+            self.discard = []
+            self.rng.shuffle(self.draw)
+            self.emit("reshuffle", cards=len(self.draw))
+        card = self.draw.pop()
+        if not self.draw:
+            self.runouts += 1
+            final = self.runouts >= self.config.runouts_to_end
+            self.emit("runout", count=self.runouts, final=final)
+            if final:
+                self._final_runout()
+        return card
+
+    def _final_runout(self) -> None:
+        self.final_runout = True
+        self.hooks.on_final_runout(self)
+
+    def end_game(self) -> None:
+        """Final harvest and scores (R-END-3, R-END-4)."""
+        self.offers.clear()
+        self.pending = None
+        for pile in (self.drawn, *self.trade):
+            if pile:
+                self.discard.extend(pile)
+                self.emit("discard_unplanted", cards=list(pile))
+                pile.clear()
+        self.phase = OVER
+        for seat in range(self.players):
+            for f in range(len(self.fields[seat])):
+                if self.fields[seat][f]:
+                    self.hooks.harvest(self, seat, f, final=True)
+        scores = tuple(len(t) for t in self.treasury)
+        best = max(scores)
+        tied = [s for s in range(self.players) if scores[s] == best]
+        most = max(len(self.hands[s]) for s in tied)
+        self.scores = scores
+        self.winners = tuple(s for s in tied if len(self.hands[s]) == most)
+        self.emit("game_over", scores=list(scores), winners=list(self.winners), turns=self.turn)
+
+    def result(self) -> dict[str, Any]:
+        """Scores, winners and length of a finished game."""
+        if self.scores is None or self.winners is None:
+            raise IllegalAction("the game is not over yet")
+        return {"scores": list(self.scores), "winners": list(self.winners), "turns": self.turn}
+
+    def fail(self, seat: int, what: str, why: str, rule: str | None = None,
+             cls: type[IllegalAction] = IllegalAction) -> IllegalAction:
+        """Build the exception for "seat cannot <what>: <why> (rule)"."""
+        return cls(f"seat {seat} cannot {what}: {why}", seat=seat, rule=rule)
+
+    # ------------------------------------------------------------------ views
+
+    def view(self, seat: int | None) -> Any:
+        """What ``seat`` may know (``None``: a spectator), as a :class:`bohnanza.views.View`."""
+        from .views import make_view
+
+        if seat is not None and (
+            not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < self.players
+        ):
+            raise IllegalAction(f"there is no seat {seat!r} in a {self.players}-player game")
+        return make_view(self, seat)
+
+    # ------------------------------------------------------------------ copies and persistence
+
+    def clone(self) -> Game:
+        """A cheap independent copy (lists of ints copied, no deep copy of objects)."""
+        g = Game.__new__(Game)
+        g.config = self.config
+        g.hooks = self.hooks
+        g.seed = self.seed
+        g.rng = random.Random()
+        g.rng.setstate(self.rng.getstate())
+        g.initial_deck = self.initial_deck
+        g.draw = self.draw[:]
+        g.discard = self.discard[:]
+        g.out = self.out[:]
+        g.hands = [h[:] for h in self.hands]
+        g.fields = [[f[:] for f in fs] for fs in self.fields]
+        g.treasury = [t[:] for t in self.treasury]
+        g.trade = [t[:] for t in self.trade]
+        g.drawn = self.drawn[:]
+        g.offers = dict(self.offers)
+        g.next_offer_id = self.next_offer_id
+        g.supply = self.supply
+        g.active = self.active
+        g.phase = self.phase
+        g.planted = self.planted
+        g.turn = self.turn
+        g.runouts = self.runouts
+        g.final_runout = self.final_runout
+        g.pending = self.pending
+        g.extra = _copy_json(self.extra)
+        g.scores = self.scores
+        g.winners = self.winners
+        g._events = None
+        return g
+
+    def to_dict(self) -> dict[str, Any]:
+        """The whole state as JSON-ready data (private parts included: not for players)."""
+        version, internal, gauss = self.rng.getstate()
+        return {
+            "format": "bohnanza-state",
+            "version": 1,
+            "rules": self.config.rules,
+            "players": self.players,
+            "options": dict(self.config.options),
+            "seed": self.seed,
+            "rng": [version, list(internal), gauss],
+            "initial_deck": list(self.initial_deck),
+            "draw": self.draw[:],
+            "discard": self.discard[:],
+            "out": self.out[:],
+            "hands": [h[:] for h in self.hands],
+            "fields": [[f[:] for f in fs] for fs in self.fields],
+            "treasury": [t[:] for t in self.treasury],
+            "trade": [t[:] for t in self.trade],
+            "drawn": self.drawn[:],
+            "offers": [
+                {"id": oid, "proposer": p, "offer": o.to_json()} for oid, (p, o) in self.offers.items()
+            ],
+            "next_offer_id": self.next_offer_id,
+            "supply": self.supply,
+            "active": self.active,
+            "phase": self.phase,
+            "planted": self.planted,
+            "turn": self.turn,
+            "runouts": self.runouts,
+            "final_runout": self.final_runout,
+            "pending": list(self.pending) if self.pending is not None else None,
+            "extra": _copy_json(self.extra),
+            "scores": list(self.scores) if self.scores is not None else None,
+            "winners": list(self.winners) if self.winners is not None else None,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Game:
+        """Rebuild a state saved by :meth:`to_dict`; a malformed one raises RecordError."""
+        from .modules import hooks_for
+
+        try:
+            if data.get("format") != "bohnanza-state":
+                raise RecordError("not a bohnanza state (format must be 'bohnanza-state')")
+            config = make_config(str(data["rules"]), int(data["players"]), dict(data["options"]))
+            g = Game.__new__(Game)
+            g.config = config
+            g.hooks = hooks_for(config)
+            g.seed = int(data["seed"])
+            version, internal, gauss = data["rng"]
+            g.rng = random.Random()
+            g.rng.setstate((int(version), tuple(int(x) for x in internal), gauss))
+            g.initial_deck = tuple(int(c) for c in data["initial_deck"])
+            g.draw = [int(c) for c in data["draw"]]
+            g.discard = [int(c) for c in data["discard"]]
+            g.out = [int(c) for c in data["out"]]
+            g.hands = [[int(c) for c in h] for h in data["hands"]]
+            g.fields = [[[int(c) for c in f] for f in fs] for fs in data["fields"]]
+            g.treasury = [[int(c) for c in t] for t in data["treasury"]]
+            g.trade = [[int(c) for c in t] for t in data["trade"]]
+            g.drawn = [int(c) for c in data["drawn"]]
+            g.offers = {
+                int(o["id"]): (int(o["proposer"]), Offer.from_json(o["offer"])) for o in data["offers"]
+            }
+            g.next_offer_id = int(data["next_offer_id"])
+            g.supply = int(data["supply"])
+            g.active = int(data["active"])
+            g.phase = str(data["phase"])
+            g.planted = int(data["planted"])
+            g.turn = int(data["turn"])
+            g.runouts = int(data["runouts"])
+            g.final_runout = bool(data["final_runout"])
+            g.pending = tuple(data["pending"]) if data["pending"] is not None else None
+            g.extra = _copy_json(dict(data["extra"]))
+            g.scores = tuple(data["scores"]) if data["scores"] is not None else None
+            g.winners = tuple(data["winners"]) if data["winners"] is not None else None
+            g._events = None
+        except RecordError:
+            raise
+        except (KeyError, TypeError, ValueError) as exc:
+            raise RecordError(f"malformed saved state: {exc!r}") from None
+        everything = sorted(g.all_card_locations())
+        if everything != list(range(config.deck_size)):
+            raise RecordError("malformed saved state: cards are missing or duplicated")
+        return g
+
+    def all_card_locations(self) -> list[int]:
+        """Every card id in every place, once per occurrence (for conservation checks)."""
+        cards = self.draw + self.discard + self.out + self.drawn
+        for s in range(self.players):
+            cards += self.hands[s] + self.treasury[s] + self.trade[s]
+            for f in self.fields[s]:
+                cards += f
+        cards += self.hooks.extra_cards(self)
+        return cards
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Game):
+            return NotImplemented
+        return self.to_dict() == other.to_dict()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (
+            f"<Game {self.config.rules} players={self.players} seed={self.seed} "
+            f"turn={self.turn} active={self.active} phase={self.phase}>"
+        )
+
+
+def _copy_json(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _copy_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy_json(v) for v in value]
+    return value
+
+
+__all__ = [
+    "MAX_OFFER_CARDS",
+    "MAX_OPEN_OFFERS",
+    "OVER",
+    "PLANT",
+    "PLANT_TRADED",
+    "TRADE",
+    "Action",
+    "ActionType",
+    "Game",
+    "InvalidOffer",
+    "NotYourTurn",
+    "Offer",
+]

@@ -1,0 +1,130 @@
+"""Many seeded games with bots, on one core or several, with a summary.
+
+Game ``i`` of a run with seed ``S`` uses seed ``S + i``; the agent at seat ``k`` of that
+game is seeded ``(S + i) * 1009 + k``. A run is therefore reproducible whatever the number
+of workers.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .agents import make_agent
+from .driver import play
+from .game import Game
+from .records import make_record
+
+
+@dataclass(frozen=True, slots=True)
+class GameSpec:
+    rules: str
+    players: int
+    options: tuple[tuple[str, str], ...]
+    agents: tuple[str, ...]
+    records: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class GameOutcome:
+    seed: int
+    scores: tuple[int, ...]
+    winners: tuple[int, ...]
+    turns: int
+    actions: int
+
+
+def agent_seed(game_seed: int, seat: int) -> int:
+    return game_seed * 1009 + seat
+
+
+def play_one(spec: GameSpec, seed: int) -> GameOutcome:
+    game = Game.new(spec.rules, spec.players, options=dict(spec.options), seed=seed)
+    agents = [make_agent(name, agent_seed(seed, k)) for k, name in enumerate(spec.agents)]
+    log = play(game, agents)
+    if spec.records:
+        seats = [{"agent": name} for name in spec.agents]
+        record = make_record(game, log.actions, seats)
+        path = Path(spec.records) / f"game-{seed}.json"
+        path.write_text(json.dumps(record, separators=(",", ":")) + "\n", encoding="utf-8")
+    assert game.scores is not None and game.winners is not None
+    return GameOutcome(seed, game.scores, game.winners, game.turn, len(log.actions))
+
+
+def _play_batch(spec: GameSpec, seeds: Sequence[int]) -> list[GameOutcome]:
+    return [play_one(spec, s) for s in seeds]
+
+
+def run_games(
+    spec: GameSpec, games: int, seed: int, workers: int = 1, batch: int = 25
+) -> Iterator[GameOutcome]:
+    """Yield outcomes in seed order (so summaries do not depend on ``workers``)."""
+    if spec.records:
+        Path(spec.records).mkdir(parents=True, exist_ok=True)
+    seeds = list(range(seed, seed + games))
+    if workers <= 1:
+        for s in seeds:
+            yield play_one(spec, s)
+        return
+    batches = [seeds[i : i + batch] for i in range(0, len(seeds), batch)]
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        for outcomes in pool.map(_play_batch, [spec] * len(batches), batches):
+            yield from outcomes
+
+
+def default_workers() -> int:
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+
+
+def summarise(spec: GameSpec, seed: int, outcomes: Sequence[GameOutcome], seconds: float) -> dict[str, Any]:
+    n = spec.players
+    games = len(outcomes)
+    wins = [0.0] * n
+    coins = [0.0] * n
+    for o in outcomes:
+        for w in o.winners:
+            wins[w] += 1 / len(o.winners)  # a shared win counts as a fraction
+        for k in range(n):
+            coins[k] += o.scores[k]
+    total_actions = sum(o.actions for o in outcomes)
+    return {
+        "games": games,
+        "rules": spec.rules,
+        "players": n,
+        "options": dict(spec.options),
+        "agents": list(spec.agents),
+        "seed": seed,
+        "mean_turns": sum(o.turns for o in outcomes) / games if games else 0.0,
+        "mean_actions": total_actions / games if games else 0.0,
+        "seat_wins": [round(w, 3) for w in wins],
+        "seat_mean_coins": [round(c / games, 3) if games else 0.0 for c in coins],
+        "seconds": round(seconds, 3),
+        "games_per_second": round(games / seconds, 2) if seconds > 0 else None,
+        "actions_per_second": round(total_actions / seconds, 1) if seconds > 0 else None,
+    }
+
+
+def simulate(
+    spec: GameSpec,
+    games: int,
+    seed: int,
+    workers: int = 1,
+    progress: Callable[[int], None] | None = None,
+) -> dict[str, Any]:
+    start = time.perf_counter()
+    outcomes: list[GameOutcome] = []
+    for o in run_games(spec, games, seed, workers):
+        outcomes.append(o)
+        if progress:
+            progress(1)
+    return summarise(spec, seed, outcomes, time.perf_counter() - start)
+
+
+def options_tuple(options: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    return tuple(sorted(options.items()))

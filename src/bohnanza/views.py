@@ -1,0 +1,230 @@
+"""What one seat may know (R-INFO-1…3), as immutable copies.
+
+A :class:`View` is built from the game and then holds no reference to it: nothing private
+can be reached from a view object. Card ids appear in a view only for cards its reader
+may see (own hand, fields, trade areas, drawn cards, the discard pile's top, the cards of
+one's own offers); a card offered from another seat's hand appears as what its owner
+declared about it, without its id (DESIGN-NOTES: card ids that leak).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .actions import Offer
+from .rules import GameConfig
+
+if TYPE_CHECKING:
+    from .game import Game
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    """The public side of one seat (R-INFO-1)."""
+
+    seat: int
+    fields: tuple[tuple[int, ...], ...]
+    coins: int
+    hand_size: int
+    trade_area: tuple[int, ...]
+    payouts: tuple[int, ...]  # coins each field would pay if harvested now
+
+
+@dataclass(frozen=True, slots=True)
+class OfferView:
+    """An open offer as the reader sees it. ``give`` holds card ids only where the reader
+    may see them (its own offer, drawn cards); ``shown`` describes every given card."""
+
+    offer_id: int
+    proposer: int
+    to: int
+    give: tuple[int | None, ...]
+    shown: tuple[dict[str, Any], ...]
+    want: tuple[tuple[str, int], ...]
+
+    @property
+    def is_gift(self) -> bool:
+        return not self.want
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """Everything ``seat`` (``None``: a spectator) may know about the game now."""
+
+    seat: int | None
+    config: GameConfig
+    phase: str
+    active: int
+    turn: int
+    planted: int
+    runouts: int
+    final_runout: bool
+    draw_size: int
+    discard_size: int
+    discard_top: int | None
+    third_fields_left: int
+    hand: tuple[int, ...] | None
+    drawn: tuple[int, ...]
+    seats: tuple[SeatView, ...]
+    offers: tuple[OfferView, ...]
+    pending: tuple[Any, ...] | None
+    public: dict[str, Any]
+    scores: tuple[int, ...] | None
+    winners: tuple[int, ...] | None
+
+    @property
+    def over(self) -> bool:
+        return self.phase == "over"
+
+    @property
+    def players(self) -> int:
+        return self.config.players
+
+    def variety(self, card: int) -> str:
+        """Variety key of a visible card (the card table is public)."""
+        return self.config.varieties[self.config.card_variety[card]]
+
+    def kind(self, card: int) -> str:
+        return self.config.card_kind[card]
+
+    def me(self) -> SeatView:
+        if self.seat is None:
+            raise ValueError("a spectator has no seat")
+        return self.seats[self.seat]
+
+    def visible_cards(self) -> set[int]:
+        """Every card id this view holds (for leak checks)."""
+        out: set[int] = set(self.hand or ()) | set(self.drawn)
+        if self.discard_top is not None:
+            out.add(self.discard_top)
+        for s in self.seats:
+            out.update(s.trade_area)
+            for f in s.fields:
+                out.update(f)
+        for o in self.offers:
+            out.update(c for c in o.give if c is not None)
+        out.update(_ids_in(self.public))
+        return out
+
+    def card_json(self, card: int) -> dict[str, Any]:
+        out: dict[str, Any] = {"id": card, "variety": self.variety(card)}
+        if self.config.card_kind[card]:
+            out["kind"] = self.config.card_kind[card]
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        """The view as JSON-ready data; cards as ``{"id", "variety"[, "kind"]}``."""
+        cj = self.card_json
+        return {
+            "seat": self.seat,
+            "rules": self.config.rules,
+            "players": self.players,
+            "phase": self.phase,
+            "active": self.active,
+            "turn": self.turn,
+            "planted": self.planted,
+            "runouts": self.runouts,
+            "runouts_to_end": self.config.runouts_to_end,
+            "final_runout": self.final_runout,
+            "draw_size": self.draw_size,
+            "discard_size": self.discard_size,
+            "discard_top": cj(self.discard_top) if self.discard_top is not None else None,
+            "third_fields_left": self.third_fields_left,
+            "field_price": self.config.field_price,
+            "hand": [cj(c) for c in self.hand] if self.hand is not None else None,
+            "drawn": [cj(c) for c in self.drawn],
+            "seats": [
+                {
+                    "seat": s.seat,
+                    "fields": [[cj(c) for c in f] for f in s.fields],
+                    "coins": s.coins,
+                    "hand_size": s.hand_size,
+                    "trade_area": [cj(c) for c in s.trade_area],
+                    "payouts": list(s.payouts),
+                }
+                for s in self.seats
+            ],
+            "offers": [
+                {
+                    "offer_id": o.offer_id,
+                    "proposer": o.proposer,
+                    "to": o.to,
+                    "give": [
+                        {**sh, **cj(c)} if c is not None else dict(sh)
+                        for c, sh in zip(o.give, o.shown, strict=True)
+                    ],
+                    "want": [list(w) for w in o.want],
+                }
+                for o in self.offers
+            ],
+            "pending": list(self.pending) if self.pending is not None else None,
+            "public": self.public,
+            "scores": list(self.scores) if self.scores is not None else None,
+            "winners": list(self.winners) if self.winners is not None else None,
+        }
+
+
+def _ids_in(public: dict[str, Any]) -> list[int]:
+    out: list[int] = []
+    for v in public.values():
+        if isinstance(v, list):
+            out += [c for c in v if isinstance(c, int)]
+    return out
+
+
+def make_view(game: Game, seat: int | None) -> View:
+    hooks = game.hooks
+    offers: list[OfferView] = []
+    for oid, (p, o) in game.offers.items():
+        offers.append(_offer_view(game, seat, oid, p, o))
+    return View(
+        seat=seat,
+        config=game.config,
+        phase=game.phase,
+        active=game.active,
+        turn=game.turn,
+        planted=game.planted,
+        runouts=game.runouts,
+        final_runout=game.final_runout,
+        draw_size=len(game.draw),
+        discard_size=len(game.discard),
+        discard_top=game.discard[-1] if game.discard else None,
+        third_fields_left=game.supply,
+        hand=tuple(game.hands[seat]) if seat is not None else None,
+        drawn=tuple(game.drawn),
+        seats=tuple(
+            SeatView(
+                seat=s,
+                fields=tuple(tuple(f) for f in game.fields[s]),
+                coins=len(game.treasury[s]),
+                hand_size=len(game.hands[s]),
+                trade_area=tuple(game.trade[s]),
+                payouts=tuple(hooks.field_coins(game, s, f) for f in range(len(game.fields[s]))),
+            )
+            for s in range(game.players)
+        ),
+        offers=tuple(offers),
+        pending=hooks.public_pending(game, seat),
+        public=hooks.public_extra(game, seat),
+        scores=game.scores,
+        winners=game.winners,
+    )
+
+
+def _offer_view(game: Game, seat: int | None, oid: int, proposer: int, offer: Offer) -> OfferView:
+    hooks = game.hooks
+    declared = offer.declared or (None,) * len(offer.give)
+    give: list[int | None] = []
+    shown: list[dict[str, Any]] = []
+    for c, d in zip(offer.give, declared, strict=True):
+        if seat == proposer:
+            give.append(c)
+            shown.append({"declared": d} if d is not None else {})
+        elif c in game.drawn:
+            give.append(c)
+            shown.append({})
+        else:
+            give.append(None)
+            shown.append(hooks.offered_card(game, c, d))
+    return OfferView(oid, proposer, offer.to, tuple(give), tuple(shown), offer.want)
