@@ -8,13 +8,13 @@ Reprs are constructor calls that can be pasted back (``Action.harvest(1)``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 from .errors import RecordError
 
 
-class ActionType(str, Enum):
+class ActionType(StrEnum):
     PLANT = "plant"  # phase 1: the front hand card onto a field (R-PLANT-1/2)
     STOP_PLANTING = "stop_planting"  # phase 1: decline the optional second card (R-PLANT-2)
     PROPOSE = "propose"  # phase 2: open an offer (R-TRADE-1…4)
@@ -54,7 +54,11 @@ class Offer:
         return not self.want
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"to": self.to, "give": list(self.give), "want": [list(w) for w in self.want]}
+        out: dict[str, Any] = {
+            "to": self.to,
+            "give": list(self.give),
+            "want": [list(w) for w in self.want],
+        }
         if self.declared:
             out["declared"] = list(self.declared)
         return out
@@ -70,7 +74,11 @@ class Offer:
             declared = tuple(str(d) for d in data.get("declared", ()))
         except (KeyError, TypeError, ValueError) as exc:
             raise RecordError(f"malformed offer {data!r}: {exc}") from None
-        if not _is_int(to) or not all(_is_int(c) for c in give) or not all(_is_int(n) for _, n in want):
+        if (
+            not _is_int(to)
+            or not all(_is_int(c) for c in give)
+            or not all(_is_int(n) for _, n in want)
+        ):
             raise RecordError(f"malformed offer {data!r}: seats, cards and counts must be integers")
         return cls(to=to, give=give, want=want, declared=declared)
 
@@ -93,11 +101,13 @@ class Action:
     # Constructors, one per type, so callers never build an inconsistent action.
     @classmethod
     def plant(cls, field: int) -> Action:
+        if type(field) is int and 0 <= field < _CACHED:
+            return _PLANT[field]
         return cls(ActionType.PLANT, field=field)
 
     @classmethod
     def stop_planting(cls) -> Action:
-        return cls(ActionType.STOP_PLANTING)
+        return _STOP
 
     @classmethod
     def propose(cls, offer: Offer) -> Action:
@@ -117,7 +127,7 @@ class Action:
 
     @classmethod
     def end_trading(cls) -> Action:
-        return cls(ActionType.END_TRADING)
+        return _END_TRADING
 
     @classmethod
     def plant_traded(cls, card: int, field: int) -> Action:
@@ -125,11 +135,13 @@ class Action:
 
     @classmethod
     def harvest(cls, field: int) -> Action:
+        if type(field) is int and 0 <= field < _CACHED:
+            return _HARVEST[field]
         return cls(ActionType.HARVEST, field=field)
 
     @classmethod
     def buy_field(cls) -> Action:
-        return cls(ActionType.BUY_FIELD)
+        return _BUY
 
     @classmethod
     def move_lady(cls, card: int | None) -> Action:
@@ -192,7 +204,7 @@ class Action:
         if not isinstance(data, dict):
             raise RecordError(f"an action must be an object, got {type(data).__name__}")
         try:
-            kind = ActionType(data.get("type"))
+            kind = ActionType(str(data.get("type")))
         except ValueError:
             known = ", ".join(t.value for t in ActionType)
             raise RecordError(f"unknown action type {data.get('type')!r}; known: {known}") from None
@@ -214,3 +226,13 @@ class Action:
             cards=tuple(cards),
             offer=offer,
         )
+
+
+# Shared instances of the commonest argument-free or small actions: building frozen
+# dataclasses is a measurable share of a bot game's time, and actions are immutable.
+_CACHED = 4
+_PLANT = [Action(ActionType.PLANT, field=i) for i in range(_CACHED)]
+_HARVEST = [Action(ActionType.HARVEST, field=i) for i in range(_CACHED)]
+_STOP = Action(ActionType.STOP_PLANTING)
+_END_TRADING = Action(ActionType.END_TRADING)
+_BUY = Action(ActionType.BUY_FIELD)

@@ -32,11 +32,23 @@ def parse_options(items: Sequence[str]) -> dict[str, str]:
 
 
 def game_options(f: F) -> F:
-    f = click.option("--option", "options", multiple=True, metavar="KEY=VALUE",
-                     help="Rule-set option, e.g. remove=glutton (fasolki+new-varieties, 4-5 players).")(f)
-    f = click.option("--players", "-p", type=int, default=4, show_default=True, help="Number of players.")(f)
-    f = click.option("--rules", "-r", default="classic", show_default=True,
-                     help="Rule set, e.g. classic, first-edition, fasolki, fasolki+duel.")(f)
+    f = click.option(
+        "--option",
+        "options",
+        multiple=True,
+        metavar="KEY=VALUE",
+        help="Rule-set option, e.g. remove=glutton (fasolki+new-varieties, 4-5 players).",
+    )(f)
+    f = click.option(
+        "--players", "-p", type=int, default=4, show_default=True, help="Number of players."
+    )(f)
+    f = click.option(
+        "--rules",
+        "-r",
+        default="classic",
+        show_default=True,
+        help="Rule set, e.g. classic, first-edition, fasolki, fasolki+duel.",
+    )(f)
     return f
 
 
@@ -66,14 +78,32 @@ def rules_cmd(as_json: bool) -> None:
 @game_options
 @click.option("--games", "-n", type=int, default=100, show_default=True, help="Games to play.")
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the first game.")
-@click.option("--agents", "-a", default="random", show_default=True,
-              help="Comma-separated agents, repeated to fill the seats (random, autarky).")
+@click.option(
+    "--agents",
+    "-a",
+    default="random",
+    show_default=True,
+    help="Comma-separated agents, repeated to fill the seats (random, autarky).",
+)
 @click.option("--workers", "-w", type=int, default=1, show_default=True, help="Worker processes.")
-@click.option("--records", type=click.Path(file_okay=False), default=None,
-              help="Write one record file per game into this folder.")
+@click.option(
+    "--records",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Write one record file per game into this folder.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON summary.")
-def simulate(rules: str, players: int, options: tuple[str, ...], games: int, seed: int, agents: str,
-             workers: int, records: str | None, as_json: bool) -> None:
+def simulate(
+    rules: str,
+    players: int,
+    options: tuple[str, ...],
+    games: int,
+    seed: int,
+    agents: str,
+    workers: int,
+    records: str | None,
+    as_json: bool,
+) -> None:
     """Play many seeded games between bots and summarise them."""
     from .simulate import GameSpec, options_tuple
     from .simulate import simulate as run
@@ -90,21 +120,28 @@ def simulate(rules: str, players: int, options: tuple[str, ...], games: int, see
     spec = GameSpec(config.rules, players, options_tuple(config.options), tuple(names), records)
     show = sys.stderr.isatty() and not as_json
     if show:
-        with click.progressbar(length=games, label=f"{config.rules} x{games}", file=sys.stderr,
-                               show_eta=True) as bar:
+        with click.progressbar(
+            length=games, label=f"{config.rules} x{games}", file=sys.stderr, show_eta=True
+        ) as bar:
             summary = run(spec, games, seed, workers, progress=bar.update)
     else:
         summary = run(spec, games, seed, workers)
     if as_json:
         click.echo(json.dumps(summary))
         return
-    click.echo(f"{summary['games']} games of {summary['rules']} with {players} players "
-               f"({', '.join(names)}), seeds {seed}..{seed + games - 1}")
-    click.echo(f"mean turns {summary['mean_turns']:.1f}, {summary['games_per_second']} games/s, "
-               f"{summary['actions_per_second']} actions/s")
+    click.echo(
+        f"{summary['games']} games of {summary['rules']} with {players} players "
+        f"({', '.join(names)}), seeds {seed}..{seed + games - 1}"
+    )
+    click.echo(
+        f"mean turns {summary['mean_turns']:.1f}, {summary['games_per_second']} games/s, "
+        f"{summary['actions_per_second']} actions/s"
+    )
     for k in range(players):
-        click.echo(f"  seat {k} {names[k]:<10} wins {summary['seat_wins'][k]:>8}  "
-                   f"mean coins {summary['seat_mean_coins'][k]:.2f}")
+        click.echo(
+            f"  seat {k} {names[k]:<10} wins {summary['seat_wins'][k]:>8}  "
+            f"mean coins {summary['seat_mean_coins'][k]:.2f}"
+        )
 
 
 @main.command()
@@ -125,35 +162,63 @@ def replay(record: str, as_json: bool, show_log: bool) -> None:
         from .actions import Action
         from .game import Game
 
-        g = Game.new(data["rules"], data["players"], options=data.get("options") or {},
-                     seed=data.get("seed", 0), deck=data.get("deck"))
+        g = Game.new(
+            data["rules"],
+            data["players"],
+            options=data.get("options") or {},
+            seed=data.get("seed", 0),
+            deck=data.get("deck"),
+        )
         for entry in data["actions"]:
             body = {k: v for k, v in entry.items() if k != "seat"}
             for ev in g.apply(entry["seat"], Action.from_json(body)):
                 click.echo(str(ev))
     if not game.over:
-        out: dict[str, Any] = {"over": False, "turns": game.turn, "actions": len(data.get("actions", []))}
+        out: dict[str, Any] = {
+            "over": False,
+            "turns": game.turn,
+            "actions": len(data.get("actions", [])),
+        }
     else:
         out = {"over": True, **game.result(), "actions": len(data.get("actions", []))}
     if as_json:
         click.echo(json.dumps(out))
     elif game.over:
-        click.echo(f"{data['rules']}, {data['players']} players, {out['turns']} turns: "
-                   f"scores {out['scores']}, winner(s) {out['winners']}")
+        click.echo(
+            f"{data['rules']}, {data['players']} players, {out['turns']} turns: "
+            f"scores {out['scores']}, winner(s) {out['winners']}"
+        )
     else:
         click.echo(f"unfinished game after {out['actions']} actions (turn {out['turns']})")
 
 
 @main.command()
 @game_options
-@click.option("--bots", "-b", default="autarky", show_default=True,
-              help="Comma-separated bots for the other seats (random, autarky).")
+@click.option(
+    "--bots",
+    "-b",
+    default="autarky",
+    show_default=True,
+    help="Comma-separated bots for the other seats (random, autarky).",
+)
 @click.option("--seat", type=int, default=0, show_default=True, help="Your seat (0 starts).")
 @click.option("--seed", type=int, default=None, help="Seed (default: random).")
-@click.option("--record", "record_path", type=click.Path(dir_okay=False), default=None,
-              help="Save the game record here when the game ends.")
-def play(rules: str, players: int, options: tuple[str, ...], bots: str, seat: int, seed: int | None,
-         record_path: str | None) -> None:
+@click.option(
+    "--record",
+    "record_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Save the game record here when the game ends.",
+)
+def play(
+    rules: str,
+    players: int,
+    options: tuple[str, ...],
+    bots: str,
+    seat: int,
+    seed: int | None,
+    record_path: str | None,
+) -> None:
     """Play in the terminal against bots."""
     import random
 
@@ -176,8 +241,12 @@ def play(rules: str, players: int, options: tuple[str, ...], bots: str, seat: in
 
 
 @main.command()
-@click.option("--games", "-n", type=int, default=200, show_default=True, help="Games per measurement.")
-@click.option("--workers", "-w", type=int, default=2, show_default=True, help="Workers for the parallel run.")
+@click.option(
+    "--games", "-n", type=int, default=200, show_default=True, help="Games per measurement."
+)
+@click.option(
+    "--workers", "-w", type=int, default=2, show_default=True, help="Workers for the parallel run."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def bench(games: int, workers: int, as_json: bool) -> None:
     """Games/s and actions/s for 4-player classic with autarky and random bots."""
@@ -190,15 +259,23 @@ def bench(games: int, workers: int, as_json: bool) -> None:
         for w in (1, workers):
             n = games if agent == "autarky" else max(1, games // 4)
             s = run(spec, n, 1, w)
-            rows.append({"agents": agent, "workers": w, "games": n,
-                         "games_per_second": s["games_per_second"],
-                         "actions_per_second": s["actions_per_second"]})
+            rows.append(
+                {
+                    "agents": agent,
+                    "workers": w,
+                    "games": n,
+                    "games_per_second": s["games_per_second"],
+                    "actions_per_second": s["actions_per_second"],
+                }
+            )
     if as_json:
         click.echo(json.dumps(rows))
         return
     for r in rows:
-        click.echo(f"classic 4p {r['agents']:<8} workers={r['workers']}  {r['games']:>5} games  "
-                   f"{r['games_per_second']:>8} games/s  {r['actions_per_second']:>10} actions/s")
+        click.echo(
+            f"classic 4p {r['agents']:<8} workers={r['workers']}  {r['games']:>5} games  "
+            f"{r['games_per_second']:>8} games/s  {r['actions_per_second']:>10} actions/s"
+        )
 
 
 if __name__ == "__main__":

@@ -48,14 +48,15 @@ def play(
     apply = game.apply if events else game.apply_fast
 
     def ask(seat: int, required: bool) -> bool:
-        legal = game.legal_actions(seat)
+        legal = game.legal_actions(seat, agents[seat].proposes)
         if not legal and not required:
             return False
-        choice = agents[seat].act(game.view(seat), legal, required)
+        choice = agents[seat].act(game.view(seat, cached=True), legal, required)
         if choice is None:
             if required:
-                raise AgentError(f"agent {agents[seat]!r} at seat {seat} must act but passed",
-                                 seat=seat)
+                raise AgentError(
+                    f"agent {agents[seat]!r} at seat {seat} must act but passed", seat=seat
+                )
             return False
         apply(seat, choice)
         actions.append((seat, choice))
@@ -86,8 +87,19 @@ def play(
                 apply(game.active, end)
                 actions.append((game.active, end))
             continue
+        # The hot path (phases 1 and 3): one required decision, inlined.
         waiting = game.waiting_for()
         if not waiting:
             raise AgentError(f"nobody can act in {game!r}")
-        ask(waiting[0], True)
+        seat = waiting[0]
+        agent = agents[seat]
+        choice = agent.act(
+            game.view(seat, cached=True), game.legal_actions(seat, agent.proposes), True
+        )
+        if choice is None:
+            raise AgentError(f"agent {agent!r} at seat {seat} must act but passed", seat=seat)
+        apply(seat, choice)
+        actions.append((seat, choice))
+        if len(actions) > max_actions:
+            raise AgentError(f"game exceeded {max_actions} actions; an agent is looping")
     return log

@@ -20,12 +20,16 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .actions import Action, ActionType, Offer
 from .errors import ConfigError, GameOver, IllegalAction, InvalidOffer, NotYourTurn, RecordError
 from .events import Event
 from .rules import GameConfig, make_config
+from .views import View, make_view
+
+if TYPE_CHECKING:
+    from .modules.base import Hooks
 
 PLANT = "plant"
 TRADE = "trade"
@@ -45,6 +49,7 @@ class Game:
 
     __slots__ = (
         "_events",
+        "_seat_views",
         "active",
         "config",
         "discard",
@@ -74,7 +79,7 @@ class Game:
     )
 
     config: GameConfig
-    hooks: Any  # bohnanza.modules.base.Hooks; Any avoids an import cycle for mypy
+    hooks: Hooks
     seed: int
     rng: random.Random
     initial_deck: tuple[int, ...]
@@ -100,6 +105,7 @@ class Game:
     scores: tuple[int, ...] | None
     winners: tuple[int, ...] | None
     _events: list[Event] | None
+    _seat_views: list[Any]
 
     # ------------------------------------------------------------------ creation
 
@@ -162,6 +168,7 @@ class Game:
         self.scores = None
         self.winners = None
         self._events = None
+        self._seat_views = [None] * n
         self.hooks.setup(self)
         self.hooks.start_turn(self, 0)
 
@@ -192,7 +199,9 @@ class Game:
             else:
                 v = self.config.variety_index(item)
                 if not free.get(v):
-                    raise ConfigError(f"deck[{i}]: no {item!r} card left in the {self.config.rules} deck")
+                    raise ConfigError(
+                        f"deck[{i}]: no {item!r} card left in the {self.config.rules} deck"
+                    )
                 card = free[v].pop()
             used.add(card)
             taken.append(card)
@@ -241,8 +250,13 @@ class Game:
             self._events = []
         return self._events
 
-    def emit(self, type_: str, seat: int | None = None, private: Mapping[str, Any] | None = None,
-             **data: Any) -> None:
+    def emit(
+        self,
+        type_: str,
+        seat: int | None = None,
+        private: Mapping[str, Any] | None = None,
+        **data: Any,
+    ) -> None:
         if self._events is not None:
             self._events.append(Event(type_, seat, data, private))
 
@@ -256,19 +270,35 @@ class Game:
         self.check(seat, action)
         events = self.collect_events()
         start = len(events)
-        self.hooks.execute(self, seat, action)
+        self._execute(seat, action)
         return events[start:]
 
     def apply_fast(self, seat: int, action: Action) -> None:
         """:meth:`apply` without event recording, for simulations that do not need logs."""
         self.check(seat, action)
+        self._execute(seat, action)
+
+    def _execute(self, seat: int, action: Action) -> None:
+        proposer = None
+        if action.type is ActionType.ACCEPT:
+            proposer = self.offers[action.offer_id][0]  # type: ignore[index]
+        active = self.active
         self.hooks.execute(self, seat, action)
+        # An action changes the public side of its actor, the active seat (automatic
+        # draws, kept cards) and a trade partner only; the end of the game changes all.
+        cache = self._seat_views
+        if self.phase == OVER:
+            cache[:] = [None] * self.players
+        else:
+            cache[seat] = cache[active] = cache[self.active] = None
+            if proposer is not None:
+                cache[proposer] = None
 
     def check(self, seat: int, action: Action) -> None:
         """Raise :class:`IllegalAction` unless ``seat`` may do ``action`` now."""
-        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < self.players:
+        if type(seat) is not int or not 0 <= seat < self.config.players:
             raise IllegalAction(f"there is no seat {seat!r} in a {self.players}-player game")
-        if not isinstance(action, Action):
+        if type(action) is not Action:
             raise IllegalAction(f"not an action: {action!r}", seat=seat)
         if self.phase == OVER:
             raise GameOver(f"seat {seat} cannot act: the game is over", seat=seat)
@@ -281,13 +311,14 @@ class Game:
             return False
         return True
 
-    def legal_actions(self, seat: int) -> list[Action]:
+    def legal_actions(self, seat: int, offers: bool = True) -> list[Action]:
         """Every action ``seat`` may take now. Offers are listed as a finite sample of
         one-card templates (the space of all offers is too large to list); any
-        well-formed offer passes :meth:`apply`."""
+        well-formed offer passes :meth:`apply`. ``offers=False`` leaves the templates
+        out, for agents that never propose (it is the costliest part of the list)."""
         if self.phase == OVER:
             return []
-        return self.hooks.legal_actions(self, seat)
+        return self.hooks.legal_actions(self, seat, offers)
 
     # ------------------------------------------------------------------ helpers the hooks use
 
@@ -350,22 +381,31 @@ class Game:
             raise IllegalAction("the game is not over yet")
         return {"scores": list(self.scores), "winners": list(self.winners), "turns": self.turn}
 
-    def fail(self, seat: int, what: str, why: str, rule: str | None = None,
-             cls: type[IllegalAction] = IllegalAction) -> IllegalAction:
+    def fail(
+        self,
+        seat: int,
+        what: str,
+        why: str,
+        rule: str | None = None,
+        cls: type[IllegalAction] = IllegalAction,
+    ) -> IllegalAction:
         """Build the exception for "seat cannot <what>: <why> (rule)"."""
         return cls(f"seat {seat} cannot {what}: {why}", seat=seat, rule=rule)
 
     # ------------------------------------------------------------------ views
 
-    def view(self, seat: int | None) -> Any:
-        """What ``seat`` may know (``None``: a spectator), as a :class:`bohnanza.views.View`."""
-        from .views import make_view
+    def view(self, seat: int | None, cached: bool = False) -> View:
+        """What ``seat`` may know (``None``: a spectator), as a :class:`bohnanza.views.View`.
 
+        ``cached=True`` reuses the public parts of seats that no action touched since the
+        last cached view (the driver's hot path). It is only valid while every change goes
+        through :meth:`apply`; code that edits the state directly must use the default.
+        """
         if seat is not None and (
             not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < self.players
         ):
             raise IllegalAction(f"there is no seat {seat!r} in a {self.players}-player game")
-        return make_view(self, seat)
+        return make_view(self, seat, self._seat_views if cached else None)
 
     # ------------------------------------------------------------------ copies and persistence
 
@@ -400,6 +440,7 @@ class Game:
         g.scores = self.scores
         g.winners = self.winners
         g._events = None
+        g._seat_views = self._seat_views[:]
         return g
 
     def to_dict(self) -> dict[str, Any]:
@@ -423,7 +464,8 @@ class Game:
             "trade": [t[:] for t in self.trade],
             "drawn": self.drawn[:],
             "offers": [
-                {"id": oid, "proposer": p, "offer": o.to_json()} for oid, (p, o) in self.offers.items()
+                {"id": oid, "proposer": p, "offer": o.to_json()}
+                for oid, (p, o) in self.offers.items()
             ],
             "next_offer_id": self.next_offer_id,
             "supply": self.supply,
@@ -465,7 +507,8 @@ class Game:
             g.trade = [[int(c) for c in t] for t in data["trade"]]
             g.drawn = [int(c) for c in data["drawn"]]
             g.offers = {
-                int(o["id"]): (int(o["proposer"]), Offer.from_json(o["offer"])) for o in data["offers"]
+                int(o["id"]): (int(o["proposer"]), Offer.from_json(o["offer"]))
+                for o in data["offers"]
             }
             g.next_offer_id = int(data["next_offer_id"])
             g.supply = int(data["supply"])
@@ -480,6 +523,7 @@ class Game:
             g.scores = tuple(data["scores"]) if data["scores"] is not None else None
             g.winners = tuple(data["winners"]) if data["winners"] is not None else None
             g._events = None
+            g._seat_views = [None] * config.players
         except RecordError:
             raise
         except (KeyError, TypeError, ValueError) as exc:

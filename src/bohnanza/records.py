@@ -33,7 +33,9 @@ def make_record(
         "options": dict(game.config.options),
         "seed": game.seed,
         "deck": list(game.initial_deck),
-        "seats": [dict(s) for s in seats] if seats is not None else [{} for _ in range(game.players)],
+        "seats": [dict(s) for s in seats]
+        if seats is not None
+        else [{} for _ in range(game.players)],
         "actions": [{"seat": s, **a.to_json()} for s, a in actions],
         "result": game.result() if game.over else None,
     }
@@ -46,7 +48,9 @@ def replay(record: Mapping[str, Any], *, check_result: bool = True) -> Game:
     if record.get("format") != FORMAT:
         raise RecordError(f"not a game record: format must be {FORMAT!r}")
     if record.get("version") != VERSION:
-        raise RecordError(f"unsupported record version {record.get('version')!r}; this reads {VERSION}")
+        raise RecordError(
+            f"unsupported record version {record.get('version')!r}; this reads {VERSION}"
+        )
     try:
         rules = record["rules"]
         players = record["players"]
@@ -64,8 +68,10 @@ def replay(record: Mapping[str, Any], *, check_result: bool = True) -> Game:
     except BohnanzaError as exc:
         raise RecordError(f"bad record setup: {exc}") from None
     if deck is not None and len(deck) != game.config.deck_size:
-        raise RecordError(f"record deck has {len(deck)} cards; {rules} with {players} uses "
-                          f"{game.config.deck_size}")
+        raise RecordError(
+            f"record deck has {len(deck)} cards; {rules} with {players} uses "
+            f"{game.config.deck_size}"
+        )
     actions = record.get("actions", [])
     if not isinstance(actions, list):
         raise RecordError("record actions must be a list")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from .cards import Variety, catalogue, varieties
@@ -64,7 +65,9 @@ class GameConfig:
         return f"{name} ({kind})" if kind else name
 
 
-def split_rules(rules: str, modules: tuple[str, ...] | list[str] = ()) -> tuple[str, tuple[str, ...]]:
+def split_rules(
+    rules: str, modules: tuple[str, ...] | list[str] = ()
+) -> tuple[str, tuple[str, ...]]:
     """``"fasolki+duel"`` → ``("fasolki", ("duel",))``; modules may also come separately."""
     parts = [p.strip() for p in rules.split("+") if p.strip()]
     if not parts:
@@ -115,6 +118,20 @@ def make_config(
     modules: tuple[str, ...] | list[str] = (),
 ) -> GameConfig:
     """Resolve a rule set, module, player count and options, or raise :class:`ConfigError`."""
+    if not isinstance(rules, str):
+        raise ConfigError(f"rule set must be a string, got {rules!r}")
+    try:
+        key = tuple(sorted((str(k), v) for k, v in (options or {}).items()))
+        hash(key)
+    except TypeError:
+        raise ConfigError(f"options must map names to strings, got {options!r}") from None
+    return _make_config(rules, players, key, tuple(modules))
+
+
+@lru_cache(maxsize=256)
+def _make_config(
+    rules: str, players: int, options: tuple[tuple[str, Any], ...], modules: tuple[str, ...]
+) -> GameConfig:
     base, mods = split_rules(rules, modules)
     _check_combination(base, mods)
     module = mods[0] if mods else None
@@ -124,7 +141,10 @@ def make_config(
     lo, hi = player_range(name)
     if not lo <= players <= hi:
         raise ConfigError(f"{name} is for {lo}–{hi} players, not {players}")
-    opts = dict(options or {})
+    opts = dict(options)
+    for k, v in opts.items():
+        if not isinstance(v, str):
+            raise ConfigError(f"option {k} must be a string, got {v!r}")
 
     data = catalogue()
     base_spec: dict[str, Any] = data["rulesets"][base]

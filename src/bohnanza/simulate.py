@@ -79,10 +79,14 @@ def run_games(
 
 
 def default_workers() -> int:
-    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+    return max(
+        1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    )
 
 
-def summarise(spec: GameSpec, seed: int, outcomes: Sequence[GameOutcome], seconds: float) -> dict[str, Any]:
+def summarise(
+    spec: GameSpec, seed: int, outcomes: Sequence[GameOutcome], seconds: float
+) -> dict[str, Any]:
     n = spec.players
     games = len(outcomes)
     wins = [0.0] * n

@@ -1,5 +1,6 @@
 """What one seat may know (R-INFO-1…3), as immutable copies.
 
+Views are named tuples (immutable, and cheap to build: a bot gets one per decision).
 A :class:`View` is built from the game and then holds no reference to it: nothing private
 can be reached from a view object. Card ids appear in a view only for cards its reader
 may see (own hand, fields, trade areas, drawn cards, the discard pile's top, the cards of
@@ -9,8 +10,7 @@ declared about it, without its id (DESIGN-NOTES: card ids that leak).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .actions import Offer
 from .rules import GameConfig
@@ -19,8 +19,7 @@ if TYPE_CHECKING:
     from .game import Game
 
 
-@dataclass(frozen=True, slots=True)
-class SeatView:
+class SeatView(NamedTuple):
     """The public side of one seat (R-INFO-1)."""
 
     seat: int
@@ -31,8 +30,7 @@ class SeatView:
     payouts: tuple[int, ...]  # coins each field would pay if harvested now
 
 
-@dataclass(frozen=True, slots=True)
-class OfferView:
+class OfferView(NamedTuple):
     """An open offer as the reader sees it. ``give`` holds card ids only where the reader
     may see them (its own offer, drawn cards); ``shown`` describes every given card."""
 
@@ -48,8 +46,7 @@ class OfferView:
         return not self.want
 
 
-@dataclass(frozen=True, slots=True)
-class View:
+class View(NamedTuple):
     """Everything ``seat`` (``None``: a spectator) may know about the game now."""
 
     seat: int | None
@@ -173,42 +170,57 @@ def _ids_in(public: dict[str, Any]) -> list[int]:
     return out
 
 
-def make_view(game: Game, seat: int | None) -> View:
+def seat_view(game: Game, s: int) -> SeatView:
+    return SeatView(
+        s,
+        tuple(map(tuple, game.fields[s])),
+        len(game.treasury[s]),
+        len(game.hands[s]),
+        tuple(game.trade[s]),
+        game.hooks.seat_payouts(game, s),
+    )
+
+
+def make_view(game: Game, seat: int | None, cache: list[SeatView | None] | None = None) -> View:
+    """Build ``seat``'s view. With ``cache`` (one slot per seat, ``None`` = stale), public
+    seat parts that did not change since the last view are reused (see Game.view)."""
+    # Positional construction: this runs once per bot decision, so it is kept lean.
     hooks = game.hooks
-    offers: list[OfferView] = []
-    for oid, (p, o) in game.offers.items():
-        offers.append(_offer_view(game, seat, oid, p, o))
+    if cache is None:
+        seats = tuple([seat_view(game, s) for s in range(game.players)])
+    else:
+        for s in range(game.players):
+            if cache[s] is None:
+                cache[s] = seat_view(game, s)
+        seats = tuple(cache)  # type: ignore[arg-type]
+    hands = game.hands
+    offers = (
+        tuple([_offer_view(game, seat, oid, p, o) for oid, (p, o) in game.offers.items()])
+        if game.offers
+        else ()
+    )
+    discard = game.discard
     return View(
-        seat=seat,
-        config=game.config,
-        phase=game.phase,
-        active=game.active,
-        turn=game.turn,
-        planted=game.planted,
-        runouts=game.runouts,
-        final_runout=game.final_runout,
-        draw_size=len(game.draw),
-        discard_size=len(game.discard),
-        discard_top=game.discard[-1] if game.discard else None,
-        third_fields_left=game.supply,
-        hand=tuple(game.hands[seat]) if seat is not None else None,
-        drawn=tuple(game.drawn),
-        seats=tuple(
-            SeatView(
-                seat=s,
-                fields=tuple(tuple(f) for f in game.fields[s]),
-                coins=len(game.treasury[s]),
-                hand_size=len(game.hands[s]),
-                trade_area=tuple(game.trade[s]),
-                payouts=tuple(hooks.field_coins(game, s, f) for f in range(len(game.fields[s]))),
-            )
-            for s in range(game.players)
-        ),
-        offers=tuple(offers),
-        pending=hooks.public_pending(game, seat),
-        public=hooks.public_extra(game, seat),
-        scores=game.scores,
-        winners=game.winners,
+        seat,
+        game.config,
+        game.phase,
+        game.active,
+        game.turn,
+        game.planted,
+        game.runouts,
+        game.final_runout,
+        len(game.draw),
+        len(discard),
+        discard[-1] if discard else None,
+        game.supply,
+        tuple(hands[seat]) if seat is not None else None,
+        tuple(game.drawn),
+        seats,
+        offers,
+        hooks.public_pending(game, seat),
+        hooks.public_extra(game, seat),
+        game.scores,
+        game.winners,
     )
 
 

@@ -12,6 +12,8 @@ class Agent:
     """A player. Subclasses override :meth:`act`; ``seed`` makes them reproducible."""
 
     name = "agent"
+    #: False for agents that never propose: the driver then skips listing offer templates.
+    proposes = True
 
     def __init__(self, seed: int = 0) -> None:
         self.seed = seed

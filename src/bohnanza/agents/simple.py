@@ -49,6 +49,7 @@ class AutarkyAgent(Agent):
     field and never harvests out of need."""
 
     name = "autarky"
+    proposes = False
 
     def act(self, view: View, legal: Sequence[Action], required: bool) -> Action | None:
         if not legal:
@@ -63,8 +64,11 @@ class AutarkyAgent(Agent):
             return None
         if not required:
             return None
-        plants = [a for a in legal if a.type in (_T.PLANT, _T.PLANT_TRADED, _T.PLANT_REVEALED,
-                                                  _T.PLACE_CHILD)]
+        plants = [
+            a
+            for a in legal
+            if a.type in (_T.PLANT, _T.PLANT_TRADED, _T.PLANT_REVEALED, _T.PLACE_CHILD)
+        ]
         me = view.me()
         if plants:
             # Prefer a field already growing that variety; else an empty field.

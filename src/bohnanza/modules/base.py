@@ -9,7 +9,7 @@ which module is in play.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..actions import Action, ActionType, Offer
 from ..errors import IllegalAction, InvalidOffer, NotYourTurn
@@ -31,6 +31,8 @@ class Hooks:
         self.config = config
         self.payout = config.payout
         self.card_variety = config.card_variety
+        # Hot-path shortcut: true while planting follows the base rule (R-PLANT-3).
+        self._base_planting = type(self).can_plant is Hooks.can_plant
 
     # ------------------------------------------------------------------ setup and flow
 
@@ -42,7 +44,8 @@ class Hooks:
         game.phase = PLANT
         game.planted = 0
         game.turn += 1
-        game.emit("turn", seat, turn=game.turn)
+        if game._events is not None:
+            game.emit("turn", seat, turn=game.turn)
         if not game.hands[seat]:  # R-PLANT-1: skipped with an empty hand
             self.start_trade(game)
 
@@ -56,7 +59,8 @@ class Hooks:
             if card is None:
                 break
             game.drawn.append(card)
-            game.emit("turn_over", game.active, card=card, variety=self.config.variety_of(card))
+            if game._events is not None:
+                game.emit("turn_over", game.active, card=card, variety=self.config.variety_of(card))
 
     def end_trading(self, game: Game) -> None:
         """R-TRADE-6/7: cancel open offers, kept drawn cards go to the trade area."""
@@ -86,7 +90,8 @@ class Hooks:
             card = game.draw_card()
             if card is not None:
                 game.hands[a].append(card)
-                game.emit("draw", a, private={"card": card})
+                if game._events is not None:
+                    game.emit("draw", a, private={"card": card})
             if game.final_runout:  # R-END-2: in phase 4 the game ends at once
                 if not game.over:
                     game.end_game()
@@ -103,8 +108,9 @@ class Hooks:
             return [game.active]
         if game.phase == PLANT_TRADED:
             n = self.config.players
-            order = [(game.active + i) % n for i in range(n)]
-            return [s for s in order if game.trade[s]]
+            a = game.active
+            trade = game.trade
+            return [(a + i) % n for i in range(n) if trade[(a + i) % n]]
         return []
 
     def extra_cards(self, game: Game) -> list[int]:
@@ -131,7 +137,11 @@ class Hooks:
         game.fields[seat][field].append(card)
 
     def plant_error(self, game: Game, seat: int, card: int, field: int) -> str | None:
-        if not isinstance(field, int) or isinstance(field, bool) or not 0 <= field < len(game.fields[seat]):
+        if (
+            not isinstance(field, int)
+            or isinstance(field, bool)
+            or not 0 <= field < len(game.fields[seat])
+        ):
             return f"there is no field {field!r} (seat {seat} has {len(game.fields[seat])})"
         if not self.can_plant(game, seat, card, field):
             top = game.fields[seat][field][-1]
@@ -146,6 +156,12 @@ class Hooks:
         f = game.fields[seat][field]
         return self.payout[self.card_variety[f[-1]]][len(f)] if f else 0
 
+    def seat_payouts(self, game: Game, seat: int) -> tuple[int, ...]:
+        """What each of ``seat``'s fields would pay now (public; shown in views)."""
+        payout = self.payout
+        cv = self.card_variety
+        return tuple([payout[cv[f[-1]]][len(f)] if f else 0 for f in game.fields[seat]])
+
     def harvest(self, game: Game, seat: int, field: int, final: bool = False) -> None:
         """Carry out a harvest (R-HARV-2): the top ``coins`` cards become coins, the rest
         go to the discard pile bottom first, so the field's top card ends on top."""
@@ -153,12 +169,13 @@ class Hooks:
 
     def pay_harvest(self, game: Game, seat: int, field: int, coins: int, final: bool) -> None:
         f = game.fields[seat][field]
-        cards = list(f)
+        cards = f[:]
         split = len(f) - coins
         game.discard.extend(f[:split])
         game.treasury[seat].extend(f[split:])
         f.clear()
-        game.emit("harvest", seat, field=field, cards=cards, coins=coins, final=final)
+        if game._events is not None:
+            game.emit("harvest", seat, field=field, cards=cards, coins=coins, final=final)
 
     def harvest_error(self, game: Game, seat: int, field: int) -> str | None:
         """Why ``seat`` may not harvest ``field`` now, or None (R-HARV-1, R-HARV-3)."""
@@ -237,21 +254,30 @@ class Hooks:
             return
         handler = self._checks.get(t)
         if handler is None:
-            raise game.fail(seat, t.value, f"there is no such action in {self.config.rules}",
-                            cls=NotYourTurn)
+            raise game.fail(
+                seat, t.value, f"there is no such action in {self.config.rules}", cls=NotYourTurn
+            )
         handler(self, game, seat, action)
 
     def check_pending(self, game: Game, seat: int, action: Action) -> None:
         assert game.pending is not None
-        raise game.fail(seat, action.type.value,
-                        f"seat {game.pending[0]} must first finish {game.pending[1]}",
-                        cls=NotYourTurn)
+        raise game.fail(
+            seat,
+            action.type.value,
+            f"seat {game.pending[0]} must first finish {game.pending[1]}",
+            cls=NotYourTurn,
+        )
 
     def _check_plant(self, game: Game, seat: int, action: Action) -> None:
         what = f"plant on field {action.field}"
         if game.phase != PLANT or seat != game.active:
-            raise game.fail(seat, what, _not_now(game, "planting from the hand is phase 1 of one's own turn"),
-                            "R-PLANT-1", NotYourTurn)
+            raise game.fail(
+                seat,
+                what,
+                _not_now(game, "planting from the hand is phase 1 of one's own turn"),
+                "R-PLANT-1",
+                NotYourTurn,
+            )
         if game.planted >= 2:
             raise game.fail(seat, what, "two cards are already planted this turn", "R-PLANT-2")
         hand = game.hands[seat]
@@ -263,18 +289,27 @@ class Hooks:
 
     def _check_stop(self, game: Game, seat: int, action: Action) -> None:
         if game.phase != PLANT or seat != game.active:
-            raise game.fail(seat, "stop planting", _not_now(game, "it is not its phase 1"),
-                            "R-PLANT-2", NotYourTurn)
+            raise game.fail(
+                seat,
+                "stop planting",
+                _not_now(game, "it is not its phase 1"),
+                "R-PLANT-2",
+                NotYourTurn,
+            )
         if game.planted == 0:
-            raise game.fail(seat, "stop planting", "the front card must be planted first", "R-PLANT-1")
+            raise game.fail(
+                seat, "stop planting", "the front card must be planted first", "R-PLANT-1"
+            )
 
     def _check_trade_phase(self, game: Game, seat: int, what: str) -> None:
         if not self.trading:
-            raise game.fail(seat, what, f"there is no trading in {self.config.rules}", "R-DUEL-1",
-                            NotYourTurn)
+            raise game.fail(
+                seat, what, f"there is no trading in {self.config.rules}", "R-DUEL-1", NotYourTurn
+            )
         if game.phase != TRADE:
-            raise game.fail(seat, what, _not_now(game, "trading happens in phase 2"), "R-TRADE-1",
-                            NotYourTurn)
+            raise game.fail(
+                seat, what, _not_now(game, "trading happens in phase 2"), "R-TRADE-1", NotYourTurn
+            )
 
     def _check_propose(self, game: Game, seat: int, action: Action) -> None:
         what = "propose this offer"
@@ -290,47 +325,70 @@ class Hooks:
         a = game.active
         to = offer.to
         if not isinstance(to, int) or isinstance(to, bool) or not 0 <= to < n or to == seat:
-            raise game.fail(seat, what, f"the partner must be another seat, not {to!r}", cls=InvalidOffer)
+            raise game.fail(
+                seat, what, f"the partner must be another seat, not {to!r}", cls=InvalidOffer
+            )
         if seat != a and to != a:
-            raise game.fail(seat, what, f"non-active players trade only with the active seat {a}",
-                            "R-TRADE-2", InvalidOffer)
+            raise game.fail(
+                seat,
+                what,
+                f"non-active players trade only with the active seat {a}",
+                "R-TRADE-2",
+                InvalidOffer,
+            )
         if sum(1 for p, _ in game.offers.values() if p == seat) >= MAX_OPEN_OFFERS:
-            raise game.fail(seat, what, f"at most {MAX_OPEN_OFFERS} offers may be open at once",
-                            cls=InvalidOffer)
+            raise game.fail(
+                seat,
+                what,
+                f"at most {MAX_OPEN_OFFERS} offers may be open at once",
+                cls=InvalidOffer,
+            )
         give = offer.give
         if not give and not offer.want:
             raise game.fail(seat, what, "it neither gives nor asks for anything", cls=InvalidOffer)
         if len(give) > MAX_OFFER_CARDS or sum(c for _, c in offer.want) > MAX_OFFER_CARDS:
-            raise game.fail(seat, what, f"at most {MAX_OFFER_CARDS} cards on each side", cls=InvalidOffer)
+            raise game.fail(
+                seat, what, f"at most {MAX_OFFER_CARDS} cards on each side", cls=InvalidOffer
+            )
         if len(set(give)) != len(give):
             raise game.fail(seat, what, "a card is given twice", cls=InvalidOffer)
         mine = game.tradeable(seat)
         for c in give:
             if c not in mine:
                 where = "its hand or the drawn cards" if seat == a else "its hand"
-                raise game.fail(seat, what, f"card {c} is not in {where}", "R-TRADE-2", InvalidOffer)
+                raise game.fail(
+                    seat, what, f"card {c} is not in {where}", "R-TRADE-2", InvalidOffer
+                )
         seen: set[str] = set()
         for item in offer.want:
             if not (isinstance(item, tuple) and len(item) == 2):
                 raise game.fail(seat, what, f"malformed want {item!r}", cls=InvalidOffer)
             v, count = item
             if v not in self.config.varieties:
-                raise game.fail(seat, what, f"{v!r} is not a variety of {self.config.rules}",
-                                cls=InvalidOffer)
+                raise game.fail(
+                    seat, what, f"{v!r} is not a variety of {self.config.rules}", cls=InvalidOffer
+                )
             if not isinstance(count, int) or isinstance(count, bool) or count < 1:
-                raise game.fail(seat, what, f"want count for {v} must be a positive integer",
-                                cls=InvalidOffer)
+                raise game.fail(
+                    seat, what, f"want count for {v} must be a positive integer", cls=InvalidOffer
+                )
             if v in seen:
                 raise game.fail(seat, what, f"{v} is asked for twice", cls=InvalidOffer)
             seen.add(v)
         if offer.declared:
             if len(offer.declared) != len(give):
-                raise game.fail(seat, what, "declare one claim per given card, or none",
-                                cls=InvalidOffer)
+                raise game.fail(
+                    seat, what, "declare one claim per given card, or none", cls=InvalidOffer
+                )
             for c, d in zip(give, offer.declared, strict=True):
                 if c in game.drawn:
-                    raise game.fail(seat, what, "drawn cards are face up: nothing to declare",
-                                    "R-BLUFF-2", InvalidOffer)
+                    raise game.fail(
+                        seat,
+                        what,
+                        "drawn cards are face up: nothing to declare",
+                        "R-BLUFF-2",
+                        InvalidOffer,
+                    )
                 err = self.declared_error(game, c, d)
                 if err:
                     raise game.fail(seat, what, err, cls=InvalidOffer)
@@ -339,7 +397,9 @@ class Hooks:
         self._check_trade_phase(game, seat, what)
         entry = game.offers.get(action.offer_id) if isinstance(action.offer_id, int) else None
         if entry is None:
-            raise game.fail(seat, what, f"there is no open offer {action.offer_id!r}", cls=InvalidOffer)
+            raise game.fail(
+                seat, what, f"there is no open offer {action.offer_id!r}", cls=InvalidOffer
+            )
         return entry
 
     def _check_accept(self, game: Game, seat: int, action: Action) -> None:
@@ -353,8 +413,13 @@ class Hooks:
         mine = game.tradeable(seat)
         for c in cards:
             if c not in mine:
-                raise game.fail(seat, what, f"card {c} is not among its tradeable cards", "R-TRADE-2",
-                                InvalidOffer)
+                raise game.fail(
+                    seat,
+                    what,
+                    f"card {c} is not among its tradeable cards",
+                    "R-TRADE-2",
+                    InvalidOffer,
+                )
         want = {v: n for v, n in offer.want}
         got: dict[str, int] = {}
         for c in cards:
@@ -363,12 +428,21 @@ class Hooks:
         if got != want:
             asked = ", ".join(f"{n} {v}" for v, n in offer.want) or "nothing"
             chosen = ", ".join(f"{n} {v}" for v, n in got.items()) or "nothing"
-            raise game.fail(seat, what, f"the offer asks for {asked}; the chosen cards are {chosen}",
-                            cls=InvalidOffer)
+            raise game.fail(
+                seat,
+                what,
+                f"the offer asks for {asked}; the chosen cards are {chosen}",
+                cls=InvalidOffer,
+            )
         theirs = game.tradeable(proposer)
         if any(c not in theirs for c in offer.give):
-            raise game.fail(seat, what, f"seat {proposer} no longer holds the offered cards",
-                            "R-TRADE-3", InvalidOffer)
+            raise game.fail(
+                seat,
+                what,
+                f"seat {proposer} no longer holds the offered cards",
+                "R-TRADE-3",
+                InvalidOffer,
+            )
 
     def _check_decline(self, game: Game, seat: int, action: Action) -> None:
         what = f"decline offer {action.offer_id}"
@@ -385,14 +459,24 @@ class Hooks:
     def _check_end_trading(self, game: Game, seat: int, action: Action) -> None:
         self._check_trade_phase(game, seat, "end trading")
         if seat != game.active:
-            raise game.fail(seat, "end trading", f"only the active seat {game.active} ends phase 2",
-                            "R-TRADE-6", NotYourTurn)
+            raise game.fail(
+                seat,
+                "end trading",
+                f"only the active seat {game.active} ends phase 2",
+                "R-TRADE-6",
+                NotYourTurn,
+            )
 
     def _check_plant_traded(self, game: Game, seat: int, action: Action) -> None:
         what = f"plant card {action.card} on field {action.field}"
         if game.phase != PLANT_TRADED:
-            raise game.fail(seat, what, _not_now(game, "traded cards are planted in phase 3"),
-                            "R-PLANT-4", NotYourTurn)
+            raise game.fail(
+                seat,
+                what,
+                _not_now(game, "traded cards are planted in phase 3"),
+                "R-PLANT-4",
+                NotYourTurn,
+            )
         if action.card not in game.trade[seat]:
             raise game.fail(seat, what, "that card is not in its trade area", "R-PLANT-4")
         err = self.plant_error(game, seat, action.card, action.field)  # type: ignore[arg-type]
@@ -410,7 +494,7 @@ class Hooks:
         if err:
             raise game.fail(seat, "buy a third field", err)
 
-    _checks: dict[ActionType, Any] = {
+    _checks: ClassVar[dict[ActionType, Any]] = {
         _T.PLANT: _check_plant,
         _T.STOP_PLANTING: _check_stop,
         _T.PROPOSE: _check_propose,
@@ -430,7 +514,10 @@ class Hooks:
         if t is _T.PLANT:
             card = game.hands[seat].pop(0)
             field: int = action.field  # type: ignore[assignment]
-            game.emit("plant", seat, card=card, field=field, variety=self.config.variety_of(card))
+            if game._events is not None:
+                game.emit(
+                    "plant", seat, card=card, field=field, variety=self.config.variety_of(card)
+                )
             self.place(game, seat, card, field)
             game.planted += 1
             if game.pending is None:
@@ -445,8 +532,15 @@ class Hooks:
         elif t is _T.PLANT_TRADED:
             card = action.card  # type: ignore[assignment]
             game.trade[seat].remove(card)
-            game.emit("plant", seat, card=card, field=action.field, variety=self.config.variety_of(card),
-                      traded=True)
+            if game._events is not None:
+                game.emit(
+                    "plant",
+                    seat,
+                    card=card,
+                    field=action.field,
+                    variety=self.config.variety_of(card),
+                    traded=True,
+                )
             self.place(game, seat, card, action.field)  # type: ignore[arg-type]
             self.after_step(game)
         elif t is _T.PROPOSE:
@@ -455,8 +549,9 @@ class Hooks:
             self.accept(game, seat, action)
         elif t is _T.DECLINE:
             proposer, offer = game.offers.pop(action.offer_id)  # type: ignore[arg-type]
-            game.emit("decline", seat, offer_id=action.offer_id, proposer=proposer,
-                      gift=offer.is_gift)
+            game.emit(
+                "decline", seat, offer_id=action.offer_id, proposer=proposer, gift=offer.is_gift
+            )
         elif t is _T.WITHDRAW:
             game.offers.pop(action.offer_id)  # type: ignore[arg-type]
             game.emit("withdraw", seat, offer_id=action.offer_id)
@@ -479,14 +574,26 @@ class Hooks:
         game.next_offer_id += 1
         game.offers[oid] = (seat, offer)
         shown = [self.public_offered(game, seat, c, d) for c, d in _with_declared(offer)]
-        game.emit("offer", seat, private={"give_cards": list(offer.give)}, offer_id=oid, to=offer.to,
-                  give=shown, want=[list(w) for w in offer.want])
+        game.emit(
+            "offer",
+            seat,
+            private={"give_cards": list(offer.give)},
+            offer_id=oid,
+            to=offer.to,
+            give=shown,
+            want=[list(w) for w in offer.want],
+        )
 
-    def public_offered(self, game: Game, seat: int, card: int, declared: str | None) -> dict[str, Any]:
+    def public_offered(
+        self, game: Game, seat: int, card: int, declared: str | None
+    ) -> dict[str, Any]:
         """An offered card as others see it: drawn cards face up, hand cards by hook."""
         if card in game.drawn:
-            return {"card": card, "variety": self.config.variety_of(card),
-                    **({"kind": self.config.card_kind[card]} if self.config.card_kind[card] else {})}
+            return {
+                "card": card,
+                "variety": self.config.variety_of(card),
+                **({"kind": self.config.card_kind[card]} if self.config.card_kind[card] else {}),
+            }
         return self.offered_card(game, card, declared)
 
     def accept(self, game: Game, seat: int, action: Action) -> None:
@@ -499,8 +606,15 @@ class Hooks:
                     hand.remove(c)
                 else:
                     game.drawn.remove(c)
-        game.emit("trade", seat, offer_id=action.offer_id, proposer=proposer, gave=list(offer.give),
-                  got=list(action.cards), gift=offer.is_gift)
+        game.emit(
+            "trade",
+            seat,
+            offer_id=action.offer_id,
+            proposer=proposer,
+            gave=list(offer.give),
+            got=list(action.cards),
+            gift=offer.is_gift,
+        )
         for c in offer.give:
             self.receive(game, seat, c)
         for c in action.cards:
@@ -516,7 +630,7 @@ class Hooks:
 
     # ------------------------------------------------------------------ listing legal actions
 
-    def legal_actions(self, game: Game, seat: int) -> list[Action]:
+    def legal_actions(self, game: Game, seat: int, offers: bool = True) -> list[Action]:
         if game.pending is not None:
             acts = self.pending_actions(game, seat) if game.pending[0] == seat else []
             return acts + self.anytime_actions(game, seat)
@@ -527,14 +641,25 @@ class Hooks:
                 hand = game.hands[seat]
                 if hand and game.planted < 2:
                     card = hand[0]
-                    for f in range(len(game.fields[seat])):
-                        if self.can_plant(game, seat, card, f):
-                            acts.append(Action.plant(f))
+                    if self._base_planting:
+                        cv = self.card_variety
+                        v = cv[card]
+                        acts = [
+                            Action.plant(i)
+                            for i, f in enumerate(game.fields[seat])
+                            if not f or cv[f[-1]] == v
+                        ]
+                    else:
+                        acts = [
+                            Action.plant(f)
+                            for f in range(len(game.fields[seat]))
+                            if self.can_plant(game, seat, card, f)
+                        ]
                 if game.planted == 1:
                     acts.append(Action.stop_planting())
         elif phase == TRADE:
             if self.trading:
-                acts += self.trade_actions(game, seat)
+                acts += self.trade_actions(game, seat, offers)
             if seat == game.active:
                 acts.append(Action.end_trading())
         elif phase == PLANT_TRADED:
@@ -551,13 +676,27 @@ class Hooks:
         """Harvests and the field purchase, when their timing allows (R-HARV-1, R-FIELD-1)."""
         if self.may_act_out_of_turn(game, seat):
             return []
-        acts = [Action.harvest(f) for f in range(len(game.fields[seat]))
-                if self.harvest_error(game, seat, f) is None]
-        if self.buy_error(game, seat) is None:
+        acts = [Action.harvest(f) for f in self.harvestable(game, seat)]
+        if (
+            len(game.fields[seat]) < 3
+            and game.supply > 0
+            and len(game.treasury[seat]) >= self.config.field_price
+            and self.buy_error(game, seat) is None
+        ):
             acts.append(Action.buy_field())
         return acts
 
-    def trade_actions(self, game: Game, seat: int) -> list[Action]:
+    def harvestable(self, game: Game, seat: int) -> list[int]:
+        """Fields that :meth:`harvest_error` allows, computed in one pass (hot path)."""
+        fields = game.fields[seat]
+        multi = False
+        for f in fields:
+            if len(f) > 1:
+                multi = True
+                break
+        return [i for i, f in enumerate(fields) if f and (len(f) > 1 or not multi)]
+
+    def trade_actions(self, game: Game, seat: int, offers: bool = True) -> list[Action]:
         """Answers to open offers (every choice of cards, capped) plus offer templates."""
         acts: list[Action] = []
         mine = game.tradeable(seat)
@@ -568,7 +707,8 @@ class Hooks:
                 acts.append(Action.decline(oid))
                 for choice in _choices(mine, o.want, self.config):
                     acts.append(Action.accept(oid, choice))
-        acts += self.offer_templates(game, seat)
+        if offers:
+            acts += self.offer_templates(game, seat)
         return acts
 
     def offer_templates(self, game: Game, seat: int) -> list[Action]:
@@ -597,13 +737,13 @@ class Hooks:
                 continue
             seen.add(key)
             own = self.config.variety_of(card)
-            for d in ([None] if card in game.drawn else self.declarations(game, card)):
+            for d in [None] if card in game.drawn else self.declarations(game, card):
                 declared = (d,) if d is not None else ()
                 for to in partners:
-                    acts.append(Action.propose(Offer(to, (card,), (), declared)))  # type: ignore[arg-type]
+                    acts.append(Action.propose(Offer(to, (card,), (), declared)))
                     for v in wanted:
                         if v != own:
-                            acts.append(Action.propose(Offer(to, (card,), ((v, 1),), declared)))  # type: ignore[arg-type]
+                            acts.append(Action.propose(Offer(to, (card,), ((v, 1),), declared)))
         return acts
 
 
@@ -613,8 +753,9 @@ def _with_declared(offer: Offer) -> list[tuple[int, str | None]]:
     return [(c, None) for c in offer.give]
 
 
-def _choices(mine: list[int], want: tuple[tuple[str, int], ...], config: GameConfig,
-             cap: int = 16) -> list[tuple[int, ...]]:
+def _choices(
+    mine: list[int], want: tuple[tuple[str, int], ...], config: GameConfig, cap: int = 16
+) -> list[tuple[int, ...]]:
     """Every way to pick the wanted cards from ``mine``, up to ``cap`` ways."""
     from itertools import combinations, product
 
