@@ -357,7 +357,8 @@ class Game:
         """Final harvest and scores (R-END-3, R-END-4)."""
         self.offers.clear()
         self.pending = None
-        for pile in (self.drawn, *self.trade):
+        self.extra.pop("queue", None)
+        for pile in (self.drawn, *self.trade, *self.hooks.table_piles(self)):
             if pile:
                 self.discard.extend(pile)
                 self.emit("discard_unplanted", cards=list(pile))

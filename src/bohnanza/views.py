@@ -156,7 +156,9 @@ class View(NamedTuple):
                 for o in self.offers
             ],
             "pending": list(self.pending) if self.pending is not None else None,
-            "public": self.public,
+            "public": {
+                k: [cj(c) for c in v] if isinstance(v, list) else v for k, v in self.public.items()
+            },
             "scores": list(self.scores) if self.scores is not None else None,
             "winners": list(self.winners) if self.winners is not None else None,
         }
@@ -226,10 +228,11 @@ def make_view(game: Game, seat: int | None, cache: list[SeatView | None] | None 
 
 def _offer_view(game: Game, seat: int | None, oid: int, proposer: int, offer: Offer) -> OfferView:
     hooks = game.hooks
-    declared = offer.declared or (None,) * len(offer.give)
+    declared = offer.declared or ("",) * len(offer.give)
     give: list[int | None] = []
     shown: list[dict[str, Any]] = []
-    for c, d in zip(offer.give, declared, strict=True):
+    for c, claim in zip(offer.give, declared, strict=True):
+        d = claim or None
         if seat == proposer:
             give.append(c)
             shown.append({"declared": d} if d is not None else {})

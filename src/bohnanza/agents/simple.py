@@ -64,6 +64,8 @@ class AutarkyAgent(Agent):
             return None
         if not required:
             return None
+        if view.phase in ("duel_offer", "duel_reveal", "duel_discard"):
+            return _autarky_duel(view, legal)
         plants = [
             a
             for a in legal
@@ -91,6 +93,24 @@ class AutarkyAgent(Agent):
             if a.type in (_T.MOVE_LADY, _T.SKIP_DISCARD, _T.END_REVEAL):
                 return a
         return legal[0]
+
+
+def _autarky_duel(view: View, legal: Sequence[Action]) -> Action:
+    """Duel steps: take offered or revealed cards that fit a growing or empty field; discard
+    the rest of the offer; never discard from the hand; harvest only when nothing fits."""
+    me = view.me()
+    plants = [a for a in legal if a.type is _T.PLANT_REVEALED]
+    for a in plants:
+        if me.fields[a.field]:  # type: ignore[index]
+            return a
+    if plants:
+        return plants[0]
+    for a in legal:
+        if a.type in (_T.DISCARD, _T.SKIP_DISCARD, _T.END_REVEAL) and (
+            view.phase != "duel_discard" or a.type is _T.SKIP_DISCARD
+        ):
+            return a
+    return legal[0]
 
 
 def _harvest_value(view: View, field: int) -> tuple[int, int]:

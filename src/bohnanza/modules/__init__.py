@@ -15,7 +15,12 @@ if TYPE_CHECKING:
     from ..rules import GameConfig
 
 #: module name -> "file:Class" of its hooks; modules not listed play with the base hooks.
-REGISTRY: dict[str, str] = {}
+REGISTRY: dict[str, str] = {
+    "new-varieties": "new_varieties:NewVarietiesHooks",
+    "fasolkopajaki": "fasolkopajaki:FasolkopajakiHooks",
+    "fasolufka": "fasolufka:FasolufkaHooks",
+    "duel": "duel:DuelHooks",
+}
 
 _cache: dict[tuple[str, int, tuple[tuple[str, str], ...]], Hooks] = {}
 

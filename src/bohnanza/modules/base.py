@@ -33,6 +33,7 @@ class Hooks:
         self.card_variety = config.card_variety
         # Hot-path shortcut: true while planting follows the base rule (R-PLANT-3).
         self._base_planting = type(self).can_plant is Hooks.can_plant
+        self._base_payout = type(self).field_coins is Hooks.field_coins
 
     # ------------------------------------------------------------------ setup and flow
 
@@ -117,6 +118,10 @@ class Hooks:
         """Cards in module-owned places (for conservation checks)."""
         return []
 
+    def table_piles(self, game: Game) -> list[list[int]]:
+        """Module-owned piles whose cards are discarded when the game ends."""
+        return []
+
     def public_pending(self, game: Game, seat: int | None) -> tuple[Any, ...] | None:
         """The pending indivisible decision as ``seat`` may see it (module decisions are
         public in the base design)."""
@@ -158,6 +163,8 @@ class Hooks:
 
     def seat_payouts(self, game: Game, seat: int) -> tuple[int, ...]:
         """What each of ``seat``'s fields would pay now (public; shown in views)."""
+        if not self._base_payout:
+            return tuple([self.field_coins(game, seat, f) for f in range(len(game.fields[seat]))])
         payout = self.payout
         cv = self.card_variety
         return tuple([payout[cv[f[-1]]][len(f)] if f else 0 for f in game.fields[seat]])
@@ -195,10 +202,10 @@ class Hooks:
         return None
 
     def may_act_out_of_turn(self, game: Game, seat: int) -> str | None:
-        """Harvest/buy timing (R-HARV-1). Blocked while another seat's indivisible step
-        (a pending module decision) is open."""
-        if game.pending is not None and game.pending[0] != seat:
-            return f"seat {game.pending[0]} must first finish {game.pending[1]}"
+        """Harvest/buy timing (R-HARV-1): never inside an indivisible step, i.e. while a
+        module decision (a child's lady move, say) is pending, not even for its owner."""
+        if game.pending is not None:
+            return f"seat {game.pending[0]} must first finish {game.pending[1]} (R-HARV-1)"
         return None
 
     def buy_error(self, game: Game, seat: int) -> str | None:
@@ -234,7 +241,10 @@ class Hooks:
         return {"variety": self.config.variety_of(card)}
 
     def declared_error(self, game: Game, card: int, declared: str) -> str | None:
-        """Whether ``declared`` is an allowed claim about ``card`` (base game: none is)."""
+        """Whether ``declared`` is an allowed claim about ``card`` ("" is no claim; the
+        base game allows no other)."""
+        if declared == "":
+            return None
         return "nothing may be declared about a card in this rule set"
 
     def declarations(self, game: Game, card: int) -> list[str | None]:
@@ -249,17 +259,18 @@ class Hooks:
 
     def check(self, game: Game, seat: int, action: Action) -> None:
         t = action.type
-        if game.pending is not None and t not in (_T.HARVEST, _T.BUY_FIELD):
+        if game.pending is not None:
             self.check_pending(game, seat, action)
             return
         handler = self._checks.get(t)
         if handler is None:
             raise game.fail(
-                seat, t.value, f"there is no such action in {self.config.rules}", cls=NotYourTurn
+                seat, t.value, f"that is not possible now in {self.config.rules}", cls=NotYourTurn
             )
         handler(self, game, seat, action)
 
     def check_pending(self, game: Game, seat: int, action: Action) -> None:
+        """Only the pending decision may be taken while one is open (modules override)."""
         assert game.pending is not None
         raise game.fail(
             seat,
@@ -381,7 +392,11 @@ class Hooks:
                     seat, what, "declare one claim per given card, or none", cls=InvalidOffer
                 )
             for c, d in zip(give, offer.declared, strict=True):
-                if c in game.drawn:
+                if not isinstance(d, str):
+                    raise game.fail(
+                        seat, what, f"a declaration must be a string, not {d!r}", cls=InvalidOffer
+                    )
+                if d and c in game.drawn:
                     raise game.fail(
                         seat,
                         what,
@@ -559,10 +574,37 @@ class Hooks:
             game.emit("end_trading", seat)
             self.end_trading(game)
         else:
-            self.execute_pending(game, seat, action)
+            self.execute_extra(game, seat, action)
 
-    def execute_pending(self, game: Game, seat: int, action: Action) -> None:
+    def execute_extra(self, game: Game, seat: int, action: Action) -> None:
+        """Action types that only modules define (already checked by their ``_checks``)."""
         raise IllegalAction(f"{action!r} is not handled in {self.config.rules}")
+
+    # A queue of indivisible decisions (R-HARV-1): ``game.pending`` is the head, the rest
+    # wait in ``game.extra["queue"]``. When the last is done, the interrupted flow resumes.
+
+    def push_pending(self, game: Game, item: tuple[Any, ...]) -> None:
+        if game.pending is None:
+            game.pending = item
+        else:
+            game.extra.setdefault("queue", []).append(list(item))
+
+    def pop_pending(self, game: Game) -> None:
+        queue = game.extra.get("queue")
+        if queue:
+            game.pending = tuple(queue.pop(0))
+            if not queue:
+                del game.extra["queue"]
+            return
+        game.pending = None
+        self.resume(game)
+
+    def resume(self, game: Game) -> None:
+        """Continue the turn after the last pending decision."""
+        if game.phase == PLANT:
+            self.after_plant(game)
+        else:
+            self.after_step(game)
 
     def after_plant(self, game: Game) -> None:
         """After a phase-1 plant: the optional second card, else on to phase 2."""
@@ -749,7 +791,7 @@ class Hooks:
 
 def _with_declared(offer: Offer) -> list[tuple[int, str | None]]:
     if offer.declared:
-        return list(zip(offer.give, offer.declared, strict=True))
+        return [(c, d or None) for c, d in zip(offer.give, offer.declared, strict=True)]
     return [(c, None) for c in offer.give]
 
 

@@ -1,0 +1,187 @@
+"""Module 3, Fasolufka (RULES.md §8): men, ladies and children of each variety.
+
+A card's ``kind`` is ``"man"``, ``"lady"`` or ``"child"`` (card data, R-LADY-1). A field is
+paid by its top card (R-LADY-3/4/5, the lady beanometers being *assumed* card data); a
+child placed on a field lets its owner move a lady two places up (R-LADY-8), a decision
+that is pending before anything else may happen; children received in a trade go straight
+onto a matching field (R-LADY-7). Offers show only the variety (R-LADY-6: the base
+behaviour already). Third fields: two in the box, bought only in one's own turn (R-LADY-9).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..actions import Action, ActionType
+from ..cards import lady_beanometers, varieties
+from .base import Hooks
+
+if TYPE_CHECKING:
+    from ..game import Game
+    from ..rules import GameConfig
+
+_T = ActionType
+PLACE_CHILD = "place_child"
+MOVE_LADY = "move_lady"
+
+
+class FasolufkaHooks(Hooks):
+    def __init__(self, config: GameConfig) -> None:
+        super().__init__(config)
+        per_variety = [config.card_variety.count(i) for i in range(len(config.varieties))]
+        ladies = lady_beanometers()
+        cat = varieties()
+        self.lady_payout: list[tuple[int, ...] | None] = []
+        for i, key in enumerate(config.varieties):
+            bm = ladies.get(key)
+            self.lady_payout.append(
+                tuple(cat[key].payout(n, bm) for n in range(per_variety[i] + 1)) if bm else None
+            )
+        self.gardener = config.varieties.index("gardener")
+        self.kind = config.card_kind
+
+    # ---------------------------------------------------------------- payout (R-LADY-3/4/5)
+
+    def field_coins(self, game: Game, seat: int, field: int) -> int:
+        f = game.fields[seat][field]
+        if not f:
+            return 0
+        top = f[-1]
+        kind = self.kind[top]
+        v = self.card_variety[top]
+        if kind == "child":
+            return 0
+        if kind == "lady":
+            if v == self.gardener:
+                return len(f) + 1  # R-LADY-5: N + 1, uncapped (before the piles run short)
+            table = self.lady_payout[v]
+            assert table is not None
+            return table[len(f)]
+        return self.payout[v][len(f)]
+
+    def harvest(self, game: Game, seat: int, field: int, final: bool = False) -> None:
+        f = game.fields[seat][field]
+        top = f[-1]
+        if self.kind[top] != "lady" or self.card_variety[top] != self.gardener:
+            super().harvest(game, seat, field, final)
+            return
+        # R-LADY-5: coins from the top of the discard pile as it stood, then the draw pile.
+        wanted = len(f) + 1
+        coins: list[int] = []
+        while len(coins) < wanted and game.discard:
+            coins.append(game.discard.pop())
+        while len(coins) < wanted:
+            card = game.draw_card() if not game.over else None
+            if card is None:
+                break
+            coins.append(card)
+        game.treasury[seat].extend(coins)
+        cards = f[:]
+        game.discard.extend(f)
+        f.clear()
+        game.emit(
+            "harvest",
+            seat,
+            field=field,
+            cards=cards,
+            coins=len(coins),
+            final=final,
+            gardener_lady=True,
+        )
+
+    # ---------------------------------------------------------------- children and ladies
+
+    def place(self, game: Game, seat: int, card: int, field: int) -> None:
+        f = game.fields[seat][field]
+        f.append(card)
+        if self.kind[card] == "child" and any(self.kind[c] == "lady" for c in f[:-1]):
+            self.push_pending(game, (seat, MOVE_LADY, field, card))
+
+    def receive(self, game: Game, seat: int, card: int) -> None:
+        """R-LADY-7: a received child goes at once onto a field of its variety."""
+        if self.kind[card] != "child":
+            super().receive(game, seat, card)
+            return
+        v = self.card_variety[card]
+        fields = [i for i, f in enumerate(game.fields[seat]) if f and self.card_variety[f[-1]] == v]
+        game.trade[seat].append(card)  # held in the trade area until placed
+        if len(fields) == 1:
+            game.trade[seat].remove(card)
+            game.emit("place_child", seat, card=card, field=fields[0])
+            self.place(game, seat, card, fields[0])
+        elif fields:
+            self.push_pending(game, (seat, PLACE_CHILD, card))
+
+    def pending_actions(self, game: Game, seat: int) -> list[Action]:
+        p = game.pending
+        assert p is not None
+        if p[1] == PLACE_CHILD:
+            card = p[2]
+            v = self.card_variety[card]
+            return [
+                Action.place_child(card, i)
+                for i, f in enumerate(game.fields[seat])
+                if f and self.card_variety[f[-1]] == v
+            ]
+        field, child = p[2], p[3]
+        f = game.fields[seat][field]
+        below = f[: f.index(child)]
+        return [Action.move_lady(c) for c in below if self.kind[c] == "lady"] + [
+            Action.move_lady(None)
+        ]
+
+    def check_pending(self, game: Game, seat: int, action: Action) -> None:
+        p = game.pending
+        assert p is not None
+        if seat != p[0]:
+            raise game.fail(
+                seat, action.type.value, f"seat {p[0]} must first finish {p[1]}", "R-HARV-1"
+            )
+        if action not in self.pending_actions(game, seat):
+            if p[1] == PLACE_CHILD:
+                raise game.fail(
+                    seat,
+                    action.type.value,
+                    f"the received child {p[2]} must first go onto a field of its variety",
+                    "R-LADY-7",
+                )
+            raise game.fail(
+                seat,
+                action.type.value,
+                "after a child, first move a lady who was on that field before it "
+                "two places up, or decline (move_lady with no card)",
+                "R-LADY-8",
+            )
+
+    def execute_extra(self, game: Game, seat: int, action: Action) -> None:
+        p = game.pending
+        assert p is not None
+        if action.type is _T.PLACE_CHILD:
+            card, field = action.card, action.field
+            assert card is not None and field is not None
+            game.trade[seat].remove(card)
+            game.pending = None
+            game.emit("place_child", seat, card=card, field=field)
+            # The lady move (if any) becomes the next pending decision, ahead of the queue.
+            queue = game.extra.pop("queue", [])
+            self.place(game, seat, card, field)
+            if queue:
+                game.extra["queue"] = queue
+            if game.pending is None:
+                self.pop_pending(game)
+            return
+        field, child = p[2], p[3]
+        f = game.fields[seat][field]
+        if action.card is not None:
+            i = f.index(action.card)
+            f.pop(i)
+            f.insert(min(i + 2, len(f)), action.card)
+        game.emit("move_lady", seat, field=field, card=action.card)
+        self.pop_pending(game)
+
+    # ---------------------------------------------------------------- third fields (R-LADY-9)
+
+    def buy_error(self, game: Game, seat: int) -> str | None:
+        if seat != game.active:
+            return "in Fasolufka a third field is bought only in one's own turn (R-LADY-9)"
+        return super().buy_error(game, seat)
