@@ -9,6 +9,7 @@ the trade event then shows the true one.
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 from .base import Hooks
@@ -24,7 +25,7 @@ def race_coins(colours: list[str]) -> int:
     """R-RACE-2: one group of 2+ pays 1; 2, 3, 4+ groups pay 2, 3, 4; one card pays 0."""
     if len(colours) < 2:
         return 0
-    groups = 1 + sum(1 for a, b in zip(colours, colours[1:], strict=False) if a != b)
+    groups = 1 + sum(1 for a, b in pairwise(colours) if a != b)
     return min(groups, 4)
 
 

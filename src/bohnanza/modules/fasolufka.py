@@ -170,7 +170,7 @@ class FasolufkaHooks(Hooks):
             if game.pending is None:
                 self.pop_pending(game)
             return
-        field, child = p[2], p[3]
+        field = p[2]
         f = game.fields[seat][field]
         if action.card is not None:
             i = f.index(action.card)
