@@ -48,7 +48,7 @@ def play(
     apply = game.apply if events else game.apply_fast
 
     def ask(seat: int, required: bool) -> bool:
-        legal = game.legal_actions(seat, agents[seat].proposes)
+        legal = game.legal_actions(seat, agents[seat].wants_offers(game.turn))
         if not legal and not required:
             return False
         choice = agents[seat].act(game.view(seat, cached=True), legal, required)
@@ -94,7 +94,9 @@ def play(
         seat = waiting[0]
         agent = agents[seat]
         choice = agent.act(
-            game.view(seat, cached=True), game.legal_actions(seat, agent.proposes), True
+            game.view(seat, cached=True),
+            game.legal_actions(seat, agent.wants_offers(game.turn)),
+            True,
         )
         if choice is None:
             raise AgentError(f"agent {agent!r} at seat {seat} must act but passed", seat=seat)

@@ -15,6 +15,11 @@ class Agent:
     #: False for agents that never propose: the driver then skips listing offer templates.
     proposes = True
 
+    def wants_offers(self, turn: int) -> bool:
+        """Whether the legal actions handed over in ``turn`` should list offer templates
+        (they are the costliest part of the list)."""
+        return self.proposes
+
     def __init__(self, seed: int = 0) -> None:
         self.seed = seed
 

@@ -26,6 +26,10 @@ class RandomAgent(Agent):
         self._turn = -1
         self._offers = 0
 
+    def wants_offers(self, turn: int) -> bool:
+        """Skip listing offer templates once this turn's proposals are used up."""
+        return turn != self._turn or self._offers < self.max_offers
+
     def act(self, view: View, legal: Sequence[Action], required: bool) -> Action | None:
         if view.turn != self._turn:
             self._turn, self._offers = view.turn, 0
