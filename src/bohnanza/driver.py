@@ -47,6 +47,15 @@ def play(
     actions = log.actions
     apply = game.apply if events else game.apply_fast
 
+    def apply_choice(seat: int, choice: Action, legal: list[Action]) -> None:
+        # An action taken from the legal list needs no second check (the random-play
+        # checker verifies that every listed action passes Game.check); anything else,
+        # such as a bot's own offer, goes through the full check.
+        if not events and choice in legal:
+            game.apply_unchecked(seat, choice)
+        else:
+            apply(seat, choice)
+
     def ask(seat: int, required: bool) -> bool:
         legal = game.legal_actions(seat, agents[seat].wants_offers(game.turn))
         if not legal and not required:
@@ -58,7 +67,7 @@ def play(
                     f"agent {agents[seat]!r} at seat {seat} must act but passed", seat=seat
                 )
             return False
-        apply(seat, choice)
+        apply_choice(seat, choice, legal)
         actions.append((seat, choice))
         if len(actions) > max_actions:
             raise AgentError(f"game exceeded {max_actions} actions; an agent is looping")
@@ -93,14 +102,11 @@ def play(
             raise AgentError(f"nobody can act in {game!r}")
         seat = waiting[0]
         agent = agents[seat]
-        choice = agent.act(
-            game.view(seat, cached=True),
-            game.legal_actions(seat, agent.wants_offers(game.turn)),
-            True,
-        )
+        legal = game.legal_actions(seat, agent.wants_offers(game.turn))
+        choice = agent.act(game.view(seat, cached=True), legal, True)
         if choice is None:
             raise AgentError(f"agent {agent!r} at seat {seat} must act but passed", seat=seat)
-        apply(seat, choice)
+        apply_choice(seat, choice, legal)
         actions.append((seat, choice))
         if len(actions) > max_actions:
             raise AgentError(f"game exceeded {max_actions} actions; an agent is looping")

@@ -278,6 +278,12 @@ class Game:
         self.check(seat, action)
         self._execute(seat, action)
 
+    def apply_unchecked(self, seat: int, action: Action) -> None:
+        """Carry out an action taken from :meth:`legal_actions` *for this same state*,
+        without checking it again (the driver's hot path). Anything else must go
+        through :meth:`apply`."""
+        self._execute(seat, action)
+
     def _execute(self, seat: int, action: Action) -> None:
         proposer = None
         if action.type is ActionType.ACCEPT:
