@@ -1,0 +1,954 @@
+"""Play a whole game in the terminal against bots (``bohnanza play``).
+
+The turn flow mirrors :func:`bohnanza.driver.play`: whoever the game waits for decides,
+and phase 2 runs in rounds (the active seat first, then every other seat once, each taking
+one action or passing; a quiet round or ``max_trade_rounds`` rounds end trading). When the
+person is the active player they trade for as long as they like and end trading
+themselves; after each of their actions every bot is asked once, in seat order, so that
+bots answer offers at once.
+
+The person sees only their own :class:`~bohnanza.views.View` and events as
+:meth:`~bohnanza.events.Event.for_seat` shows them to their seat (R-INFO-3): no other
+seat's hand is ever printed. All text goes through two callables (``read`` and ``write``)
+so that tests can drive a game without a terminal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from itertools import groupby
+from typing import Any
+
+import click
+
+from .actions import Action, ActionType, Offer
+from .agents import make_agent
+from .agents.base import Agent
+from .cards import varieties
+from .driver import AgentError
+from .errors import ConfigError, IllegalAction
+from .game import OVER, PLANT, PLANT_TRADED, TRADE, Game
+from .records import make_record, save
+from .simulate import agent_seed
+from .views import OfferView, View
+
+_T = ActionType
+
+HELP = """\
+How to play (type one of these at the prompt):
+  NUMBER      pick an action from the list
+  offer [SEAT] give POSITIONS [want VARIETY[:COUNT],...] [declare CLAIM,...]
+              propose a trade in phase 2, for example:
+                offer 2 give 1,3 want chili:1     your cards 1 and 3 to seat 2 for 1 Chili
+                offer 1 give d1                   a gift: drawn card d1 to seat 1
+                offer want wax:2                  ask the active player for 2 Wax
+              POSITIONS are places in your hand (1 = front card) and, when you are the
+              active player, the drawn cards d1, d2. Leave out "want" for a gift, leave out
+              "give" to ask for cards only. SEAT may be left out when you are not the active
+              player: then you can trade only with the active player (R-TRADE-2).
+              VARIETY is a bean name as printed (prefixes work: "bl" is ambiguous, "blu" is
+              Blue). "declare" names what you claim about each given card, where a module
+              allows it (Fasolkopajaki colours).
+  p, pass     do nothing this round (phase 2, when you are not the active player)
+  b           show the table again
+  ?           this help
+  q           quit the game
+
+A turn: (1) plant the front card of your hand (marked *), then optionally the next one;
+(2) two cards are turned over; the active player trades them and hand cards, the others
+trade hand cards with the active player only; received cards go to the trade area;
+(3) everybody plants their trade area; (4) the active player draws. A harvest pays the
+coins shown beside each field; a field with one bean is protected while you have a field
+with more (R-HARV-3). The game ends when the draw pile runs out for the last time.
+"""
+
+_PHASES = {
+    PLANT: "phase 1: planting from the hand",
+    TRADE: "phase 2: trading",
+    PLANT_TRADED: "phase 3: planting traded cards",
+    OVER: "game over",
+    # Module phases (fasolki+duel, R-DUEL-3); other names are shown as they are.
+    "duel_offer": "plant or discard the offer",
+    "duel_discard": "discard a hand card (or not)",
+    "duel_reveal": "plant revealed cards",
+}
+
+# Menu order in phase 2: what most decisions are about first, ready-made offers last.
+_TRADE_ORDER = {
+    _T.END_TRADING: 0,
+    _T.ACCEPT: 1,
+    _T.DECLINE: 2,
+    _T.WITHDRAW: 3,
+    _T.HARVEST: 5,
+    _T.BUY_FIELD: 6,
+}
+
+
+class _Quit(Exception):
+    """The person typed ``q``."""
+
+
+class _Pass:
+    """The menu entry "do nothing this round"."""
+
+    def __repr__(self) -> str:
+        return "PASS"
+
+
+PASS = _Pass()
+MenuEntry = Action | _Pass
+
+
+class BadInput(ValueError):
+    """Input that cannot be understood; its message is shown and the prompt repeats."""
+
+
+def run_terminal_game(
+    rules: str,
+    players: int,
+    options: Mapping[str, str],
+    bot_names: Sequence[str],
+    seat: int,
+    seed: int,
+    record_path: str | None,
+    *,
+    max_trade_rounds: int = 6,
+) -> Game:
+    """Play one game in the terminal: the person at ``seat``, bots (``bot_names``, in seat
+    order) at the other seats. Input comes from stdin, output goes to stdout via click.
+    The record is saved to ``record_path`` when the game ends (or the person quits)."""
+    game = Game.new(rules, players, options=dict(options), seed=seed)
+    others = [s for s in range(players) if s != seat]
+    if len(bot_names) != len(others):
+        raise ConfigError(f"{len(bot_names)} bots given for {len(others)} other seats")
+    bots = {
+        s: make_agent(name, agent_seed(seed, s)) for s, name in zip(others, bot_names, strict=True)
+    }
+    session = TerminalGame(
+        game,
+        seat,
+        bots,
+        read=_click_read,
+        write=click.echo,
+        names=dict(zip(others, bot_names, strict=True)),
+        max_trade_rounds=max_trade_rounds,
+    )
+    try:
+        session.play()
+    except AgentError as exc:
+        raise click.ClickException(f"a bot broke the rules: {exc}") from None
+    finally:  # also when the person quits, input ends or a bot fails: the record so far
+        if record_path:
+            session.save_record(record_path)
+    return game
+
+
+def _click_read(prompt: str) -> str:
+    try:
+        return str(click.prompt(prompt, default="", show_default=False, prompt_suffix="> "))
+    except click.Abort:
+        raise EOFError from None
+
+
+class TerminalGame:
+    """One person against bots, with text in and out."""
+
+    def __init__(
+        self,
+        game: Game,
+        human: int,
+        bots: Mapping[int, Agent],
+        *,
+        read: Callable[[str], str],
+        write: Callable[[str], None],
+        names: Mapping[int, str] | None = None,
+        max_trade_rounds: int = 6,
+    ) -> None:
+        if set(bots) != set(range(game.players)) - {human}:
+            raise ConfigError(f"need one bot for every seat but {human}")
+        self.game = game
+        self.human = human
+        self.bots = dict(bots)
+        #: Seat -> what the person and the record call it ("you" / the bot's agent name).
+        self.names = {s: (names or {}).get(s, a.name) for s, a in self.bots.items()}
+        self.names[human] = "you"
+        self.read = read
+        self.write = write
+        self.max_trade_rounds = max_trade_rounds
+        self.config = game.config
+        self.log: list[tuple[int, Action]] = []
+        self.menu: list[MenuEntry] = []
+        self._board_stale = True
+
+    # ------------------------------------------------------------------ the game loop
+
+    def play(self) -> bool:
+        """Play until the game ends (True) or the person quits (False)."""
+        g = self.game
+        names = ", ".join(f"seat {s} {self.names[s]}" for s in sorted(self.bots))
+        self.write(
+            f"Bohnanza: {self.config.rules}, {g.players} players, seed {g.seed}. "
+            f"You are seat {self.human}; bots: {names}. Type ? for help."
+        )
+        if not g.over:
+            self.write(self._turn_header(g.active, g.turn))
+        try:
+            while not g.over:
+                if g.phase == TRADE and g.pending is None:
+                    self._trade_phase()
+                    continue
+                waiting = g.waiting_for()
+                if not waiting:
+                    raise AgentError(f"nobody can act in {g!r}")
+                self._decide(waiting[0], required=True)
+        except _Quit:
+            self.write(f"You left the game in turn {g.turn}.")
+            return False
+        self._show_result()
+        return True
+
+    def _trading(self, turn: int) -> bool:
+        g = self.game
+        return g.phase == TRADE and g.turn == turn and not g.over
+
+    def _resolve_pending(self) -> None:
+        g = self.game
+        while g.pending is not None and not g.over:
+            self._decide(g.pending[0], required=True)
+
+    def _trade_phase(self) -> None:
+        """Phase 2 in rounds, as :func:`bohnanza.driver.play` runs it."""
+        g = self.game
+        turn, a, n = g.turn, g.active, g.players
+        order = [(a + i) % n for i in range(n)]
+        if a == self.human:
+            while self._trading(turn):
+                self._resolve_pending()
+                if not self._trading(turn):
+                    break
+                self._decide(a, required=True)
+                for s in order[1:]:
+                    self._resolve_pending()
+                    if not self._trading(turn):
+                        break
+                    self._decide(s, required=False)
+            return
+        for _ in range(self.max_trade_rounds):
+            acted = False
+            for s in order:
+                self._resolve_pending()
+                if not self._trading(turn):
+                    break
+                acted = self._decide(s, required=False) or acted
+            if not self._trading(turn) or not acted:
+                break
+        if self._trading(turn) and g.pending is None:
+            self.write("Trading time is up (R-TRADE-6).")
+            self._apply(a, Action.end_trading())
+
+    def _decide(self, seat: int, required: bool) -> bool:
+        """Ask ``seat`` for one decision; False when it passes."""
+        if seat == self.human:
+            return self._human_decides(required)
+        g = self.game
+        bot = self.bots[seat]
+        legal = g.legal_actions(seat, bot.wants_offers(g.turn))  # as the driver asks
+        if not legal and not required:
+            return False
+        choice = bot.act(g.view(seat), legal, required)
+        if choice is None:
+            if required:
+                raise AgentError(f"bot {bot!r} at seat {seat} must act but passed", seat=seat)
+            return False
+        try:
+            self._apply(seat, choice)
+        except IllegalAction as exc:
+            raise AgentError(f"bot at seat {seat} chose {choice!r}: {exc}", seat=seat) from None
+        return True
+
+    def _apply(self, seat: int, action: Action) -> None:
+        events = self.game.apply(seat, action)
+        self.log.append((seat, action))
+        self._board_stale = True
+        for line in self._event_lines([e.for_seat(self.human) for e in events]):
+            self.write(line)
+
+    # ------------------------------------------------------------------ the person's decisions
+
+    def _human_decides(self, required: bool) -> bool:
+        g = self.game
+        legal = g.legal_actions(self.human)
+        if not legal and not required:
+            return False
+        if not legal:
+            raise AgentError(f"seat {self.human} must act but has no legal action in {g!r}")
+        view: View = g.view(self.human)
+        if self._board_stale:
+            self.write(self.board(view))
+            self._board_stale = False
+        self.menu = self._menu(view, legal, required)
+        self.write(self._menu_text(view))
+        while True:
+            line = self.read(f"Your choice (1-{len(self.menu)}, ? help, q quit)").strip()
+            try:
+                entry = self._parse(line, view)
+            except BadInput as exc:
+                self.write(str(exc))
+                continue
+            if entry is None:
+                continue
+            if isinstance(entry, _Pass):
+                self.write("You pass.")
+                return False
+            try:
+                self._apply(self.human, entry)
+            except IllegalAction as exc:
+                self.write(f"Not allowed: {exc}")
+                continue
+            return True
+
+    def _parse(self, line: str, view: View) -> MenuEntry | None:
+        """What the person typed: a menu entry, or None for "nothing to do, ask again"."""
+        word = line.lower()
+        if not word:
+            return None
+        if word in ("q", "quit", "exit"):
+            raise _Quit
+        if word in ("?", "h", "help"):
+            self.write(HELP + self._varieties_help())
+            return None
+        if word in ("b", "board"):
+            self.write(self.board(view))
+            self.write(self._menu_text(view))
+            return None
+        if word in ("p", "pass"):
+            if PASS in self.menu:
+                return PASS
+            raise BadInput("You cannot pass now: pick one of the numbered actions.")
+        if word.split()[0] == "offer":
+            return self.parse_offer(line, view)
+        if word.isdigit():
+            k = int(word)
+            if 1 <= k <= len(self.menu):
+                return self.menu[k - 1]
+            raise BadInput(f"There is no action {k}: type a number from 1 to {len(self.menu)}.")
+        raise BadInput(
+            f"Unknown input {line!r}: type a number from 1 to {len(self.menu)}, "
+            "an offer (see ?), ? for help or q to quit."
+        )
+
+    def parse_offer(self, line: str, view: View) -> Action:
+        """``offer [SEAT] give 1,3 want chili:1 [declare red]`` → a propose action."""
+        if view.phase != TRADE:
+            raise BadInput("Offers can be made only in phase 2 (trading).")
+        tokens = line.replace(",", " , ").split()[1:]
+        to: int | None = None
+        if tokens and tokens[0].isdigit():
+            to = int(tokens.pop(0))
+        parts: dict[str, list[str]] = {}
+        key: str | None = None
+        for tok in tokens:
+            low = tok.lower()
+            if low in ("give", "want", "declare", "for"):
+                key = "want" if low == "for" else low
+                if key in parts:
+                    raise BadInput(f"{key!r} is given twice in the offer.")
+                parts[key] = []
+            elif key is None:
+                raise BadInput(
+                    f"Cannot read the offer at {tok!r}; write e.g. offer 2 give 1,3 want chili:1"
+                )
+            elif tok != ",":
+                parts[key].append(tok)
+        if to is None:
+            if self.human == view.active:
+                raise BadInput("Say which seat the offer is for: offer SEAT give ...")
+            to = view.active
+        give = tuple(self._card_at(p, view) for p in parts.get("give", []))
+        want: list[tuple[str, int]] = []
+        for item in parts.get("want", []):
+            name, _, count = item.partition(":")
+            if count and not count.isdigit():
+                raise BadInput(f"Bad count in {item!r}: write VARIETY:COUNT, e.g. chili:2.")
+            want.append((self._variety(name), int(count) if count else 1))
+        declared = tuple(d.lower() for d in parts.get("declare", []))
+        if not give and not want:
+            raise BadInput("The offer gives nothing and asks for nothing; see ? for the syntax.")
+        return Action.propose(Offer(to, give, tuple(want), declared))
+
+    def _card_at(self, pos: str, view: View) -> int:
+        hand = view.hand or ()
+        low = pos.lower()
+        if low.startswith("d") and low[1:].isdigit():
+            k = int(low[1:])
+            if view.active != self.human:
+                raise BadInput("Only the active player may offer the drawn cards (R-TRADE-2).")
+            if not 1 <= k <= len(view.drawn):
+                raise BadInput(f"There is no drawn card {pos}; there are {len(view.drawn)}.")
+            return view.drawn[k - 1]
+        if low.isdigit():
+            k = int(low)
+            if not 1 <= k <= len(hand):
+                raise BadInput(f"There is no card {k} in your hand; it holds {len(hand)}.")
+            return hand[k - 1]
+        raise BadInput(
+            f"{pos!r} is not a card position: use numbers for your hand, d1, d2 "
+            "for the drawn cards."
+        )
+
+    def _variety(self, name: str) -> str:
+        low = name.lower()
+        keys = self.config.varieties
+        names = {k: varieties()[k].name.lower() for k in keys}
+        exact = [k for k in keys if low in (k, names[k])]
+        if exact:
+            return exact[0]
+        found = [k for k in keys if k.startswith(low) or names[k].startswith(low)]
+        if len(found) == 1:
+            return found[0]
+        known = ", ".join(varieties()[k].name for k in keys)
+        if found:
+            which = ", ".join(varieties()[k].name for k in found)
+            raise BadInput(f"{name!r} could be {which}; write more of the name.")
+        raise BadInput(f"No variety {name!r} in this game; it has: {known}.")
+
+    # ------------------------------------------------------------------ the menu
+
+    def _menu(self, view: View, legal: Sequence[Action], required: bool) -> list[MenuEntry]:
+        entries: list[MenuEntry] = [] if required else [PASS]
+        if view.phase == TRADE:
+            main = [a for a in legal if a.type is not _T.PROPOSE]
+            main.sort(key=lambda a: _TRADE_ORDER.get(a.type, 4))
+            entries += main
+            entries += _grouped_offers([a for a in legal if a.type is _T.PROPOSE])
+        else:
+            entries += legal
+        return entries
+
+    def _menu_text(self, view: View) -> str:
+        you = (
+            "you are the active player"
+            if view.active == self.human
+            else f"seat {view.active} is the active player"
+        )
+        lines = [f"Your decision ({_PHASES.get(view.phase, view.phase)}; {you}):"]
+        offers: list[tuple[int, Action]] = []
+        for k, entry in enumerate(self.menu, start=1):
+            if isinstance(entry, Action) and entry.type is _T.PROPOSE:
+                offers.append((k, entry))
+            else:
+                lines.append(f"  {k:>2}. {self.describe(entry, view)}")
+        if offers:
+            lines.append(
+                "  Ready-made offers (the number picks the partner), or type your own "
+                "(e.g. offer 2 give 1 want chili:1):"
+            )
+            rows: dict[str, list[tuple[int, int]]] = {}
+            for k, a in offers:
+                assert a.offer is not None
+                rows.setdefault(self._offer_terms(a.offer, view), []).append((k, a.offer.to))
+            if len({to for picks in rows.values() for _, to in picks}) == 1:
+                # One possible partner (the active player): pack the offers in columns.
+                to = next(iter(rows.values()))[0][1]
+                lines[-1] = lines[-1].replace(
+                    "(the number picks the partner)", f"to {self._seat(to)}"
+                )
+                cells = [f"{picks[0][0]:>3}. {label}" for label, picks in rows.items()]
+                lines += _columns(cells, width=100, indent=2)
+            else:
+                width = max(len(label) for label in rows)
+                for label, picks in rows.items():
+                    lines.append(
+                        f"     {label:<{width}}   "
+                        + "   ".join(f"{k:>2} → {self._seat(to)}" for k, to in picks)
+                    )
+        return "\n".join(lines)
+
+    def describe(self, entry: MenuEntry, view: View) -> str:
+        """One action in words, as seen by the person (only from their view)."""
+        if isinstance(entry, _Pass):
+            return "pass (do nothing this round)"
+        a = entry
+        t = a.type
+        me = view.me()
+        if t is _T.PLANT:
+            assert view.hand and a.field is not None
+            return f"plant {self._card(view.hand[0])} (front card) on field {a.field}" + self._onto(
+                view, a.field
+            )
+        if t is _T.STOP_PLANTING:
+            nxt = f" ({self._card(view.hand[0])} stays in your hand)" if view.hand else ""
+            return f"stop planting{nxt}: turn over the drawn cards"
+        if t is _T.HARVEST:
+            assert a.field is not None
+            cards = me.fields[a.field]
+            coins = me.payouts[a.field]
+            return f"harvest field {a.field} ({self._field(cards)} → {_count(coins, 'coin')})"
+        if t is _T.BUY_FIELD:
+            return f"buy a third field for {self.config.field_price} coins (you have {me.coins})"
+        if t is _T.END_TRADING:
+            if view.drawn:
+                kept = ", ".join(self._card(c) for c in view.drawn)
+                return f"end trading (the drawn {kept} go to your trade area)"
+            return "end trading"
+        if t is _T.PROPOSE:
+            assert a.offer is not None
+            return f"offer {self._offer_terms(a.offer, view)} to {self._seat(a.offer.to)}"
+        if t in (_T.ACCEPT, _T.DECLINE, _T.WITHDRAW):
+            o = next((o for o in view.offers if o.offer_id == a.offer_id), None)
+            if o is None:
+                return f"{t.value} offer #{a.offer_id}"
+            if t is _T.WITHDRAW:
+                return (
+                    f"withdraw your offer #{o.offer_id} to {self._seat(o.to)}: "
+                    + self._offer_view_terms(o, mine=True)
+                )
+            get = self._given(o)
+            if t is _T.DECLINE:
+                kind = "gift" if o.is_gift and o.give else "offer"
+                return f"decline {kind} #{o.offer_id} from seat {o.proposer} ({self._offer_view_terms(o)})"
+            if o.is_gift:
+                return f"accept gift #{o.offer_id} from seat {o.proposer}: you get {get}"
+            gave = ", ".join(self._card(c, view) for c in a.cards)
+            if not o.give:
+                return f"accept request #{o.offer_id} from seat {o.proposer}: you give {gave}"
+            return (
+                f"accept offer #{o.offer_id} from seat {o.proposer}: you get {get}, you give {gave}"
+            )
+        if t is _T.PLANT_TRADED:
+            assert a.card is not None and a.field is not None
+            return (
+                f"plant {self._card(a.card)} from your trade area on field {a.field}"
+                + self._onto(view, a.field)
+            )
+        if t is _T.PLACE_CHILD:
+            assert a.card is not None and a.field is not None
+            return f"place {self._card(a.card)} on field {a.field}" + self._onto(view, a.field)
+        if t is _T.MOVE_LADY:
+            if a.card is None:
+                return "leave the ladies where they are"
+            for i, f in enumerate(me.fields):
+                if a.card in f:
+                    place = f.index(a.card) + 1
+                    return (
+                        f"move {self._card(a.card)} two places up (she is card {place} of "
+                        f"{len(f)} on field {i}, counted from the bottom)"
+                    )
+            return f"move {self._card(a.card)} two places up"
+        if t is _T.DISCARD:
+            assert a.card is not None
+            return f"discard {self._card(a.card, view)}"
+        if t is _T.SKIP_DISCARD:
+            return "discard nothing"
+        if t is _T.PLANT_REVEALED:
+            assert a.card is not None and a.field is not None
+            return f"plant the revealed {self._card(a.card)} on field {a.field}" + self._onto(
+                view, a.field
+            )
+        if t is _T.END_REVEAL:
+            return "leave the other revealed cards as the offer for your opponent"
+        return repr(a)
+
+    def _onto(self, view: View, field: int) -> str:
+        cards = view.me().fields[field]
+        return f" (now {self._field(cards)})" if cards else " (empty)"
+
+    # ------------------------------------------------------------------ words for things
+
+    def _seat(self, seat: int, capital: bool = False) -> str:
+        if seat == self.human:
+            return "You" if capital else "you"
+        return f"{'Seat' if capital else 'seat'} {seat}"
+
+    def _verb(self, seat: int | None, verb: str) -> str:
+        """``"Seat 2 plants"`` / ``"You plant"``."""
+        if seat is None:
+            return verb
+        if seat == self.human:
+            return f"You {verb}"
+        if verb.endswith(("s", "sh", "ch", "x")):
+            return f"Seat {seat} {verb}es"
+        if verb.endswith("y") and verb[-2:] not in ("ay", "ey", "oy", "uy"):
+            return f"Seat {seat} {verb[:-1]}ies"
+        return f"Seat {seat} {verb}s"
+
+    def _name(self, key: str) -> str:
+        v = varieties().get(key)
+        return v.name if v is not None else key
+
+    def _card(self, card: int, view: View | None = None) -> str:
+        """A card's name; with ``view``, its place in the person's hand or the drawn cards."""
+        text = self.config.describe(card)
+        if view is not None:
+            hand = view.hand or ()
+            if card in hand:
+                return f"{text} (hand {hand.index(card) + 1})"
+            if card in view.drawn:
+                return f"{text} (d{view.drawn.index(card) + 1})"
+        return text
+
+    def _shown(self, card: int | None, shown: Mapping[str, Any]) -> str:
+        """A card of an offer: by id when visible, else by what its owner shows of it."""
+        text = (
+            self.config.describe(card)
+            if card is not None
+            else self._name(str(shown.get("variety", "?")))
+        )
+        if card is None and shown.get("kind"):
+            text += f" ({shown['kind']})"
+        if shown.get("declared"):
+            text += f" (declared {shown['declared']})"
+        return text
+
+    def _field(self, cards: Sequence[int]) -> str:
+        if not cards:
+            return "empty"
+        text = f"{self.config.describe(cards[-1]).split(' (')[0]} x{len(cards)}"
+        kinds = [self.config.card_kind[c] for c in cards]
+        if any(kinds):
+            text += " [" + ",".join(k or "-" for k in kinds) + "]"
+        return text
+
+    def _want(self, want: Sequence[Sequence[Any]]) -> str:
+        return ", ".join(f"{n} {self._name(str(v))}" for v, n in want)
+
+    def _offer_terms(self, offer: Offer, view: View) -> str:
+        decl = offer.declared or (None,) * len(offer.give)
+        give = ", ".join(
+            self._card(c, view) + (f" declared {d}" if d else "")
+            for c, d in zip(offer.give, decl, strict=True)
+        )
+        if not give:
+            return f"a request for {self._want(offer.want)}"
+        if not offer.want:
+            return f"{give} as a gift"
+        return f"{give} for {self._want(offer.want)}"
+
+    def _given(self, o: OfferView) -> str:
+        return (
+            ", ".join(self._shown(c, s) for c, s in zip(o.give, o.shown, strict=True)) or "nothing"
+        )
+
+    def _offer_view_terms(self, o: OfferView, mine: bool = False) -> str:
+        you, they = ("you give", "you want") if mine else ("you get", "you give")
+        parts = []
+        if o.give:
+            parts.append(f"{you} {self._given(o)}")
+        if o.want:
+            parts.append(f"{they} {self._want(o.want)}")
+        return ", ".join(parts) + (" (a gift)" if o.is_gift else "")
+
+    def _turn_header(self, seat: int, turn: int) -> str:
+        whose = "your turn" if seat == self.human else f"seat {seat} ({self.names[seat]})"
+        return f"\n──── Turn {turn}: {whose} ────"
+
+    # ------------------------------------------------------------------ the table
+
+    def board(self, view: View) -> str:
+        """The table as the person may see it (R-INFO-1/2)."""
+        cfg = self.config
+        lines = [
+            f"\n== Turn {view.turn} · {'your turn' if view.active == self.human else f'seat {view.active} is active'}"
+            f" · {_PHASES.get(view.phase, view.phase)} =="
+        ]
+        top = f" (top: {self._card(view.discard_top)})" if view.discard_top is not None else ""
+        runouts = f"run-outs {view.runouts} of {cfg.runouts_to_end}"
+        if view.final_runout:
+            runouts += " (final: the game ends this turn)"
+        lines.append(
+            f"Draw pile {view.draw_size} · discard pile {view.discard_size}{top} · "
+            f"{runouts} · third fields left {view.third_fields_left} "
+            f"({cfg.field_price} coins)"
+        )
+        names = self.names
+        width = max(len(n) for n in names.values())
+        for s in view.seats:
+            head = (
+                f"  {'*' if s.seat == view.active else ' '}seat {s.seat} {names[s.seat]:<{width}} "
+                f"{s.coins:>2} coins, hand {s.hand_size:>2} │"
+            )
+            fields = "  ".join(
+                f"[{i}] {self._field(f)}" + (f" pays {p}" if f else "")
+                for i, (f, p) in enumerate(zip(s.fields, s.payouts, strict=True))
+            )
+            line = f"{head} {fields}"
+            if s.trade_area:
+                line += " │ trade area: " + ", ".join(self._card(c) for c in s.trade_area)
+            lines.append(line)
+        if view.drawn:
+            lines.append(
+                "Drawn cards: "
+                + "  ".join(f"d{i + 1} {self._card(c)}" for i, c in enumerate(view.drawn))
+            )
+        hand = view.hand or ()
+        if hand:
+            cards = "  ".join(
+                f"{i + 1} {self._card(c)}{'*' if i == 0 else ''}" for i, c in enumerate(hand)
+            )
+            lines.append(f"Your hand: {cards}   (* front card, planted next)")
+        else:
+            lines.append("Your hand: empty")
+        if view.offers:
+            lines.append("Open offers:")
+            for o in view.offers:
+                if o.proposer == self.human:
+                    lines.append(
+                        f"  #{o.offer_id} yours to {self._seat(o.to)}: "
+                        + self._offer_view_terms(o, mine=True)
+                    )
+                elif o.to == self.human:
+                    lines.append(
+                        f"  #{o.offer_id} from seat {o.proposer} to you: "
+                        + self._offer_view_terms(o)
+                    )
+                else:
+                    wants = f", wants {self._want(o.want)}" if o.want else " (a gift)"
+                    lines.append(
+                        f"  #{o.offer_id} seat {o.proposer} to seat {o.to}: gives "
+                        f"{self._given(o)}{wants}"
+                    )
+        if view.pending is not None:
+            lines.append(self._pending(view.pending))
+        for key, value in view.public.items():
+            if isinstance(value, list) and all(isinstance(c, int) for c in value):
+                value = ", ".join(self._card(c) for c in value) or "none"
+            lines.append(f"{key.replace('_', ' ').capitalize()}: {value}")
+        return "\n".join(lines)
+
+    def _pending(self, pending: Sequence[Any]) -> str:
+        """An indivisible decision the game waits for (fasolufka's children and ladies)."""
+        who, what, *rest = pending
+        if what == "place_child" and rest:
+            text = f"place the received {self._card(int(rest[0]))} on a field (R-LADY-7)"
+        elif what == "move_lady" and len(rest) >= 2:
+            text = f"move a lady on field {rest[0]} two places up, or not (R-LADY-8)"
+        else:
+            text = " ".join(str(x) for x in (what, *rest))
+        return f"Waiting for {self._seat(int(who))} to {text}"
+
+    def _varieties_help(self) -> str:
+        lines = ["Beans in this game (beans on one field for 1, 2, 3, 4 coins):"]
+        for k in self.config.varieties:
+            v = varieties()[k]
+            steps = "/".join(str(b) if b else "-" for b in v.beanometer)
+            lines.append(f"  {v.name:<14} {steps}")
+        return "\n".join(lines)
+
+    # ------------------------------------------------------------------ events
+
+    def _event_lines(self, events: Sequence[dict[str, Any]]) -> list[str]:
+        """Events (already filtered for the person's seat) in words. A run of draws by one
+        seat, or of offers cancelled for one reason, is told in one line."""
+
+        def key(item: tuple[int, dict[str, Any]]) -> tuple[Any, ...]:
+            i, e = item
+            if e["type"] == "draw":
+                return ("draw", e.get("seat"))
+            if e["type"] == "offer_cancelled":
+                return ("offer_cancelled", e.get("reason"))
+            return ("one", i)
+
+        out: list[str] = []
+        for (kind, what), group in groupby(enumerate(events), key):
+            batch = [e for _, e in group]
+            if kind == "draw":
+                seat = int(what)
+                if seat == self.human:
+                    names = (self._card(int(e["card"])) if "card" in e else "a card" for e in batch)
+                    out.append("You draw " + ", ".join(names))
+                else:
+                    out.append(f"Seat {seat} draws {_count(len(batch), 'card')}")
+            elif kind == "offer_cancelled":
+                ids = ", ".join(f"#{e['offer_id']}" for e in batch)
+                which = "Offer" if len(batch) == 1 else "Offers"
+                out.append(f"{which} {ids} {'is' if len(batch) == 1 else 'are'} cancelled ({what})")
+            else:
+                text = self.event_text(batch[0])
+                if text:
+                    out.append(text)
+        return out
+
+    def event_text(self, e: Mapping[str, Any]) -> str | None:
+        """One event as the person reads it (``e`` as :meth:`Event.for_seat` gives it)."""
+        t = str(e["type"])
+        seat: int | None = e.get("seat")
+        who = self._verb
+        if t == "turn":
+            return self._turn_header(int(e["seat"]), int(e["turn"]))
+        if t == "plant":
+            src = " from the trade area" if e.get("traded") else ""
+            src = {"duel_offer": " from the offer", "duel_reveal": " from the revealed cards"}.get(
+                str(e.get("source")), src
+            )
+            return f"{who(seat, 'plant')} {self._card(int(e['card']))}{src} on field {e['field']}"
+        if t == "stop_planting":
+            return f"{who(seat, 'stop')} planting"
+        if t == "turn_over":
+            return f"{who(seat, 'turn')} over {self._card(int(e['card']))}"
+        if t == "harvest":
+            cards = [int(c) for c in e["cards"]]
+            coins = int(e["coins"])
+            final = " (final harvest)" if e.get("final") else ""
+            extra = " (Gardener lady)" if e.get("gardener_lady") else ""
+            if e.get("farmer_field"):
+                extra = " and a free third field (R-FARM-1)"
+            return (
+                f"{who(seat, 'harvest')} field {e['field']}{final}: {self._field(cards)} → "
+                + _count(coins, "coin")
+                + extra
+            )
+        if t == "buy_field":
+            return f"{who(seat, 'buy')} a third field for {e['price']} coins"
+        if t == "offer":
+            give = [self._shown(g.get("card"), g) for g in e.get("give", [])]
+            if "give_cards" in e:  # one's own offer: the cards are known
+                give = [self._card(int(c)) for c in e["give_cards"]]
+            want = self._want(e.get("want", []))
+            to = self._seat(int(e["to"]))
+            if not give:
+                terms = f"{to} for {want}"
+            elif not want:
+                terms = f"{to} {', '.join(give)} as a gift"
+            else:
+                terms = f"{to} {', '.join(give)} for {want}"
+            verb = "ask" if not give else "offer"
+            return f"{who(seat, verb)} {terms} (offer #{e['offer_id']})"
+        if t == "trade":
+            assert seat is not None
+            p = int(e["proposer"])
+            gave = ", ".join(self._card(int(c)) for c in e.get("gave", [])) or "nothing"
+            got = ", ".join(self._card(int(c)) for c in e.get("got", [])) or "nothing"
+            return (
+                f"{who(seat, 'accept')} offer #{e['offer_id']} from {self._seat(p)}: "
+                f"{self._seat(seat)} {'get' if seat == self.human else 'gets'} {gave}, "
+                f"{self._seat(p)} {'get' if p == self.human else 'gets'} {got}"
+            )
+        if t == "decline":
+            return f"{who(seat, 'decline')} offer #{e['offer_id']} from {self._seat(int(e['proposer']))}"
+        if t == "withdraw":
+            return f"{who(seat, 'withdraw')} offer #{e['offer_id']}"
+        if t == "offer_cancelled":
+            return f"Offer #{e['offer_id']} is cancelled ({e.get('reason', '')})"
+        if t == "end_trading":
+            return f"{who(seat, 'end')} trading"
+        if t == "keep_drawn":
+            kept = ", ".join(self._card(int(c)) for c in e["cards"])
+            return f"{who(seat, 'keep')} the drawn {kept} (to the trade area)"
+        if t == "reshuffle":
+            return f"The discard pile is shuffled into a new draw pile of {e['cards']} cards"
+        if t == "runout":
+            text = f"The draw pile runs out (run-out {e['count']} of {self.config.runouts_to_end})"
+            if e.get("final"):
+                text += ": the final run-out, the game is ending"
+            return text
+        if t == "discard_unplanted":
+            gone = ", ".join(self._card(int(c)) for c in e["cards"])
+            return f"Unplanted cards are discarded: {gone}"
+        if t == "game_over":
+            return None  # the result is printed in full afterwards
+        if t == "reveal" and "declared" in e:  # fasolkopajaki: a declared card changes hands
+            bluff = " (a bluff)" if e.get("bluff") else ""
+            owner = "Your" if seat == self.human else f"Seat {seat}'s"
+            return (
+                f"{owner} {self._card(int(e['card'])).split(' (')[0]} declared {e['declared']} "
+                f"is {e.get('colour')}{bluff}"
+            )
+        if t == "reveal":
+            return f"{who(seat, 'reveal')} {self._card(int(e['card']))}"
+        if t == "pull_discard":
+            return f"{who(seat, 'take')} {self._card(int(e['card']))} from the discard pile too"
+        if t == "leave_offer":
+            left = ", ".join(self._card(int(c)) for c in e.get("cards", [])) or "nothing"
+            return f"{who(seat, 'leave')} {left} as the offer"
+        if t == "discard":
+            src = " from the offer" if e.get("source") == "offer" else ""
+            return f"{who(seat, 'discard')} {self._card(int(e['card']))}{src}"
+        if t == "skip_discard":
+            return f"{who(seat, 'discard')} nothing"
+        if t == "place_child":
+            return f"{who(seat, 'place')} {self._card(int(e['card']))} on field {e['field']}"
+        if t == "move_lady":
+            if e.get("card") is None:
+                return f"{who(seat, 'leave')} the ladies where they are"
+            return (
+                f"{who(seat, 'move')} {self._card(int(e['card']))} two places up on field "
+                f"{e.get('field')}"
+            )
+        bits = []
+        for k, v in e.items():
+            if k in ("type", "seat"):
+                continue
+            if k == "card" and isinstance(v, int):
+                v = self._card(v)
+            elif k == "cards" and isinstance(v, list):
+                v = ", ".join(self._card(int(c)) for c in v)
+            bits.append(f"{k}={v}")
+        head = f"{self._seat(seat, True)}: " if seat is not None else ""
+        return f"{head}{t.replace('_', ' ')} {' '.join(bits)}".strip()
+
+    # ------------------------------------------------------------------ the end
+
+    def _show_result(self) -> None:
+        g = self.game
+        res = g.result()
+        self.write(f"\n==== Game over after {res['turns']} turns. Final scores ====")
+        order = sorted(range(g.players), key=lambda s: (-res["scores"][s], -len(g.hands[s]), s))
+        for s in order:
+            who = self.names[s]
+            mark = "  winner" if s in res["winners"] else ""
+            self.write(
+                f"  seat {s} ({who:<7}) {res['scores'][s]:>3} coins, "
+                f"{len(g.hands[s])} cards in hand{mark}"
+            )
+        winners = res["winners"]
+        if self.human in winners:
+            self.write("You win!" if len(winners) == 1 else "You share the win!")
+        else:
+            self.write(
+                "Winner"
+                + ("s" if len(winners) > 1 else "")
+                + ": "
+                + ", ".join(f"seat {s}" for s in winners)
+            )
+
+    def record(self) -> dict[str, Any]:
+        seats = [
+            {"agent": "human"} if s == self.human else {"agent": self.names[s]}
+            for s in range(self.game.players)
+        ]
+        return make_record(self.game, self.log, seats)
+
+    def save_record(self, path: str) -> None:
+        try:
+            save(self.record(), path)
+        except OSError as exc:
+            raise click.ClickException(f"cannot save the record to {path}: {exc}") from None
+        what = "Record" if self.game.over else "Record of the unfinished game"
+        self.write(f"{what} saved to {path}")
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _columns(cells: Sequence[str], width: int, indent: int) -> list[str]:
+    """Lay ``cells`` out row by row in as many equal columns as fit in ``width``."""
+    cell = max(len(c) for c in cells) + 3
+    per_row = max(1, (width - indent) // cell)
+    return [
+        " " * indent + "".join(c.ljust(cell) for c in cells[i : i + per_row]).rstrip()
+        for i in range(0, len(cells), per_row)
+    ]
+
+
+def _grouped_offers(offers: Sequence[Action]) -> list[MenuEntry]:
+    """Offer templates ordered so that those with the same terms sit together."""
+    groups: dict[tuple[Any, ...], list[Action]] = {}
+    for a in offers:
+        assert a.offer is not None
+        o = a.offer
+        groups.setdefault((o.give, o.want, o.declared), []).append(a)
+    return [a for group in groups.values() for a in group]
+
+
+__all__ = ["HELP", "PASS", "BadInput", "TerminalGame", "run_terminal_game"]

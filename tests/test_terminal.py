@@ -1,0 +1,378 @@
+"""The terminal game (``bohnanza play``): whole games driven by piped or scripted input."""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from bohnanza.actions import Action, ActionType
+from bohnanza.agents import AutarkyAgent, agent_names, make_agent
+from bohnanza.cli import main
+from bohnanza.driver import play
+from bohnanza.game import TRADE, Game
+from bohnanza.records import load, replay
+from bohnanza.simulate import agent_seed
+from bohnanza.terminal import PASS, TerminalGame
+
+Chooser = Callable[[TerminalGame, str], str]
+
+
+class Session:
+    """A TerminalGame whose input comes from ``choose(session, prompt)``."""
+
+    def __init__(
+        self, game: Game, seat: int, bots: str, choose: Chooser, max_prompts: int = 20_000
+    ):
+        others = [s for s in range(game.players) if s != seat]
+        names = agent_names(bots, game.players - 1)
+        agents = {
+            s: make_agent(n, agent_seed(game.seed, s)) for s, n in zip(others, names, strict=True)
+        }
+        self.lines: list[str] = []
+        self.prompts = 0
+        self.max_prompts = max_prompts
+        self.choose = choose
+        self.term = TerminalGame(game, seat, agents, read=self._read, write=self._write)
+
+    def _write(self, text: str) -> None:
+        self.lines.extend(text.split("\n"))
+
+    def _read(self, prompt: str) -> str:
+        self.prompts += 1
+        assert self.prompts <= self.max_prompts, "the game does not end"
+        self.lines.append(prompt + "> ")
+        return self.choose(self.term, prompt)
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+
+def first_option(term: TerminalGame, prompt: str) -> str:
+    return "1"
+
+
+def hand_line(term: TerminalGame) -> str:
+    hand = term.game.hands[term.human]
+    cfg = term.game.config
+    if not hand:
+        return "Your hand: empty"
+    cards = "  ".join(
+        f"{i + 1} {cfg.describe(c)}{'*' if i == 0 else ''}" for i, c in enumerate(hand)
+    )
+    return f"Your hand: {cards}   (* front card, planted next)"
+
+
+# ---------------------------------------------------------------------- whole games via the CLI
+
+
+def test_whole_game_piped_through_the_cli(tmp_path: Path) -> None:
+    path = tmp_path / "game.json"
+    result = CliRunner().invoke(
+        main, ["play", "--seed", "3", "--record", str(path)], input="1\n" * 5000
+    )
+    assert result.exit_code == 0, result.output
+    assert "Traceback" not in result.output
+    assert "Final scores" in result.output
+    assert re.search(r"You win!|You share the win!|Winners?: seat", result.output)
+    record = load(path)
+    assert record["seats"] == [{"agent": "human"}] + [{"agent": "autarky"}] * 3
+    game = replay(record)
+    assert game.over and record["result"] == game.result()
+    for s, score in enumerate(game.result()["scores"]):
+        assert re.search(rf"seat {s} \(.*\) +{score} coins", result.output)
+
+
+def test_whole_game_with_trading_bots_at_another_seat(tmp_path: Path) -> None:
+    path = tmp_path / "game.json"
+    args = ["play", "--seed", "11", "--seat", "2", "--bots", "random", "--record", str(path)]
+    result = CliRunner().invoke(main, args, input="1\n" * 20000)
+    assert result.exit_code == 0, result.output
+    assert "Final scores" in result.output
+    # Random bots trade: offers to the person show up, and "pass" is option 1 in their turns.
+    assert "to you" in result.output
+    assert "1. pass (do nothing this round)" in result.output
+    # Other seats' draws are counted, never named; one's own are named.
+    draws = [line for line in result.output.splitlines() if " draws " in line or "You draw" in line]
+    assert draws and all(
+        re.fullmatch(r"Seat [013] draws [1-3] cards?", line) or line.startswith("You draw ")
+        for line in draws
+    )
+    assert any(line.startswith("You draw ") for line in draws)
+    record = load(path)
+    assert record["seats"][2] == {"agent": "human"}
+    assert replay(record).result() == record["result"]
+
+
+def test_quit_saves_an_unfinished_record(tmp_path: Path) -> None:
+    path = tmp_path / "game.json"
+    result = CliRunner().invoke(
+        main, ["play", "--seed", "3", "--record", str(path)], input="1\n1\nq\n"
+    )
+    assert result.exit_code == 0, result.output
+    assert "You left the game" in result.output
+    record = load(path)
+    assert record["result"] is None and len(record["actions"]) == 2
+    assert not replay(record).over
+
+
+def test_end_of_input_exits_cleanly() -> None:
+    result = CliRunner().invoke(main, ["play", "--seed", "3"], input="1\n")
+    assert result.exit_code == 130
+    assert "bye" in result.output and "Traceback" not in result.output
+
+
+def test_bad_input_reprompts_with_a_message() -> None:
+    inputs = ["hello", "0", "99", "", "pass", "offer 1 give 1", "?", "b", "1", "q"]
+    result = CliRunner().invoke(main, ["play", "--seed", "3"], input="\n".join(inputs) + "\n")
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "Unknown input 'hello'" in out
+    assert "There is no action 0" in out and "There is no action 99" in out
+    assert "You cannot pass now" in out
+    assert "Offers can be made only in phase 2" in out
+    assert "offer [SEAT] give POSITIONS" in out  # the help
+    assert "You plant" in out and "Traceback" not in out
+
+
+@pytest.mark.parametrize(
+    ("rules", "players", "options"),
+    [
+        ("classic", 3, {}),
+        ("classic", 4, {}),
+        ("classic", 6, {}),
+        ("first-edition", 4, {}),
+        ("fasolki", 5, {}),
+        ("fasolki+new-varieties", 4, {"remove": "farmer"}),
+        ("fasolki+fasolkopajaki", 3, {}),
+        ("fasolki+fasolufka", 4, {}),
+        ("fasolki+duel", 2, {}),
+    ],
+)
+def test_every_rule_set_plays_to_the_end(rules: str, players: int, options: dict[str, str]) -> None:
+    game = Game.new(rules, players, options=options, seed=5)
+    session = Session(
+        game, players - 1, "random,autarky" if players > 2 else "random", first_option
+    )
+    assert session.term.play()
+    assert game.over
+    assert "Final scores" in session.text
+    assert replay(session.term.record()).result() == game.result()
+
+
+# ---------------------------------------------------------------------- what the person sees
+
+
+def test_the_printed_hand_is_always_the_persons_own() -> None:
+    rng = random.Random(1)
+
+    def choose(term: TerminalGame, prompt: str) -> str:
+        shown = [line for line in session.lines if line.startswith("Your hand:")]
+        assert shown[-1] == hand_line(term)
+        return str(rng.randint(1, len(term.menu)))
+
+    game = Game.new("classic", 4, seed=8)
+    session = Session(game, 1, "random", choose)
+    assert session.term.play()
+
+
+def test_other_hands_are_never_shown() -> None:
+    # R-INFO-2, R-INFO-3: a hand's contents are its owner's alone.
+    # Seat 0 (the person) holds no Garden or Cocoa; every Garden and Cocoa card of the deck
+    # is in the hands of seats 1 and 2. Autarky bots never offer cards, so until seat 1
+    # plants in turn 2 nothing the person may see is a Garden or a Cocoa.
+    deck = ["blue", "chili", "wax", "soy", "red"] + ["garden"] * 5 + ["cocoa"] * 4 + ["garden"]
+    game = Game.new("classic", 4, seed=2, deck=deck)
+    assert sorted(game.config.variety_of(c) for c in game.hands[1] + game.hands[2]) == (
+        ["cocoa"] * 4 + ["garden"] * 6
+    )
+
+    def choose(term: TerminalGame, prompt: str) -> str:
+        if term.game.turn > 1:
+            return "q"
+        return "1"
+
+    session = Session(game, 0, "autarky", choose)
+    session.term.play()
+    seen = session.text
+    assert "Your hand: 1 Blue*  2 Chili  3 Wax  4 Soy  5 Red" in seen
+    assert "Turn 2: seat 1" in seen
+    before = seen.split("Turn 2: seat 1")[0]
+    assert "Garden" not in before and "Cocoa" not in before
+    # The bots' draws are told without their cards.
+    assert "Seat 1 draws 3 cards" in seen
+
+
+def test_illegal_custom_offer_is_refused_and_changes_nothing() -> None:
+    snapshots: list[dict[str, object]] = []
+
+    def choose(term: TerminalGame, prompt: str) -> str:
+        g = term.game
+        if g.phase == TRADE and g.active == term.human:
+            if not snapshots:
+                snapshots.append(g.to_dict())
+                return f"offer {term.human} give 1"  # to oneself: the engine refuses it
+            assert g.to_dict() == snapshots[0]
+            return "q"
+        return "1"
+
+    game = Game.new("classic", 4, seed=3)
+    session = Session(game, 0, "autarky", choose)
+    session.term.play()
+    assert "Not allowed: seat 0 cannot propose this offer: the partner must be another seat" in (
+        session.text
+    )
+    assert len(snapshots) == 1
+
+
+def test_custom_offers_are_parsed() -> None:
+    game = Game.new("classic", 4, seed=3, deck=["blue", "chili", "wax", "soy", "black-eyed"])
+    session = Session(game, 0, "autarky", first_option)
+    term = session.term
+    game.apply(0, Action.plant(0))
+    game.apply(0, Action.stop_planting())
+    view = game.view(0)
+    hand, drawn = game.hands[0], game.drawn
+    act = term.parse_offer("offer 2 give 1,3 want wax:2, SOY", view)
+    assert act.offer is not None
+    assert act.offer.to == 2
+    assert act.offer.give == (hand[0], hand[2])
+    assert act.offer.want == (("wax", 2), ("soy", 1))
+    gift = term.parse_offer("offer 3 give d2", view).offer
+    assert gift is not None and gift.give == (drawn[1],) and gift.want == ()
+    ask = term.parse_offer("offer 1 want bla:1", view).offer
+    assert ask is not None and ask.give == () and ask.want == (("black-eyed", 1),)
+    for bad, message in [
+        ("offer give 1", "Say which seat"),
+        ("offer 1 give 9", "no card 9"),
+        ("offer 1 give d3", "no drawn card d3"),
+        ("offer 1 give x", "not a card position"),
+        ("offer 1 give 1 want bl", "could be Blue, Black-eyed"),
+        ("offer 1 give 1 want coffee", "No variety 'coffee'"),
+        ("offer 1 give 1 want wax:two", "Bad count"),
+        ("offer 1", "gives nothing and asks for nothing"),
+        ("offer 1 blue", "Cannot read the offer"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            term.parse_offer(bad, view)
+    # Not active: the partner defaults to the active seat, and drawn cards are not one's own
+    # (R-TRADE-2).
+    other = Session(game, 1, "autarky", first_option).term
+    v1 = game.view(1)
+    offer = other.parse_offer("offer give 2 want blue", v1).offer
+    assert offer is not None and offer.to == 0 and offer.give == (game.hands[1][1],)
+    with pytest.raises(ValueError, match="Only the active player"):
+        other.parse_offer("offer give d1", v1)
+
+
+def test_bots_answer_the_persons_offer_at_once() -> None:
+    offered: list[bool] = []
+
+    def choose(term: TerminalGame, prompt: str) -> str:
+        g = term.game
+        if g.phase == TRADE and g.active == term.human:
+            if not offered:
+                offered.append(True)
+                return "offer 2 give 1"
+            return "1"  # end trading
+        if g.turn > 1:
+            return "q"
+        return "1"
+
+    game = Game.new("classic", 4, seed=3)
+    session = Session(game, 0, "autarky", choose)
+    session.term.play()
+    lines = session.lines
+    k = next(i for i, line in enumerate(lines) if line.startswith("You offer seat 2"))
+    assert lines[k + 1] == "Seat 2 declines offer #1 from you"
+    assert "You end trading" in session.text
+
+
+def test_board_shows_the_public_information() -> None:
+    # R-INFO-1: fields, coins, hand sizes, pile sizes, the discard top, drawn cards, trade
+    # areas and run-outs are public; the person's own hand is shown in order (R-SETUP-3).
+    game = Game.new("classic", 4, seed=3, deck=["blue", "chili", "wax", "soy", "black-eyed"])
+    term = Session(game, 0, "autarky", first_option).term
+    game.apply(0, Action.plant(0))
+    game.apply(0, Action.harvest(0))
+    game.apply(0, Action.plant(1))
+    view = game.view(0)
+    board = term.board(view)
+    d1, d2 = (game.config.describe(c) for c in game.drawn)
+    assert f"Draw pile {len(game.draw)} · discard pile 1 (top: Blue) · run-outs 0 of 3" in board
+    assert "*seat 0 you" in board and "0 coins, hand  3 │ [0] empty  [1] Chili x1 pays 0" in board
+    assert board.count("0 coins, hand  5 │ [0] empty  [1] empty") == 3
+    assert f"Drawn cards: d1 {d1}  d2 {d2}" in board
+    assert "Your hand: 1 Wax*  2 Soy  3 Black-eyed" in board
+    game.apply(0, Action.end_trading())
+    board = term.board(game.view(0))
+    assert f"trade area: {d1}, {d2}" in board and "phase 3" in board
+
+
+def test_menu_describes_actions_in_words() -> None:
+    game = Game.new("classic", 4, seed=3, deck=["blue", "chili", "wax", "soy", "black-eyed"])
+    term = Session(game, 0, "autarky", first_option).term
+    view = game.view(0)
+    assert term.describe(Action.plant(1), view) == "plant Blue (front card) on field 1 (empty)"
+    game.apply(0, Action.plant(0))
+    view = game.view(0)
+    assert term.describe(Action.harvest(0), view) == "harvest field 0 (Blue x1 → 0 coins)"
+    assert term.describe(PASS, view) == "pass (do nothing this round)"
+    assert term.describe(Action.stop_planting(), view).startswith("stop planting (Chili stays")
+
+
+# ---------------------------------------------------------------------- the flow is the driver's
+
+
+@pytest.mark.parametrize(
+    ("bots", "seat", "seed"), [("autarky", 0, 4), ("random", 1, 6), ("random", 3, 7)]
+)
+def test_flow_matches_the_driver(bots: str, seat: int, seed: int) -> None:
+    """A person who plays exactly like the autarky bot produces the driver's game."""
+    mimic = AutarkyAgent()
+
+    def choose(term: TerminalGame, prompt: str) -> str:
+        g = term.game
+        legal = g.legal_actions(term.human)
+        choice = mimic.act(g.view(term.human), legal, PASS not in term.menu)
+        if choice is None:
+            return "p"
+        return str(term.menu.index(choice) + 1)
+
+    game = Game.new("classic", 4, seed=seed)
+    session = Session(game, seat, bots, choose)
+    assert session.term.play()
+
+    ref = Game.new("classic", 4, seed=seed)
+    names = agent_names(bots, 3)
+    agents = []
+    for s in range(4):
+        agents.append(
+            AutarkyAgent() if s == seat else make_agent(names[s - (s > seat)], agent_seed(seed, s))
+        )
+    log = play(ref, agents)
+    assert session.term.log == log.actions
+    assert game.result() == ref.result()
+
+
+def test_pass_is_offered_only_in_other_players_trading() -> None:
+    kinds: set[tuple[bool, bool]] = set()
+
+    def choose(term: TerminalGame, prompt: str) -> str:
+        g = term.game
+        passing = PASS in term.menu
+        kinds.add((g.phase == TRADE and g.active != term.human, passing))
+        if passing:
+            assert term.menu[0] is PASS
+        if g.phase == TRADE and g.active == term.human:
+            assert isinstance(term.menu[0], Action) and term.menu[0].type is ActionType.END_TRADING
+        return "1"
+
+    game = Game.new("classic", 4, seed=12)
+    assert Session(game, 2, "random", choose).term.play()
+    assert kinds == {(True, True), (False, False)}
