@@ -52,7 +52,27 @@ def game_options(f: F) -> F:
     return f
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class OneLineErrors(click.Group):
+    """Usage errors (a bad number, an unknown flag) as one ``error:`` line, like ours."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        if kwargs.get("standalone_mode", True) is False:
+            return super().main(*args, **kwargs)
+        try:
+            return super().main(*args, standalone_mode=False, **kwargs)
+        except click.exceptions.NoArgsIsHelpError as exc:
+            click.echo(exc.ctx.get_help() if exc.ctx else "bohnanza --help")
+            sys.exit(0)
+        except click.exceptions.UsageError as exc:
+            fail(exc.format_message().replace("\n", " "))
+        except click.exceptions.Abort:
+            click.echo("\nbye", err=True)
+            sys.exit(130)
+        except click.exceptions.ClickException as exc:
+            fail(exc.format_message())
+
+
+@click.group(cls=OneLineErrors, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="bohnanza")
 def main() -> None:
     """Bohnanza and Fasolki: rules engine, bots, simulations, replays and a terminal game."""
@@ -226,9 +246,12 @@ def play(
 
     try:
         make_config(rules, players, parse_options(options))
-        names = agent_names(bots, players - 1)
     except BohnanzaError as exc:
         fail(str(exc))
+    try:
+        names = agent_names(bots, players - 1)
+    except BohnanzaError as exc:
+        fail(f"--bots: {exc} (bots play the {players - 1} other seat(s))")
     if not 0 <= seat < players:
         fail(f"--seat must be between 0 and {players - 1}")
     if seed is None:
