@@ -4,6 +4,10 @@ is broken" (``RecordError``). All are ``ValueError``s: bad input, never a crash.
 
 from __future__ import annotations
 
+import re
+
+_RULE_ID = re.compile(r"\bR-[A-Z0-9]+-[A-Z0-9]+\b")
+
 
 class BohnanzaError(ValueError):
     """Base class of every error this package raises on purpose."""
@@ -22,6 +26,9 @@ class IllegalAction(BohnanzaError):
     def __init__(self, message: str, *, seat: int | None = None, rule: str | None = None) -> None:
         if rule and f"({rule})" not in message:
             message = f"{message} ({rule})"
+        if rule is None:  # a reason that cites its rule inline still fills .rule
+            found = _RULE_ID.findall(message)
+            rule = found[-1] if found else None
         super().__init__(message)
         self.seat = seat
         self.rule = rule

@@ -55,13 +55,15 @@ class Hooks:
         game.phase = TRADE
         for _ in range(self.config.drawn_count):
             card = game.draw_card()
-            if game.over:
-                return
             if card is None:
                 break
             game.drawn.append(card)
             if game._events is not None:
                 game.emit("turn_over", game.active, card=card, variety=self.config.variety_of(card))
+            if game.final_runout:
+                break
+        if game.final_runout and self.config.end_immediately:
+            game.end_game()  # R-END-2, first-edition: at once; the drawn cards are discarded
 
     def end_trading(self, game: Game) -> None:
         """R-TRADE-6/7: cancel open offers, kept drawn cards go to the trade area."""
@@ -100,9 +102,10 @@ class Hooks:
         self.start_turn(game, (a + 1) % self.config.players)
 
     def on_final_runout(self, game: Game) -> None:
-        """R-END-2: ``first-edition`` ends at once; otherwise play goes on to phase 3's end."""
-        if self.config.end_immediately and not game.over:
-            game.end_game()
+        """Called inside the draw that runs the pile out for the last time. The game never
+        ends *inside* a draw (the drawn card must first land somewhere): the step that
+        drew ends it (R-END-2), at the end of phase 3, or at once in phase 4 and in
+        ``first-edition``."""
 
     def waiting_for(self, game: Game) -> list[int]:
         if game.phase == PLANT or game.phase == TRADE:
