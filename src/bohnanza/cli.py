@@ -55,11 +55,18 @@ def game_options(f: F) -> F:
 class OneLineErrors(click.Group):
     """Usage errors (a bad number, an unknown flag) as one ``error:`` line, like ours."""
 
-    def main(self, *args: Any, **kwargs: Any) -> Any:
-        if kwargs.get("standalone_mode", True) is False:
-            return super().main(*args, **kwargs)
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, False, **extra)
         try:
-            return super().main(*args, standalone_mode=False, **kwargs)
+            return super().main(args, prog_name, complete_var, False, **extra)
         except click.exceptions.NoArgsIsHelpError as exc:
             click.echo(exc.ctx.get_help() if exc.ctx else "bohnanza --help")
             sys.exit(0)

@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from .actions import Action
 from .agents.base import Agent
 from .errors import IllegalAction
-from .game import TRADE, Game
+from .game import OVER, TRADE, Game
+from .views import make_view
 
 
 class AgentError(IllegalAction):
@@ -74,7 +75,9 @@ def play(
         return True
 
     n = game.players
-    while not game.over:
+    hooks = game.hooks
+    cache = game._seat_views
+    while game.phase != OVER:
         if game.phase == TRADE and game.pending is None:
             turn = game.turn
             for _ in range(max_trade_rounds):
@@ -96,17 +99,21 @@ def play(
                 apply(game.active, end)
                 actions.append((game.active, end))
             continue
-        # The hot path (phases 1 and 3): one required decision, inlined.
-        waiting = game.waiting_for()
+        # The hot path (phases 1 and 3): one required decision, with the engine's thin
+        # public wrappers (argument checks the driver does not need) inlined.
+        waiting = game.waiting_for() if game.pending is not None else hooks.waiting_for(game)
         if not waiting:
             raise AgentError(f"nobody can act in {game!r}")
         seat = waiting[0]
         agent = agents[seat]
-        legal = game.legal_actions(seat, agent.wants_offers(game.turn))
-        choice = agent.act(game.view(seat, cached=True), legal, True)
+        legal = hooks.legal_actions(game, seat, agent.wants_offers(game.turn))
+        choice = agent.act(make_view(game, seat, cache), legal, True)
         if choice is None:
             raise AgentError(f"agent {agent!r} at seat {seat} must act but passed", seat=seat)
-        apply_choice(seat, choice, legal)
+        if not events and choice in legal:
+            game._execute(seat, choice)
+        else:
+            apply(seat, choice)
         actions.append((seat, choice))
         if len(actions) > max_actions:
             raise AgentError(f"game exceeded {max_actions} actions; an agent is looping")

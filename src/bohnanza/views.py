@@ -10,6 +10,7 @@ declared about it, without its id (DESIGN-NOTES: card ids that leak).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .actions import Offer
@@ -173,14 +174,24 @@ def _ids_in(public: dict[str, Any]) -> list[int]:
 
 
 def seat_view(game: Game, s: int) -> SeatView:
-    return SeatView(
-        s,
-        tuple(map(tuple, game.fields[s])),
-        len(game.treasury[s]),
-        len(game.hands[s]),
-        tuple(game.trade[s]),
-        game.hooks.seat_payouts(game, s),
+    return _new_seat(
+        SeatView,
+        (
+            s,
+            tuple(map(tuple, game.fields[s])),
+            len(game.treasury[s]),
+            len(game.hands[s]),
+            tuple(game.trade[s]),
+            game.hooks.seat_payouts(game, s),
+        ),
     )
+
+
+_EMPTY: dict[str, Any] = {}
+# Named tuples built with tuple.__new__ directly skip a Python-level __new__ frame; the
+# field order is the class's (a test compares these against keyword construction).
+_new_seat: Callable[[type[SeatView], tuple[Any, ...]], SeatView] = tuple.__new__
+_new_view: Callable[[type[View], tuple[Any, ...]], View] = tuple.__new__
 
 
 def make_view(game: Game, seat: int | None, cache: list[SeatView | None] | None = None) -> View:
@@ -191,9 +202,10 @@ def make_view(game: Game, seat: int | None, cache: list[SeatView | None] | None 
     if cache is None:
         seats = tuple([seat_view(game, s) for s in range(game.players)])
     else:
-        for s in range(game.players):
-            if cache[s] is None:
-                cache[s] = seat_view(game, s)
+        if None in cache:
+            for s, sv in enumerate(cache):
+                if sv is None:
+                    cache[s] = seat_view(game, s)
         seats = tuple(cache)  # type: ignore[arg-type]
     hands = game.hands
     offers = (
@@ -202,27 +214,30 @@ def make_view(game: Game, seat: int | None, cache: list[SeatView | None] | None 
         else ()
     )
     discard = game.discard
-    return View(
-        seat,
-        game.config,
-        game.phase,
-        game.active,
-        game.turn,
-        game.planted,
-        game.runouts,
-        game.final_runout,
-        len(game.draw),
-        len(discard),
-        discard[-1] if discard else None,
-        game.supply,
-        tuple(hands[seat]) if seat is not None else None,
-        tuple(game.drawn),
-        seats,
-        offers,
-        hooks.public_pending(game, seat),
-        hooks.public_extra(game, seat),
-        game.scores,
-        game.winners,
+    return _new_view(
+        View,
+        (
+            seat,
+            game.config,
+            game.phase,
+            game.active,
+            game.turn,
+            game.planted,
+            game.runouts,
+            game.final_runout,
+            len(game.draw),
+            len(discard),
+            discard[-1] if discard else None,
+            game.supply,
+            tuple(hands[seat]) if seat is not None else None,
+            tuple(game.drawn),
+            seats,
+            offers,
+            hooks.public_pending(game, seat) if game.pending is not None else None,
+            hooks.public_extra(game, seat) if game.extra else _EMPTY,
+            game.scores,
+            game.winners,
+        ),
     )
 
 

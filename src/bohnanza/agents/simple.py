@@ -50,7 +50,7 @@ class AutarkyAgent(Agent):
     """The usual non-trading baseline: ends trading at once, refuses every offer, plants
     each card on a field of its variety if it has one, else on an empty field, and when
     stuck harvests the field that pays most (fewest beans lost on a tie). Never buys a
-    field and never harvests out of need."""
+    field and harvests only when a card fits nowhere."""
 
     name = "autarky"
     proposes = False
@@ -58,7 +58,8 @@ class AutarkyAgent(Agent):
     def act(self, view: View, legal: Sequence[Action], required: bool) -> Action | None:
         if not legal:
             return None
-        if view.phase == "trade":
+        phase = view.phase
+        if phase == "trade":
             for a in legal:
                 if a.type is _T.END_TRADING:
                     return a
@@ -68,35 +69,40 @@ class AutarkyAgent(Agent):
             return None
         if not required:
             return None
-        if view.phase in ("duel_offer", "duel_reveal", "duel_discard"):
+        if phase in ("duel_offer", "duel_reveal", "duel_discard"):
             return _autarky_duel(view, legal)
-        plants = [
-            a
-            for a in legal
-            if a.type in (_T.PLANT, _T.PLANT_TRADED, _T.PLANT_REVEALED, _T.PLACE_CHILD)
-        ]
-        me = view.me()
-        if plants:
-            # Prefer a field already growing that variety; else an empty field.
-            for a in plants:
-                if me.fields[a.field]:  # type: ignore[index]
-                    return a
-            if any(a.type is _T.PLANT for a in plants) and view.planted >= 1:
-                # Second phase-1 card: only if it grows an existing field.
-                for a in legal:
-                    if a.type is _T.STOP_PLANTING:
-                        return a
-            return plants[0]
+        # One pass (this runs for every decision of a simulation): the first plant onto a
+        # field already growing that variety wins; else note the alternatives.
+        fields = view.seats[view.seat].fields  # type: ignore[index]
+        first_plant = stop = other = None
+        harvests: list[Action] = []
         for a in legal:
-            if a.type is _T.STOP_PLANTING:
-                return a
-        harvests = [a for a in legal if a.type is _T.HARVEST]
+            t = a.type
+            if t in _PLANTS:
+                if fields[a.field]:  # type: ignore[index]
+                    return a
+                if first_plant is None:
+                    first_plant = a
+            elif t is _T.HARVEST:
+                harvests.append(a)
+            elif t is _T.STOP_PLANTING:
+                stop = a
+            elif t in _OTHER and other is None:
+                other = a
+        if first_plant is not None:
+            # An empty field only for a card that must be planted (not the optional second).
+            if stop is not None and first_plant.type is _T.PLANT:
+                return stop
+            return first_plant
+        if stop is not None:
+            return stop
         if harvests:
             return max(harvests, key=lambda a: _harvest_value(view, a.field))  # type: ignore[arg-type]
-        for a in legal:
-            if a.type in (_T.MOVE_LADY, _T.SKIP_DISCARD, _T.END_REVEAL):
-                return a
-        return legal[0]
+        return other if other is not None else legal[0]
+
+
+_PLANTS = frozenset((_T.PLANT, _T.PLANT_TRADED, _T.PLANT_REVEALED, _T.PLACE_CHILD))
+_OTHER = frozenset((_T.MOVE_LADY, _T.SKIP_DISCARD, _T.END_REVEAL))
 
 
 def _autarky_duel(view: View, legal: Sequence[Action]) -> Action:

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from ..rules import GameConfig
 
 _T = ActionType
+_HARVEST = [Action.harvest(i) for i in range(3)]
 
 
 class Hooks:
@@ -34,6 +35,7 @@ class Hooks:
         # Hot-path shortcut: true while planting follows the base rule (R-PLANT-3).
         self._base_planting = type(self).can_plant is Hooks.can_plant
         self._base_payout = type(self).field_coins is Hooks.field_coins
+        self._base_timing = type(self).may_act_out_of_turn is Hooks.may_act_out_of_turn
 
     # ------------------------------------------------------------------ setup and flow
 
@@ -108,7 +110,8 @@ class Hooks:
         ``first-edition``."""
 
     def waiting_for(self, game: Game) -> list[int]:
-        if game.phase == PLANT or game.phase == TRADE:
+        phase = game.phase
+        if phase in (PLANT, TRADE):
             return [game.active]
         if game.phase == PLANT_TRADED:
             n = self.config.players
@@ -708,10 +711,23 @@ class Hooks:
             if seat == game.active:
                 acts.append(Action.end_trading())
         elif phase == PLANT_TRADED:
-            for card in game.trade[seat]:
-                for f in range(len(game.fields[seat])):
-                    if self.can_plant(game, seat, card, f):
-                        acts.append(Action.plant_traded(card, f))
+            fields = game.fields[seat]
+            if self._base_planting:
+                cv = self.card_variety
+                tops = [cv[f[-1]] if f else -1 for f in fields]
+                acts = [
+                    Action(_T.PLANT_TRADED, field=i, card=card)
+                    for card in game.trade[seat]
+                    for i, top in enumerate(tops)
+                    if top < 0 or top == cv[card]
+                ]
+            else:
+                acts = [
+                    Action.plant_traded(card, f)
+                    for card in game.trade[seat]
+                    for f in range(len(fields))
+                    if self.can_plant(game, seat, card, f)
+                ]
         return acts + self.anytime_actions(game, seat)
 
     def pending_actions(self, game: Game, seat: int) -> list[Action]:
@@ -719,27 +735,25 @@ class Hooks:
 
     def anytime_actions(self, game: Game, seat: int) -> list[Action]:
         """Harvests and the field purchase, when their timing allows (R-HARV-1, R-FIELD-1)."""
-        if self.may_act_out_of_turn(game, seat):
-            return []
-        acts = [Action.harvest(f) for f in self.harvestable(game, seat)]
-        if (
-            len(game.fields[seat]) < 3
-            and game.supply > 0
-            and len(game.treasury[seat]) >= self.config.field_price
-            and self.buy_error(game, seat) is None
+        if game.pending is not None or (
+            not self._base_timing and self.may_act_out_of_turn(game, seat)
         ):
-            acts.append(Action.buy_field())
-        return acts
-
-    def harvestable(self, game: Game, seat: int) -> list[int]:
-        """Fields that :meth:`harvest_error` allows, computed in one pass (hot path)."""
+            return []
         fields = game.fields[seat]
         multi = False
         for f in fields:
             if len(f) > 1:
                 multi = True
                 break
-        return [i for i, f in enumerate(fields) if f and (len(f) > 1 or not multi)]
+        acts = [_HARVEST[i] for i, f in enumerate(fields) if f and (len(f) > 1 or not multi)]
+        if (
+            len(fields) < 3
+            and game.supply > 0
+            and len(game.treasury[seat]) >= self.config.field_price
+            and self.buy_error(game, seat) is None
+        ):
+            acts.append(Action.buy_field())
+        return acts
 
     def trade_actions(self, game: Game, seat: int, offers: bool = True) -> list[Action]:
         """Answers to open offers (every choice of cards, capped) plus offer templates."""
