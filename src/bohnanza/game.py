@@ -183,26 +183,33 @@ class Game:
             return order
         if isinstance(deck, str | bytes):
             raise ConfigError("deck must be a list of variety keys or card ids, not a string")
-        free: dict[int, list[int]] = {}
-        for card in range(size - 1, -1, -1):
-            free.setdefault(self.config.card_variety[card], []).append(card)
-        taken: list[int] = []
-        used: set[int] = set()
+        if not isinstance(deck, Sequence):
+            raise ConfigError("deck must be a list of variety keys or card ids")
         for i, item in enumerate(deck):
             if isinstance(item, bool) or not isinstance(item, int | str):
                 raise ConfigError(f"deck[{i}] must be a variety key or a card id, got {item!r}")
+        ids = [item for item in deck if isinstance(item, int)]
+        for card in ids:
+            if not 0 <= card < size:
+                raise ConfigError(f"deck: card id {card} is out of range 0..{size - 1}")
+        if len(set(ids)) != len(ids):
+            raise ConfigError("deck: a card id is repeated")
+        used: set[int] = set(ids)
+        free: dict[int, list[int]] = {}
+        for card in range(size - 1, -1, -1):
+            if card not in used:
+                free.setdefault(self.config.card_variety[card], []).append(card)
+        taken: list[int] = []
+        for i, item in enumerate(deck):
             if isinstance(item, int):
-                if not 0 <= item < size or item in used:
-                    raise ConfigError(f"deck[{i}]: card id {item} is out of range or repeated")
-                card = item
-                free[self.config.card_variety[card]].remove(card)
-            else:
-                v = self.config.variety_index(item)
-                if not free.get(v):
-                    raise ConfigError(
-                        f"deck[{i}]: no {item!r} card left in the {self.config.rules} deck"
-                    )
-                card = free[v].pop()
+                taken.append(item)
+                continue
+            v = self.config.variety_index(item)
+            if not free.get(v):
+                raise ConfigError(
+                    f"deck[{i}]: no {item!r} card left in the {self.config.rules} deck"
+                )
+            card = free[v].pop()
             used.add(card)
             taken.append(card)
         return taken + [c for c in order if c not in used]

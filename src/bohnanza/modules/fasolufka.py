@@ -105,12 +105,24 @@ class FasolufkaHooks(Hooks):
         v = self.card_variety[card]
         fields = [i for i, f in enumerate(game.fields[seat]) if f and self.card_variety[f[-1]] == v]
         game.trade[seat].append(card)  # held in the trade area until placed
-        if len(fields) == 1:
+        if fields and game.pending is not None:
+            # Another child's lady move comes first (R-LADY-8: right after *its* child).
+            self.push_pending(game, (seat, PLACE_CHILD, card))
+        elif len(fields) == 1:
             game.trade[seat].remove(card)
             game.emit("place_child", seat, card=card, field=fields[0])
             self.place(game, seat, card, fields[0])
         elif fields:
             self.push_pending(game, (seat, PLACE_CHILD, card))
+
+    def pop_pending(self, game: Game) -> None:
+        """Next decision; a waiting child with only one field to go to is placed at once."""
+        super().pop_pending(game)
+        p = game.pending
+        if p is not None and p[1] == PLACE_CHILD:
+            options = self.pending_actions(game, p[0])
+            if len(options) == 1:
+                self.execute_extra(game, p[0], options[0])
 
     def pending_actions(self, game: Game, seat: int) -> list[Action]:
         p = game.pending
