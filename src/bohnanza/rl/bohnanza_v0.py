@@ -1,0 +1,362 @@
+"""``bohnanza_v0``: Bohnanza and Fasolki as a PettingZoo AEC environment with action masks.
+
+>>> from bohnanza.rl import bohnanza_v0
+>>> env = bohnanza_v0.env(rules="classic", players=4)
+>>> env.reset(seed=1)
+>>> obs, reward, termination, truncation, info = env.last()
+>>> sorted(obs), env.agent_selection
+(['action_mask', 'observation'], 'player_0')
+>>> env.step(int(obs["action_mask"].nonzero()[0][0]))
+
+Agents are ``player_0`` … ``player_{n-1}`` (seat order; seat 0 starts). The agent to act
+is the one the game waits for, in the order of :mod:`bohnanza.driver`: the active seat in
+phases 1 and 3 (then every seat with cards in its trade area), the owner of a pending
+decision (a Fasolufka child or lady) before anybody else, and in phase 2 *rounds*: the
+active seat, then each other seat once, each taking one action or passing. A round in
+which nobody acted, or the ``max_trade_rounds``-th round, ends trading (the environment
+applies ``end_trading`` for the active seat, as the driver does when the trading time is
+up); the active seat may also end it itself.
+
+Rewards are zero until the game ends; then every agent receives its reward at once
+(``reward="win"``: +1 for a sole winner, 0 for a shared win, -1 for every other seat;
+``reward="coins"``: own coins minus the mean of the other seats' coins) and every agent
+terminates. Nothing is truncated: the game always ends.
+
+The action encoding and the observation are described in ``docs/rl.md`` and implemented
+in :mod:`bohnanza.rl.encoding`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from gymnasium import logger, spaces
+from numpy.typing import NDArray
+from pettingzoo import AECEnv  # type: ignore[import-untyped]
+from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
+
+from ..actions import Action
+from ..errors import IllegalAction
+from ..game import TRADE, Game
+from ..rules import make_config, player_range
+from ..views import View
+from .encoding import Encoding
+
+ObsDict = dict[str, NDArray[Any]]
+
+REWARDS = ("win", "coins")
+
+
+def env(**kwargs: Any) -> Any:
+    """The environment with PettingZoo's order-enforcing wrapper (the usual entry point).
+    Takes the arguments of :class:`raw_env`."""
+    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+
+
+def default_players(rules: str, players: int | None) -> int:
+    """``players``, or 4 moved into the rule set's range when not given."""
+    if players is not None:
+        return players
+    lo, hi = player_range(rules)
+    return min(max(4, lo), hi)
+
+
+class raw_env(AECEnv):  # type: ignore[misc]
+    """Bohnanza as an AEC environment.
+
+    Args:
+        rules: a rule set such as ``"classic"`` or ``"fasolki+duel"`` (see
+            :func:`bohnanza.rules.all_rulesets`).
+        players: the player count (default: 4, or the nearest the rule set allows).
+        options: game options, e.g. ``{"remove": "glutton"}`` for 4–5-player
+            ``fasolki+new-varieties``.
+        render_mode: ``None`` or ``"ansi"``.
+        reward: ``"win"`` (default) or ``"coins"``; see the module docstring.
+        max_trade_rounds: phase-2 rounds before the trading time is up (as the driver).
+    """
+
+    metadata: dict[str, Any] = {  # noqa: RUF012 (PettingZoo's API)
+        "name": "bohnanza_v0",
+        "render_modes": ["ansi"],
+        "is_parallelizable": False,
+    }
+
+    def __init__(
+        self,
+        rules: str = "classic",
+        players: int | None = None,
+        *,
+        options: Mapping[str, str] | None = None,
+        modules: Sequence[str] = (),
+        render_mode: str | None = None,
+        reward: str = "win",
+        max_trade_rounds: int = 6,
+    ) -> None:
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
+        if reward not in REWARDS:
+            raise ValueError(f"reward must be one of {', '.join(REWARDS)}, not {reward!r}")
+        if max_trade_rounds < 1:
+            raise ValueError("max_trade_rounds must be at least 1")
+        self.config = make_config(
+            rules, default_players(rules, players), dict(options or {}), tuple(modules)
+        )
+        self.encoding = Encoding(self.config, max_trade_rounds)
+        self.render_mode = render_mode
+        self.reward_mode = reward
+        self.max_trade_rounds = max_trade_rounds
+        n = self.config.players
+        self.possible_agents: list[str] = [f"player_{i}" for i in range(n)]
+        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        size = self.encoding.n_actions
+        self.action_spaces = {a: spaces.Discrete(size) for a in self.possible_agents}
+        self.observation_spaces = {
+            a: spaces.Dict(
+                {
+                    "observation": spaces.Box(
+                        0.0, 1.0, (self.encoding.obs_size,), dtype=np.float32
+                    ),
+                    "action_mask": spaces.Box(0, 1, (size,), dtype=np.int8),
+                }
+            )
+            for a in self.possible_agents
+        }
+        self._rng = np.random.default_rng()
+        self.game: Game | None = None
+        self.seat = 0  # the seat to act
+        self.required = True  # False: a phase-2 round slot, where passing is allowed
+        self._slot = False
+        self._round_turn = -1
+        self._round = 0
+        self._pos = 0
+        self._acted = False
+        self._version = 0  # changes whenever the state changes
+        self._mask_key = -1
+        self._mask: NDArray[np.int8] = np.zeros(size, dtype=np.int8)
+        self._views: dict[int, View] = {}
+        self._views_key = -1
+        self.agents: list[str] = []
+        self.infos: dict[str, dict[str, Any]] = {}
+
+    # ------------------------------------------------------------------ spaces
+
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ reset
+
+    def reset(self, seed: int | None = None, options: Mapping[str, Any] | None = None) -> None:
+        """Deal a new game. ``seed`` reseeds the environment's generator, from which each
+        game's seed is drawn; ``options={"game_seed": s}`` plays game seed ``s`` instead.
+        Other option keys are ignored (game options are fixed at construction)."""
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        game_seed = int(self._rng.integers(0, 2**31 - 1))
+        if options and isinstance(options.get("game_seed"), int):
+            game_seed = int(options["game_seed"])
+        self.set_game(Game(self.config, seed=game_seed))
+
+    def set_game(self, game: Game) -> None:
+        """Continue from ``game`` (a state of this configuration, e.g. from
+        :meth:`bohnanza.game.Game.from_dict`): for tests, puzzles and analysis. Trading
+        rounds restart from the first."""
+        if game.config != self.config:
+            raise ValueError("the game's configuration differs from the environment's")
+        self.game = game
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self._round_turn = -1
+        self._version += 1
+        self._settle()
+
+    # ------------------------------------------------------------------ whose turn
+
+    def _settle(self) -> None:
+        """Run the automatic steps (trading time up) and pick the agent to act."""
+        g = self._g
+        n = self.config.players
+        while True:
+            if g.over:
+                self._finish()
+                return
+            if g.pending is not None:
+                self._select(g.pending[0], required=True, slot=False)
+                return
+            if g.phase == TRADE and self.encoding.trading:
+                if self._round_turn != g.turn:
+                    self._round_turn, self._round, self._pos, self._acted = g.turn, 0, 0, False
+                if self._pos >= n:
+                    self._round += 1
+                    if not self._acted or self._round >= self.max_trade_rounds:
+                        # The trading time is up (R-TRADE-6): the driver's rule.
+                        g.apply_fast(g.active, Action.end_trading())
+                        self._version += 1
+                        continue
+                    self._pos, self._acted = 0, False
+                self._select((g.active + self._pos) % n, required=False, slot=True)
+                return
+            waiting = g.waiting_for()
+            if not waiting:  # pragma: no cover - the engine always waits for somebody
+                raise RuntimeError(f"nobody can act in {g!r}")
+            self._select(waiting[0], required=True, slot=False)
+            return
+
+    def _select(self, seat: int, *, required: bool, slot: bool) -> None:
+        self._version += 1  # a new decision: the cached mask is stale
+        self.seat = seat
+        self.required = required
+        self._slot = slot
+        self.agent_selection = self.possible_agents[seat]
+
+    def _finish(self) -> None:
+        g = self._g
+        for a, r in zip(self.agents, self.final_rewards(g), strict=True):
+            self.rewards[a] = r
+            self.terminations[a] = True
+
+    def final_rewards(self, game: Game) -> list[float]:
+        """Every seat's reward for a finished game."""
+        scores = game.scores or ()
+        winners = game.winners or ()
+        n = self.config.players
+        if self.reward_mode == "coins":
+            total = sum(scores)
+            return [float(scores[s] - (total - scores[s]) / (n - 1)) for s in range(n)]
+        out = []
+        for s in range(n):
+            if s in winners:
+                out.append(1.0 if len(winners) == 1 else 0.0)
+            else:
+                out.append(-1.0)
+        return out
+
+    @property
+    def _g(self) -> Game:
+        if self.game is None:
+            raise RuntimeError("call reset() first")
+        return self.game
+
+    @property
+    def trade_round(self) -> int:
+        """Finished phase-2 rounds of this turn (0 outside phase 2)."""
+        g = self._g
+        return self._round if g.phase == TRADE and self._round_turn == g.turn else 0
+
+    # ------------------------------------------------------------------ observations
+
+    def view(self, seat: int | None = None) -> View:
+        """The view of ``seat`` (default: the seat to act); one per state and seat."""
+        if self._views_key != self._version:
+            self._views.clear()
+            self._views_key = self._version
+        s = self.seat if seat is None else seat
+        v = self._views.get(s)
+        if v is None:
+            v = self._views[s] = self._g.view(s, cached=True)
+        return v
+
+    def legal_actions(self, offers: bool = False) -> list[Action]:
+        """The engine's legal actions of the seat to act."""
+        return self._g.legal_actions(self.seat, offers)
+
+    def action_mask(self) -> NDArray[np.int8]:
+        """The legal-action mask of the agent to act (a fresh copy)."""
+        return self._current_mask().copy()
+
+    def _current_mask(self) -> NDArray[np.int8]:
+        if self._mask_key != self._version:
+            g = self._g
+            if g.over:
+                self._mask = np.zeros(self.encoding.n_actions, dtype=np.int8)
+            else:
+                legal = g.legal_actions(self.seat, False)
+                self._mask = self.encoding.mask(self.view(), legal, not self.required)
+                if not self._mask.any():  # pragma: no cover - guarded by the tests
+                    raise RuntimeError(
+                        f"no encodable action for seat {self.seat} in {g!r}: {legal}"
+                    )
+            self._mask_key = self._version
+        return self._mask
+
+    def observe(self, agent: str) -> ObsDict:
+        seat = self.agent_name_mapping[agent]
+        g = self._g
+        obs = self.encoding.observe(self.view(seat), self.trade_round)
+        if agent == self.agent_selection and not g.over:
+            mask = self._current_mask().copy()
+        else:
+            mask = np.zeros(self.encoding.n_actions, dtype=np.int8)
+        return {"observation": obs, "action_mask": mask}
+
+    # ------------------------------------------------------------------ stepping
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if action is None:
+            raise ValueError(f"{agent} must choose an action index, not None")
+        index = int(action)
+        mask = self._current_mask()
+        if not 0 <= index < len(mask) or not mask[index]:
+            raise ValueError(
+                f"action {index} is not legal for {agent} now (see the observation's action_mask)"
+            )
+        engine_action = self.encoding.decode(self.view(), index)
+        self._cumulative_rewards[agent] = 0.0
+        self._apply(engine_action, None)
+
+    def step_action(self, action: Action | None, legal: Sequence[Action] | None = None) -> None:
+        """Step the agent to act with an engine action (``None``: pass, where allowed),
+        bypassing the encoding: how scripted bots play in the environment. With ``legal``
+        (the engine's list for this same state) a listed action is not checked again."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            raise ValueError("the game is over: step the terminated agents with None")
+        if action is None and self.required:
+            raise IllegalAction(f"seat {self.seat} must act now; it cannot pass", seat=self.seat)
+        self._cumulative_rewards[agent] = 0.0
+        self._apply(action, legal)
+
+    def _apply(self, action: Action | None, legal: Sequence[Action] | None) -> None:
+        g = self._g
+        slot = self._slot
+        if action is not None:
+            if legal is not None and action in legal:
+                g.apply_unchecked(self.seat, action)
+            else:
+                g.apply_fast(self.seat, action)
+            self._version += 1
+        if slot:
+            self._pos += 1
+            self._acted = self._acted or action is not None
+        self._clear_rewards()
+        self._settle()
+        self._accumulate_rewards()
+
+    # ------------------------------------------------------------------ rendering
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            logger.warn("render() called without a render_mode; use render_mode='ansi'")
+            return None
+        g = self._g
+        mask = None if g.over else self._current_mask()
+        return self.encoding.render(self.view(), mask)
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+__all__ = ["REWARDS", "default_players", "env", "raw_env"]
