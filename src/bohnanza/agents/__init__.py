@@ -11,11 +11,15 @@ from collections.abc import Callable, Sequence
 
 from ..errors import ConfigError
 from .base import Agent
+from .heuristic import HeuristicAgent
+from .search import SearchAgent
 from .simple import AutarkyAgent, RandomAgent
 
 AGENTS: dict[str, Callable[[int], Agent]] = {
     "random": RandomAgent,
     "autarky": AutarkyAgent,
+    "heuristic": HeuristicAgent,
+    "search": SearchAgent,
 }
 
 
@@ -41,4 +45,13 @@ def agent_names(spec: str | Sequence[str], players: int) -> list[str]:
     return [names[i % len(names)] for i in range(players)]
 
 
-__all__ = ["AGENTS", "Agent", "AutarkyAgent", "RandomAgent", "agent_names", "make_agent"]
+__all__ = [
+    "AGENTS",
+    "Agent",
+    "AutarkyAgent",
+    "HeuristicAgent",
+    "RandomAgent",
+    "SearchAgent",
+    "agent_names",
+    "make_agent",
+]
