@@ -25,7 +25,7 @@ def test_package_docstring_examples_run() -> None:
 def test_readme_starts_with_the_two_commands_that_ci_uses() -> None:
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     blocks = [b.split("```", 1)[0].strip() for b in text.split("```sh\n")[1:3]]
-    assert blocks[0].endswith("bohnanza play")
+    assert blocks[0].endswith("bohnanza serve")
     assert blocks[1].endswith("pytest")
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert blocks[1] in ci

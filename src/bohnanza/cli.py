@@ -308,5 +308,15 @@ def bench(games: int, workers: int, as_json: bool) -> None:
         )
 
 
+def _register_optional_commands() -> None:
+    # Commands whose heavy imports happen only when they run (their modules import click).
+    from .web.command import serve
+
+    main.add_command(serve)
+
+
+_register_optional_commands()
+
+
 if __name__ == "__main__":
     main()

@@ -1,0 +1,239 @@
+"""The FastAPI application: pages, the lobby's HTTP API, the game's WebSocket.
+
+``create_app(settings)`` builds it; ``bohnanza serve`` runs it with uvicorn. Pages are
+static files (no build step) that talk to ``/api/...`` and ``/ws/{table}``; see
+``docs/web.md`` for every message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from contextlib import asynccontextmanager
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal
+
+from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..agents import AGENTS
+from ..rules import all_rulesets
+from .i18n import strings
+from .protocol import MAX_MESSAGE, dumps, error
+from .store import Store
+from .tables import LobbyError, Manager, Settings
+
+STATIC = Path(str(resources.files("bohnanza.web").joinpath("static")))
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+class SeatSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    kind: Literal["person", "bot"]
+    bot: str | None = Field(default=None, max_length=32)
+
+
+class CreateTable(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    rules: str = Field(max_length=64)
+    players: int = Field(ge=2, le=7)
+    options: dict[str, str] = Field(default_factory=dict, max_length=4)
+    seats: list[SeatSpec] = Field(max_length=7)
+    trade_limit: int = Field(default=0, ge=0, le=3600)
+    name: str = Field(default="", max_length=40)
+    seed: int | None = Field(default=None, ge=0, lt=2**62)
+    deck: list[str | int] | None = Field(default=None, max_length=200)
+
+
+class JoinTable(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(default="", max_length=40)
+    seat: int | None = Field(default=None, ge=0, le=6)
+
+
+class BodyLimit:
+    """Refuse HTTP bodies larger than the protocol's message limit (413)."""
+
+    def __init__(self, app: ASGIApp, limit: int = MAX_MESSAGE) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        for key, value in scope.get("headers", []):
+            if key == b"content-length" and (not value.isdigit() or int(value) > self.limit):
+                response = JSONResponse({"error": "request body too large"}, status_code=413)
+                await response(scope, receive, send)
+                return
+        seen = 0
+
+        async def limited() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.limit:
+                    raise LobbyError("request body too large", 413)
+            return message
+
+        await self.app(scope, limited, send)
+
+
+def create_app(settings: Settings | None = None, store: Store | None = None) -> FastAPI:
+    """The web application. ``store`` (an open :class:`Store`) overrides the URL."""
+    settings = settings if settings is not None else Settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        manager = Manager(settings, store)
+        await manager.start()
+        app.state.manager = manager
+        try:
+            yield
+        finally:
+            await manager.stop()
+
+    app = FastAPI(
+        title="Bohnanza", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None
+    )
+    app.add_middleware(BodyLimit)
+
+    def manager_of(request: Request | WebSocket) -> Manager:
+        manager: Manager = request.app.state.manager
+        return manager
+
+    @app.exception_handler(LobbyError)
+    async def lobby_error(_request: Request, exc: LobbyError) -> Response:
+        return JSONResponse({"error": exc.message}, status_code=exc.status)
+
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(_request: Request, exc: RequestValidationError) -> Response:
+        parts = []
+        for e in exc.errors()[:3]:
+            where = ".".join(str(x) for x in e.get("loc", ()) if x != "body")
+            parts.append(f"{where}: {e.get('msg', 'invalid')}" if where else str(e.get("msg")))
+        return JSONResponse({"error": "; ".join(parts) or "invalid request"}, status_code=400)
+
+    # ------------------------------------------------------------------ pages
+
+    def page(name: str) -> FileResponse:
+        return FileResponse(STATIC / name, headers={"Cache-Control": "no-cache"})
+
+    @app.get("/", include_in_schema=False)
+    async def home() -> FileResponse:
+        return page("index.html")
+
+    @app.get("/t/{table_id}", include_in_schema=False)
+    async def table_page(table_id: str) -> FileResponse:
+        return page("table.html")
+
+    @app.get("/replay/{table_id}", include_in_schema=False)
+    async def replay_page(table_id: str) -> FileResponse:
+        return page("replay.html")
+
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    # ------------------------------------------------------------------ API
+
+    @app.get("/healthz")
+    async def healthz(request: Request) -> Response:
+        manager: Manager | None = getattr(request.app.state, "manager", None)
+        if manager is None or not await asyncio.to_thread(manager.store.ping):
+            return JSONResponse({"status": "unavailable"}, status_code=503)
+        return JSONResponse({"status": "ok", "database": manager.store.backend})
+
+    @app.get("/api/rules")
+    async def rules() -> dict[str, Any]:
+        return {"rulesets": all_rulesets(), "bots": sorted(AGENTS)}
+
+    @app.get("/api/strings")
+    async def get_strings() -> dict[str, Any]:
+        return strings()
+
+    @app.get("/api/tables")
+    async def list_tables(request: Request) -> dict[str, Any]:
+        return {"tables": await manager_of(request).recent()}
+
+    @app.post("/api/tables")
+    async def create(request: Request, body: CreateTable) -> dict[str, Any]:
+        manager = manager_of(request)
+        table, seat, token = await manager.create_table(
+            rules=body.rules,
+            players=body.players,
+            options=body.options,
+            seats=[{"kind": s.kind, "bot": s.bot or ""} for s in body.seats],
+            trade_limit=body.trade_limit,
+            name=body.name,
+            seed=body.seed,
+            deck=body.deck,
+        )
+        return {"table": table.info(), "seat": seat, "token": token}
+
+    async def find(request: Request, table_id: str) -> Any:
+        table = await manager_of(request).get(table_id)
+        if table is None:
+            raise LobbyError(f"there is no table {table_id!r}", 404)
+        return table
+
+    @app.get("/api/tables/{table_id}")
+    async def table_info(request: Request, table_id: str) -> dict[str, Any]:
+        table = await find(request, table_id)
+        info: dict[str, Any] = table.info()
+        return info
+
+    @app.post("/api/tables/{table_id}/join")
+    async def join(request: Request, table_id: str, body: JoinTable) -> dict[str, Any]:
+        table = await find(request, table_id)
+        seat, token = await manager_of(request).join(table, body.name, body.seat)
+        return {"table": table.info(), "seat": seat, "token": token}
+
+    @app.get("/api/tables/{table_id}/record")
+    async def record(request: Request, table_id: str) -> dict[str, Any]:
+        table = await find(request, table_id)
+        return manager_of(request).record(table)
+
+    @app.get("/api/tables/{table_id}/replay")
+    async def replay(request: Request, table_id: str, step: int = 0) -> dict[str, Any]:
+        table = await find(request, table_id)
+        frame = await asyncio.to_thread(manager_of(request).replay_frame, table, step)
+        frame["table"] = table.info()
+        return frame
+
+    # ------------------------------------------------------------------ the game
+
+    @app.websocket("/ws/{table_id}")
+    async def ws(websocket: WebSocket, table_id: str) -> None:
+        await websocket.accept()
+        manager = manager_of(websocket)
+        table = await manager.get(table_id)
+        if table is None:
+            await websocket.send_text(dumps(error("no_table", f"there is no table {table_id!r}")))
+            await websocket.close(4404)
+            return
+        conn = manager.connect(table, websocket)
+        try:
+            while True:
+                message = await websocket.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                raw = message.get("text")
+                if raw is None:
+                    raw = message.get("bytes")
+                await manager.handle(conn, raw)
+        except (WebSocketDisconnect, RuntimeError):
+            pass
+        finally:
+            await manager.disconnect(conn)
+
+    return app

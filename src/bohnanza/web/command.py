@@ -1,0 +1,111 @@
+"""``bohnanza serve``: run the web app (register with ``main.add_command(serve)``).
+
+Nothing from the web extra is imported at module level, so that the rest of the command
+line works without it; ``serve`` says which extra to install when it is missing.
+"""
+
+from __future__ import annotations
+
+import socket
+import sys
+
+import click
+
+
+@click.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=8000, show_default=True, type=int, help="Port (0: any free one).")
+@click.option(
+    "--database-url",
+    envvar="DATABASE_URL",
+    default=None,
+    metavar="URL",
+    help="SQLAlchemy URL, e.g. postgresql://user@host/db (also DATABASE_URL). "
+    "Default: an SQLite file in $XDG_DATA_HOME/bohnanza (~/.local/share/bohnanza/games.db).",
+)
+@click.option(
+    "--away-timeout",
+    default=60.0,
+    show_default=True,
+    type=click.FloatRange(min=0),
+    help="Seconds before a bot plays for a player who went away (until they return).",
+)
+@click.option(
+    "--bot-delay",
+    default=0.5,
+    show_default=True,
+    type=click.FloatRange(min=0, max=10),
+    help="Seconds between two bot moves, so that people can follow.",
+)
+@click.option(
+    "--bot-grace",
+    default=3.0,
+    show_default=True,
+    type=click.FloatRange(min=0, max=600),
+    help="Seconds an active bot waits for people's offers before it ends trading.",
+)
+@click.option("--testing", is_flag=True, hidden=True, help="Allow fixed seeds and decks.")
+@click.option("--log-level", default="warning", show_default=True, hidden=True)
+def serve(
+    host: str,
+    port: int,
+    database_url: str | None,
+    away_timeout: float,
+    bot_delay: float,
+    bot_grace: float,
+    testing: bool,
+    log_level: str,
+) -> None:
+    """Run the multiplayer web app and print the address to open."""
+    try:
+        import uvicorn
+        from sqlalchemy.engine import make_url
+
+        from .app import create_app
+        from .protocol import MAX_FRAME
+        from .store import Store
+        from .tables import Settings, default_database_url
+    except ImportError as exc:
+        raise click.ClickException(
+            f"the web app needs its extra ({exc.name} is missing): pip install 'bohnanza[web]'"
+        ) from None
+    if not 0 <= port <= 65535:
+        raise click.BadParameter(f"port must be 0 to 65535, not {port}", param_hint="--port")
+    url = database_url or default_database_url()
+    try:
+        shown = make_url(url).render_as_string(hide_password=True)
+        store = Store(url)
+    except Exception as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise click.ClickException(f"cannot open the database {url!r}: {first}") from None
+    try:
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError as exc:
+        store.close()
+        raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    settings = Settings(
+        database_url=url,
+        away_timeout=away_timeout,
+        bot_delay=bot_delay,
+        bot_grace=bot_grace,
+        testing=testing,
+    )
+    app = create_app(settings, store)
+    config = uvicorn.Config(
+        app,
+        log_level=log_level,
+        ws_max_size=MAX_FRAME,
+        ws_ping_interval=20,
+        ws_ping_timeout=30,
+        timeout_graceful_shutdown=3,
+    )
+    actual = sock.getsockname()[1]
+    shown_host = f"[{host}]" if ":" in host else host
+    click.echo(f"Bohnanza is running: open http://{shown_host}:{actual}/")
+    click.echo(f"database: {shown}  (Ctrl-C stops the server)")
+    sys.stdout.flush()
+    uvicorn.Server(config).run(sockets=[sock])

@@ -1,0 +1,348 @@
+"""Persistence with SQLAlchemy: tables, seats, game records (setup + actions), chat.
+
+A game is stored as its record (``docs/records.md``): the setup once, when the game
+starts, then one row per action. Every write is one transaction that is committed before
+the server tells anybody about it, so that a restart - even after ``kill -9`` - replays
+every unfinished game to exactly the last action that was acknowledged.
+
+SQLite (a file; the default) and PostgreSQL (by URL) are supported. SQLite runs in WAL
+mode with ``synchronous=NORMAL``: a committed transaction survives the process being
+killed (the operating system still holds it), though not a power cut.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import (
+    Float,
+    ForeignKey,
+    Integer,
+    String,
+    Text,
+    create_engine,
+    event,
+    select,
+    text,
+)
+from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class TableRow(Base):
+    __tablename__ = "bohnanza_tables"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    created: Mapped[float] = mapped_column(Float)
+    status: Mapped[str] = mapped_column(String(16), index=True)  # lobby, playing, over
+    settings: Mapped[str] = mapped_column(Text)  # JSON: rules, players, options, trade_limit
+    rematch_of: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    rematch: Mapped[str | None] = mapped_column(String(32), nullable=True)
+
+
+class SeatRow(Base):
+    __tablename__ = "bohnanza_seats"
+
+    table_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("bohnanza_tables.id"), primary_key=True
+    )
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(16))  # person, bot
+    bot: Mapped[str] = mapped_column(String(32))  # agent kind for bots
+    name: Mapped[str] = mapped_column(String(64))
+    token_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
+
+
+class RecordRow(Base):
+    """The setup of a game record (everything but the actions), and its result."""
+
+    __tablename__ = "bohnanza_records"
+
+    table_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("bohnanza_tables.id"), primary_key=True
+    )
+    setup: Mapped[str] = mapped_column(Text)
+    result: Mapped[str | None] = mapped_column(Text, nullable=True)
+
+
+class ActionRow(Base):
+    __tablename__ = "bohnanza_actions"
+
+    table_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("bohnanza_tables.id"), primary_key=True
+    )
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True)  # 0, 1, 2, ... per table
+    seat: Mapped[int] = mapped_column(Integer)
+    action: Mapped[str] = mapped_column(Text)  # Action.to_json()
+    created: Mapped[float] = mapped_column(Float)
+
+
+class ChatRow(Base):
+    __tablename__ = "bohnanza_chat"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    table_id: Mapped[str] = mapped_column(String(32), ForeignKey("bohnanza_tables.id"), index=True)
+    seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    name: Mapped[str] = mapped_column(String(64))
+    text: Mapped[str] = mapped_column(Text)
+    created: Mapped[float] = mapped_column(Float)
+
+
+@dataclass(slots=True)
+class StoredSeat:
+    seat: int
+    kind: str
+    bot: str
+    name: str
+    token_hash: str | None
+
+
+@dataclass(slots=True)
+class StoredTable:
+    id: str
+    created: float
+    status: str
+    settings: dict[str, Any]
+    seats: list[StoredSeat]
+    rematch_of: str | None = None
+    rematch: str | None = None
+    setup: dict[str, Any] | None = None
+    result: dict[str, Any] | None = None
+    actions: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+
+
+def normalise_url(url: str) -> str:
+    """Accept ``postgres://`` and ``postgresql://`` (psycopg 3 is the driver) and plain
+    SQLite paths' URLs; create the SQLite file's folder."""
+    if url.startswith("postgres://"):
+        url = "postgresql://" + url[len("postgres://") :]
+    if url.startswith("postgresql://"):
+        url = "postgresql+psycopg://" + url[len("postgresql://") :]
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
+        Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+    return url
+
+
+def _dump(data: Any) -> str:
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+
+
+class Store:
+    """All database access. Methods are synchronous; each write is one transaction."""
+
+    def __init__(self, url: str) -> None:
+        self.url = normalise_url(url)
+        kwargs: dict[str, Any] = {"future": True}
+        backend = make_url(self.url).get_backend_name()
+        self.backend = backend
+        if backend == "sqlite":
+            kwargs["connect_args"] = {"check_same_thread": False, "timeout": 30}
+        else:
+            kwargs["pool_pre_ping"] = True
+        self.engine: Engine = create_engine(self.url, **kwargs)
+        if backend == "sqlite":
+            event.listen(self.engine, "connect", _sqlite_pragmas)
+        self._session = sessionmaker(self.engine, expire_on_commit=False)
+        Base.metadata.create_all(self.engine)
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    @contextmanager
+    def _tx(self) -> Iterator[Session]:
+        with self._session() as session, session.begin():
+            yield session
+
+    def ping(self) -> bool:
+        try:
+            with self.engine.connect() as conn:
+                conn.execute(text("SELECT 1"))
+            return True
+        except Exception:
+            return False
+
+    # ------------------------------------------------------------------ writes
+
+    def create_table(self, table: StoredTable) -> None:
+        with self._tx() as s:
+            s.add(
+                TableRow(
+                    id=table.id,
+                    created=table.created,
+                    status=table.status,
+                    settings=_dump(table.settings),
+                    rematch_of=table.rematch_of,
+                    rematch=table.rematch,
+                )
+            )
+            s.flush()
+            for seat in table.seats:
+                s.add(_seat_row(table.id, seat))
+            if table.setup is not None:
+                s.add(RecordRow(table_id=table.id, setup=_dump(table.setup), result=None))
+
+    def save_seats(self, table_id: str, seats: Sequence[StoredSeat]) -> None:
+        with self._tx() as s:
+            for seat in seats:
+                s.merge(_seat_row(table_id, seat))
+
+    def start_game(self, table_id: str, setup: dict[str, Any]) -> None:
+        """The game's setup, and the table's status ``playing``, in one transaction."""
+        with self._tx() as s:
+            row = s.get(TableRow, table_id)
+            if row is None:
+                raise KeyError(table_id)
+            row.status = "playing"
+            s.add(RecordRow(table_id=table_id, setup=_dump(setup), result=None))
+
+    def append_actions(
+        self,
+        table_id: str,
+        first_seq: int,
+        actions: Sequence[tuple[int, dict[str, Any]]],
+        result: dict[str, Any] | None = None,
+    ) -> None:
+        """Store actions ``first_seq, first_seq + 1, ...``; with ``result``, also mark the
+        game over. A sequence number that exists already makes the whole write fail."""
+        now = time.time()
+        with self._tx() as s:
+            for i, (seat, action) in enumerate(actions):
+                s.add(
+                    ActionRow(
+                        table_id=table_id,
+                        seq=first_seq + i,
+                        seat=seat,
+                        action=_dump(action),
+                        created=now,
+                    )
+                )
+            if result is not None:
+                s.flush()
+                record = s.get(RecordRow, table_id)
+                row = s.get(TableRow, table_id)
+                if record is None or row is None:
+                    raise KeyError(table_id)
+                record.result = _dump(result)
+                row.status = "over"
+
+    def set_rematch(self, old_id: str, new_table: StoredTable) -> None:
+        """Create the rematch table and link the two, in one transaction."""
+        with self._tx() as s:
+            s.add(
+                TableRow(
+                    id=new_table.id,
+                    created=new_table.created,
+                    status=new_table.status,
+                    settings=_dump(new_table.settings),
+                    rematch_of=old_id,
+                    rematch=None,
+                )
+            )
+            s.flush()
+            for seat in new_table.seats:
+                s.add(_seat_row(new_table.id, seat))
+            if new_table.setup is not None:
+                s.add(RecordRow(table_id=new_table.id, setup=_dump(new_table.setup)))
+            old = s.get(TableRow, old_id)
+            if old is None:
+                raise KeyError(old_id)
+            old.rematch = new_table.id
+
+    def add_chat(self, table_id: str, seat: int | None, name: str, text_: str) -> float:
+        now = time.time()
+        with self._tx() as s:
+            s.add(ChatRow(table_id=table_id, seat=seat, name=name, text=text_, created=now))
+        return now
+
+    # ------------------------------------------------------------------ reads
+
+    def load(self, table_id: str) -> StoredTable | None:
+        with self._session() as s:
+            row = s.get(TableRow, table_id)
+            if row is None:
+                return None
+            return self._stored(s, row)
+
+    def unfinished(self) -> list[StoredTable]:
+        """Every table in the lobby or in play (to resume after a restart)."""
+        with self._session() as s:
+            rows = s.scalars(
+                select(TableRow).where(TableRow.status.in_(("lobby", "playing")))
+            ).all()
+            return [self._stored(s, r) for r in rows]
+
+    def recent(self, limit: int = 50) -> list[StoredTable]:
+        with self._session() as s:
+            rows = s.scalars(select(TableRow).order_by(TableRow.created.desc()).limit(limit)).all()
+            return [self._stored(s, r, actions=False) for r in rows]
+
+    def chat(self, table_id: str, limit: int = 100) -> list[dict[str, Any]]:
+        with self._session() as s:
+            rows = s.scalars(
+                select(ChatRow)
+                .where(ChatRow.table_id == table_id)
+                .order_by(ChatRow.id.desc())
+                .limit(limit)
+            ).all()
+            return [
+                {"seat": r.seat, "name": r.name, "text": r.text, "time": r.created}
+                for r in reversed(rows)
+            ]
+
+    def _stored(self, s: Session, row: TableRow, actions: bool = True) -> StoredTable:
+        seats = s.scalars(
+            select(SeatRow).where(SeatRow.table_id == row.id).order_by(SeatRow.seat)
+        ).all()
+        record = s.get(RecordRow, row.id)
+        out = StoredTable(
+            id=row.id,
+            created=row.created,
+            status=row.status,
+            settings=json.loads(row.settings),
+            seats=[StoredSeat(x.seat, x.kind, x.bot, x.name, x.token_hash) for x in seats],
+            rematch_of=row.rematch_of,
+            rematch=row.rematch,
+            setup=json.loads(record.setup) if record is not None else None,
+            result=json.loads(record.result) if record is not None and record.result else None,
+        )
+        if actions and record is not None:
+            acts = s.execute(
+                select(ActionRow.seq, ActionRow.seat, ActionRow.action)
+                .where(ActionRow.table_id == row.id)
+                .order_by(ActionRow.seq)
+            ).all()
+            for i, (seq, seat, action) in enumerate(acts):
+                if seq != i:
+                    raise ValueError(f"table {row.id}: action {i} is missing (found {seq})")
+                out.actions.append((seat, json.loads(action)))
+        return out
+
+
+def _seat_row(table_id: str, seat: StoredSeat) -> SeatRow:
+    return SeatRow(
+        table_id=table_id,
+        seat=seat.seat,
+        kind=seat.kind,
+        bot=seat.bot,
+        name=seat.name,
+        token_hash=seat.token_hash,
+    )
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.close()
