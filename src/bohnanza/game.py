@@ -296,11 +296,14 @@ class Game:
         if action.type is ActionType.ACCEPT:
             proposer = self.offers[action.offer_id][0]  # type: ignore[index]
         active = self.active
+        interrupted = self.pending is not None
         self.hooks.execute(self, seat, action)
         # An action changes the public side of its actor, the active seat (automatic
-        # draws, kept cards) and a trade partner only; the end of the game changes all.
+        # draws, kept cards) and a trade partner only; the end of the game changes all,
+        # and so may the queue of pending decisions (a child of another seat placed
+        # once a lady move is done), so anything touching it refreshes every seat.
         cache = self._seat_views
-        if self.phase == OVER:
+        if self.phase == OVER or interrupted or self.pending is not None:
             cache[:] = [None] * self.players
         else:
             cache[seat] = cache[active] = cache[self.active] = None
@@ -500,6 +503,8 @@ class Game:
         """Rebuild a state saved by :meth:`to_dict`; a malformed one raises RecordError."""
         from .modules import hooks_for
 
+        if not isinstance(data, Mapping):
+            raise RecordError(f"a saved state must be a JSON object, not {type(data).__name__}")
         try:
             if data.get("format") != "bohnanza-state":
                 raise RecordError("not a bohnanza state (format must be 'bohnanza-state')")
@@ -540,12 +545,37 @@ class Game:
             g._seat_views = [None] * config.players
         except RecordError:
             raise
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
             raise RecordError(f"malformed saved state: {exc!r}") from None
-        everything = sorted(g.all_card_locations())
-        if everything != list(range(config.deck_size)):
-            raise RecordError("malformed saved state: cards are missing or duplicated")
+        g._validate()
         return g
+
+    def _validate(self) -> None:
+        """Structural consistency of a loaded state (RecordError otherwise)."""
+        n = self.players
+
+        def bad(why: str) -> RecordError:
+            return RecordError(f"malformed saved state: {why}")
+
+        for name in ("hands", "fields", "treasury", "trade"):
+            if len(getattr(self, name)) != n:
+                raise bad(f"{name} must have one entry per seat ({n})")
+        if not 0 <= self.active < n:
+            raise bad(f"active seat {self.active} out of range")
+        if self.phase not in self.hooks.phases:
+            raise bad(f"unknown phase {self.phase!r}")
+        for s, fs in enumerate(self.fields):
+            if not 2 <= len(fs) <= 3:
+                raise bad(f"seat {s} has {len(fs)} fields; a seat has 2 or 3")
+        everything = sorted(self.all_card_locations())
+        if everything != list(range(self.config.deck_size)):
+            raise bad("cards are missing or duplicated")
+        for oid, (p, o) in self.offers.items():
+            if not 0 <= p < n or not 0 <= o.to < n:
+                raise bad(f"offer {oid} names a seat out of range")
+            held = self.tradeable(p)
+            if any(c not in held for c in o.give):
+                raise bad(f"offer {oid} gives a card its proposer does not hold")
 
     def all_card_locations(self) -> list[int]:
         """Every card id in every place, once per occurrence (for conservation checks)."""

@@ -120,6 +120,8 @@ def make_config(
     """Resolve a rule set, module, player count and options, or raise :class:`ConfigError`."""
     if not isinstance(rules, str):
         raise ConfigError(f"rule set must be a string, got {rules!r}")
+    if not isinstance(players, int) or isinstance(players, bool):
+        raise ConfigError(f"player count must be an integer, got {players!r}")
     try:
         key = tuple(sorted((str(k), v) for k, v in (options or {}).items()))
         hash(key)

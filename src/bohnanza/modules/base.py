@@ -27,6 +27,8 @@ class Hooks:
     """Default behaviour: the base game. One instance per config, shared by clones."""
 
     trading = True  # duel: False (R-DUEL-1)
+    #: Every value ``game.phase`` may take under these rules.
+    phases: frozenset[str] = frozenset((PLANT, TRADE, PLANT_TRADED, OVER))
 
     def __init__(self, config: GameConfig) -> None:
         self.config = config

@@ -30,6 +30,7 @@ REVEAL_COUNT = 3
 
 class DuelHooks(Hooks):
     trading = False
+    phases = Hooks.phases | {OFFER, DISCARD, REVEAL}
 
     def setup(self, game: Game) -> None:
         game.extra["offer"] = []

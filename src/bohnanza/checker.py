@@ -1,0 +1,1002 @@
+"""A generic random-play invariant checker (in the spirit of OpenSpiel's ``RandomSimulation``).
+
+:func:`check_game` plays one seeded game between bots through the real driver
+(:func:`bohnanza.driver.play`) and checks the engine after every action. Every rule set and
+module is checked by the same code, so a module gets these checks the moment it is
+registered:
+
+1. card conservation: every card id in exactly one place, per-variety counts as dealt
+   (RULES.md §2b), hand order kept (R-SETUP-3), one variety per field (R-PLANT-3), the
+   third-field supply accounted for (R-FIELD-1);
+2. no leak (R-INFO-1…3): ``game.view(k)`` for every seat and the spectator holds, in
+   :meth:`View.visible_cards` and in every ``"id"`` of its JSON, only cards that reader may
+   see; an offer from another seat's hand shows no id and no undeclared kind; the view holds
+   no reference to the game or to its mutable state; every event an action emits shows each
+   reader only cards it could see before or after the action (or saw go onto the discard
+   pile);
+3. save and load: ``Game.from_dict(json(to_dict()))`` equals the game and lists the same
+   legal actions for every seat;
+4. clone: ``clone() == game``, and an action applied to the clone leaves the game as it was
+   (and takes the clone where it takes a loaded copy);
+5. every game ends within ``max_actions`` actions;
+6. the same seed gives the same game (a second, unchecked run through the driver);
+7. legal actions pass :meth:`Game.check`; for every action type other than offers (whose
+   space is only sampled) an action is legal exactly when it is listed; probes that must be
+   illegal (planting on a field that does not exist, acting for the wrong seat, accepting a
+   missing offer, offering another seat's card, …) raise :class:`IllegalAction` and leave
+   ``to_dict()`` unchanged;
+8. the record (:func:`bohnanza.records.make_record`) replays to an equal final state and the
+   same result.
+
+Checking everything after every action is slow, so :class:`Checks` says how often the
+heavy checks (2, 3, 4, 7) run: :data:`FULL` after every action, :data:`CHEAP` after a random
+sample of actions (about one in ``full_every``) and at the end; conservation runs after every
+action in both. Any failure raises :class:`InvariantError` naming the game (as a call that
+reproduces it), the action index, the action and what went wrong.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import random
+import time
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any, cast
+
+from .actions import Action, ActionType, Offer
+from .agents import agent_names, make_agent
+from .driver import PlayLog, play
+from .errors import BohnanzaError, GameOver, IllegalAction
+from .events import Event
+from .game import OVER, TRADE, Game
+from .records import make_record, replay
+from .rules import GameConfig, make_config
+from .simulate import agent_seed
+from .views import View, seat_view
+
+_T = ActionType
+
+#: Offer-like action types: their space is only sampled by ``legal_actions`` (accept choices
+#: are capped, proposals are templates), so "listed exactly when legal" does not apply.
+_SAMPLED_TYPES = frozenset({_T.PROPOSE, _T.ACCEPT})
+
+#: Event keys whose values are card ids (an int) or lists of card ids.
+_CARD_KEYS = frozenset({"card", "id"})
+_CARD_LIST_KEYS = frozenset({"cards", "gave", "got", "give_cards"})
+
+
+class InvariantError(AssertionError):
+    """An invariant of the engine does not hold (or the engine raised while playing)."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Checks:
+    """Which checks run, and how often.
+
+    ``full_every``: the heavy checks (leaks, save/load, clone, legality probes) run after
+    each action with probability ``1 / full_every`` (1: after every action; 0: never during
+    play). Conservation and the cheap structural invariants run after every action; the end
+    checks (final state, save/load, record replay, determinism) once per game.
+    """
+
+    full_every: int = 1
+    #: legal actions per seat passed through :meth:`Game.check` at each full check
+    legal_sample: int = 12
+    #: candidate actions per seat compared against the legal list at each full check
+    probes: int = 16
+    #: check events for leaks (plays with event recording, :meth:`Game.apply`)
+    events: bool = True
+    #: play the seed a second time (unchecked) and compare
+    determinism: bool = True
+    #: replay the game's record and compare
+    record: bool = True
+    #: fail if a game takes more actions than this (R-END-1 makes every game finite)
+    max_actions: int = 20_000
+
+
+FULL = Checks()
+CHEAP = Checks(full_every=200, legal_sample=6, probes=8, events=False)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class GameStats:
+    """What one checked game did."""
+
+    rules: str
+    players: int
+    options: dict[str, str]
+    seed: int
+    agents: tuple[str, ...]
+    actions: int
+    turns: int
+    scores: tuple[int, ...]
+    winners: tuple[int, ...]
+    full_checks: int
+    probes: int
+    seconds: float
+
+
+@dataclasses.dataclass(slots=True)
+class Summary:
+    """Totals over many checked games."""
+
+    games: int = 0
+    actions: int = 0
+    full_checks: int = 0
+    probes: int = 0
+    max_actions: int = 0
+    seconds: float = 0.0
+    by_rules: Counter[str] = dataclasses.field(default_factory=Counter)
+
+    def add(self, stats: GameStats) -> None:
+        self.games += 1
+        self.actions += stats.actions
+        self.full_checks += stats.full_checks
+        self.probes += stats.probes
+        self.max_actions = max(self.max_actions, stats.actions)
+        self.seconds += stats.seconds
+        self.by_rules[f"{stats.rules}/{stats.players}"] += 1
+
+
+# ---------------------------------------------------------------------------- entry points
+
+
+def check_game(
+    rules: str,
+    players: int,
+    seed: int,
+    options: Mapping[str, str] | None = None,
+    agents: Sequence[str] | str | None = None,
+    checks: Checks = FULL,
+) -> GameStats:
+    """Play one seeded game with bots and check every invariant; raise InvariantError.
+
+    ``agents`` are agent names, repeated to fill the seats (default: all ``random``); the
+    agent at seat ``k`` is seeded as in :func:`bohnanza.simulate.play_one`, so the checked
+    game is the game the simulator plays for the same seed.
+    """
+    start = time.perf_counter()
+    opts = dict(options or {})
+    names = _seat_agents(agents, players)
+    where = f"check_game({rules!r}, {players}, {seed}, options={opts or None!r}, agents={names!r})"
+    try:
+        game = _CheckedGame(make_config(rules, players, opts), seed=seed)
+    except BohnanzaError as exc:
+        raise InvariantError(f"{where}: the game cannot be created: {exc}") from exc
+    checker = _Checker(game, checks, where, random.Random(seed * 7919 + 17))
+    game.checker = checker
+    checker.initial()
+    seats = [make_agent(name, agent_seed(seed, k)) for k, name in enumerate(names)]
+    log = PlayLog()
+    try:
+        play(game, seats, log=log, events=checks.events, max_actions=checks.max_actions)
+    except InvariantError:
+        raise
+    except Exception as exc:
+        last = f" after {log.actions[-1][1]!r} by seat {log.actions[-1][0]}" if log.actions else ""
+        raise InvariantError(
+            f"{where}: action #{checker.index}{last}: {type(exc).__name__}: {exc}"
+        ) from exc
+    if checker.index != len(log.actions):
+        raise InvariantError(
+            f"{where}: the checker saw {checker.index} of the {len(log.actions)} actions played: "
+            "an execution path bypasses Game._execute (update bohnanza.checker._CheckedGame)"
+        )
+    checker.final(log.actions, names)
+    if checks.determinism:
+        _check_determinism(where, rules, players, opts, seed, names, game, log.actions, checks)
+    assert game.scores is not None and game.winners is not None
+    return GameStats(
+        rules=game.config.rules,
+        players=players,
+        options=opts,
+        seed=seed,
+        agents=names,
+        actions=len(log.actions),
+        turns=game.turn,
+        scores=game.scores,
+        winners=game.winners,
+        full_checks=checker.full_checks,
+        probes=checker.probes,
+        seconds=time.perf_counter() - start,
+    )
+
+
+def check_games(
+    rules: str,
+    players: int,
+    seeds: Iterable[int],
+    options: Mapping[str, str] | None = None,
+    agents: Sequence[str] | str | None = None,
+    checks: Checks = FULL,
+) -> Summary:
+    """:func:`check_game` for every seed; returns the totals."""
+    summary = Summary()
+    for seed in seeds:
+        summary.add(check_game(rules, players, seed, options, agents, checks))
+    return summary
+
+
+def position(
+    rules: str,
+    players: int,
+    seed: int,
+    actions: int,
+    options: Mapping[str, str] | None = None,
+    agents: Sequence[str] | str | None = None,
+) -> tuple[Game, list[tuple[int, Action]]]:
+    """The state of a seeded bot game after its first ``actions`` actions (or at its end),
+    with those actions: a starting point for reproducing a failure of :func:`check_game`."""
+    names = _seat_agents(agents, players)
+    game = _StoppingGame(make_config(rules, players, dict(options or {})), seed=seed)
+    game.stop_after = actions
+    game.done = 0
+    seats = [make_agent(name, agent_seed(seed, k)) for k, name in enumerate(names)]
+    log = PlayLog()
+    with contextlib.suppress(_Stop):
+        play(game, seats, log=log)
+    return Game.from_dict(game.to_dict()), log.actions
+
+
+def option_sets(rules: Mapping[str, Any], players: int) -> list[dict[str, str]]:
+    """Every option combination a rule set entry of :func:`bohnanza.rules.all_rulesets`
+    needs for ``players``: one empty dict, or one dict per value of each required option."""
+    out: list[dict[str, str]] = [{}]
+    for key, spec in dict(rules.get("options") or {}).items():
+        if players in spec.get("required_for_players", []):
+            out = [{**o, key: str(v)} for o in out for v in spec["values"]]
+    return out
+
+
+# ---------------------------------------------------------------------------- the hooked game
+
+
+class _CheckedGame(Game):
+    """A game whose every executed action is followed by the checker's checks.
+
+    It hooks :meth:`Game._execute`, the one step every entry point ends in (``apply``,
+    ``apply_fast``, ``apply_unchecked`` and the driver's inlined hot path); the checker
+    counts the actions it saw and fails if the driver logged others, so a new path that
+    bypasses the hook cannot silently switch the checks off.
+    """
+
+    __slots__ = ("checker",)
+    checker: _Checker
+
+    def _execute(self, seat: int, action: Action) -> None:
+        ck = self.checker
+        # Some paths skip the check for actions taken from legal_actions: verify that
+        # every executed action passes it.
+        try:
+            self.check(seat, action)
+        except IllegalAction as exc:
+            raise InvariantError(
+                f"{ck.where}: action #{ck.index} (seat {seat}, {action!r}) was executed, but "
+                f"check() refuses it: {exc}"
+            ) from None
+        ck.before()
+        events = self._events
+        start = len(events) if events is not None else 0
+        super()._execute(seat, action)
+        ck.after(seat, action, events[start:] if events is not None and ck.checks.events else None)
+
+
+class _Stop(Exception):
+    pass
+
+
+class _StoppingGame(Game):
+    __slots__ = ("done", "stop_after")
+    stop_after: int
+    done: int
+
+    def _execute(self, seat: int, action: Action) -> None:
+        if self.done >= self.stop_after:
+            raise _Stop
+        self.done += 1
+        super()._execute(seat, action)
+
+
+# ---------------------------------------------------------------------------- the checks
+
+
+class _Checker:
+    def __init__(self, game: Game, checks: Checks, where: str, rng: random.Random) -> None:
+        self.game = game
+        self.checks = checks
+        self.where = where
+        self.rng = rng
+        self.index = 0  # actions applied so far
+        self.full_checks = 0
+        self.probes = 0
+        self.deck = list(range(game.config.deck_size))
+        self.variety_counts = Counter(game.config.card_variety)
+        self.old_hands: list[list[int]] = []
+        self.before_allowed: list[set[int]] = []
+        self.discard_before: set[int] = set()
+        self.last: tuple[int, Action] | None = None  # the action just applied
+
+    # -- helpers
+
+    def fail(self, what: str) -> InvariantError:
+        if self.last is None:
+            return InvariantError(f"{self.where}: at setup: {what}")
+        seat, action = self.last
+        return InvariantError(
+            f"{self.where}: action #{self.index - 1} (seat {seat}, {action!r}): {what}"
+        )
+
+    def viewers(self) -> list[int | None]:
+        return [*range(self.game.players), None]
+
+    # -- hook points
+
+    def initial(self) -> None:
+        g = self.game
+        self.conservation()
+        self.structure()
+        self.seat_probes()
+        self.full()
+        if g.over:
+            raise self.fail("the game is over before anybody acted")
+
+    def before(self) -> None:
+        g = self.game
+        self.old_hands = [h[:] for h in g.hands]
+        if self.checks.events:
+            self.before_allowed = [self.allowed(k) for k in self.viewers()]
+            self.discard_before = set(g.discard)
+
+    def after(self, seat: int, action: Action, events: list[Event] | None) -> None:
+        self.last = (seat, action)
+        self.index += 1
+        if self.index > self.checks.max_actions:
+            raise self.fail(f"the game is not over after {self.checks.max_actions} actions")
+        self.conservation()
+        self.structure()
+        self.hand_order()
+        self.cached_views()
+        if events is not None:
+            self.event_leaks(events)
+        every = self.checks.full_every
+        if every == 1 or (every > 1 and self.rng.random() * every < 1) or self.game.over:
+            self.full()
+
+    # -- 1. conservation and structure (every action)
+
+    def conservation(self) -> None:
+        g = self.game
+        cards = g.all_card_locations()
+        if sorted(cards) != self.deck:  # ids map to varieties: per-variety counts hold too
+            counts = Counter(cards)
+            twice = sorted(c for c, n in counts.items() if n > 1)
+            missing = sorted(set(self.deck) - set(cards))
+            extra = sorted(set(cards) - set(self.deck))
+            raise self.fail(
+                f"card conservation (§2b): duplicated {twice[:10]} "
+                f"{[self.where_is(c) for c in twice[:3]]}, missing {missing[:10]}, "
+                f"unknown {extra[:10]}"
+            )
+
+    def structure(self) -> None:
+        g = self.game
+        cfg = g.config
+        cv = cfg.card_variety
+        if g.over != (g.phase == OVER):
+            raise self.fail(f"over={g.over} but phase={g.phase!r}")
+        for s in range(g.players):
+            fields = g.fields[s]
+            if not 2 <= len(fields) <= 3:
+                raise self.fail(f"seat {s} has {len(fields)} fields (R-FIELD-1)")
+            for i, f in enumerate(fields):
+                if len(f) > 1 and len({cv[c] for c in f}) > 1:
+                    raise self.fail(f"seat {s} field {i} holds several varieties {f} (R-PLANT-3)")
+        thirds = sum(1 for fs in g.fields if len(fs) == 3)
+        if g.supply < 0 or g.supply + thirds != cfg.third_fields:
+            raise self.fail(
+                f"third fields: supply {g.supply} + {thirds} owned != {cfg.third_fields} (R-SETUP-1)"
+            )
+        if g.offers and g.phase != TRADE:
+            raise self.fail(f"offers {sorted(g.offers)} are open in phase {g.phase!r}")
+        for oid, (p, o) in g.offers.items():
+            held = g.tradeable(p)
+            if o.to == p or any(c not in held for c in o.give):
+                raise self.fail(f"open offer {oid} of seat {p} is stale or self-addressed: {o!r}")
+        if g.over:
+            self.final_state()
+
+    def final_state(self) -> None:
+        g = self.game
+        if g.scores is None or g.winners is None:
+            raise self.fail("the game is over but has no scores")
+        scores = tuple(len(t) for t in g.treasury)
+        if g.scores != scores:
+            raise self.fail(f"scores {g.scores} differ from the treasuries {scores} (R-END-4)")
+        best = max(scores)
+        tied = [s for s in range(g.players) if scores[s] == best]
+        most = max(len(g.hands[s]) for s in tied)
+        winners = tuple(s for s in tied if len(g.hands[s]) == most)
+        if g.winners != winners:
+            raise self.fail(f"winners {g.winners}, expected {winners} (R-END-4)")
+        left = [(s, i) for s in range(g.players) for i, f in enumerate(g.fields[s]) if f]
+        if left or any(g.trade) or g.drawn or g.offers or g.pending is not None:
+            raise self.fail(
+                f"the game is over but fields {left} / trade areas / drawn cards / offers / "
+                "a pending decision remain (R-END-3)"
+            )
+        for s in range(g.players):
+            if g.legal_actions(s):
+                raise self.fail(f"seat {s} has legal actions after the end")
+            try:
+                g.check(s, Action.end_trading())
+            except GameOver:
+                pass
+            else:
+                raise self.fail(f"seat {s} may still act after the end (GameOver expected)")
+
+    def cached_views(self) -> None:
+        """The driver hands agents views built from the game's cache of public seat parts
+        (``view(seat, cached=True)``): every cached part must equal a fresh one."""
+        g = self.game
+        cache = getattr(g, "_seat_views", None)
+        if cache is None:
+            return
+        for s, cached in enumerate(cache):
+            if cached is not None and cached != seat_view(g, s):
+                raise self.fail(f"the cached public view of seat {s} is stale: {cached}")
+
+    def hand_order(self) -> None:
+        """R-SETUP-3: hand cards keep their order; new cards go to the back."""
+        g = self.game
+        for s, old in enumerate(self.old_hands):
+            new = g.hands[s]
+            present = set(new)
+            kept = [c for c in old if c in present]
+            if new[: len(kept)] != kept:
+                raise self.fail(f"seat {s}'s hand changed order: {old} -> {new} (R-SETUP-3)")
+
+    # -- 2. leaks
+
+    def allowed(self, seat: int | None) -> set[int]:
+        """Cards ``seat`` may see now (R-INFO-1/2)."""
+        g = self.game
+        out = set(g.drawn)
+        if g.discard:
+            out.add(g.discard[-1])
+        for s in range(g.players):
+            out.update(g.trade[s])
+            for f in g.fields[s]:
+                out.update(f)
+        if seat is not None:
+            out.update(g.hands[seat])
+            for p, o in g.offers.values():
+                if p == seat:
+                    out.update(o.give)
+        # Module-owned areas (a duel offer, cards set aside by a module) are public by
+        # design (Hooks.public_extra); every private place is one of the core's lists.
+        out.update(g.hooks.extra_cards(g))
+        return out
+
+    def where_is(self, card: int) -> str:
+        g = self.game
+        places: list[tuple[str, list[int]]] = [
+            ("the draw pile", g.draw),
+            ("the discard pile", g.discard),
+            ("out of the game", g.out),
+            ("the drawn cards", g.drawn),
+        ]
+        for s in range(g.players):
+            places += [
+                (f"seat {s}'s hand", g.hands[s]),
+                (f"seat {s}'s treasury", g.treasury[s]),
+                (f"seat {s}'s trade area", g.trade[s]),
+            ]
+            places += [(f"seat {s}'s field {i}", f) for i, f in enumerate(g.fields[s])]
+        found = [name for name, pile in places if card in pile]
+        if card in g.hooks.extra_cards(g):
+            found.append("a module area")
+        return f"card {card} ({g.config.describe(card)}) in {' and '.join(found) or 'nowhere'}"
+
+    def view_leaks(self) -> None:
+        g = self.game
+        mutable = _state_containers(g)
+        ref_viewer = self.rng.choice(self.viewers())
+        for k in self.viewers():
+            who = "the spectator" if k is None else f"seat {k}"
+            view = g.view(k)
+            if g.view(k, cached=True) != view:
+                raise self.fail(f"the cached view for {who} differs from a fresh one")
+            allowed = self.allowed(k)
+            bad = view.visible_cards() - allowed
+            if bad:
+                raise self.fail(f"view for {who} shows {self.where_is(min(bad))} (R-INFO-3)")
+            data = view.to_json()
+            try:
+                json.dumps(data)
+            except (TypeError, ValueError) as exc:
+                raise self.fail(f"view for {who} is not JSON: {exc}") from None
+            bad = set(_json_ids(data)) - allowed
+            if bad:
+                raise self.fail(f"view JSON for {who} shows {self.where_is(min(bad))} (R-INFO-3)")
+            self.view_offers(view, data, k, who)
+            self.view_public(view, k, who)
+            ref = _find_reference(view, mutable) if k == ref_viewer else None
+            if ref:
+                raise self.fail(f"view for {who} holds {ref}")
+
+    def view_offers(self, view: View, data: dict[str, Any], k: int | None, who: str) -> None:
+        g = self.game
+        for ov in view.offers:
+            entry = g.offers.get(ov.offer_id)
+            if entry is None:
+                raise self.fail(f"view for {who} shows offer {ov.offer_id}, which is not open")
+            proposer, offer = entry
+            if proposer == k:
+                continue
+            declared: tuple[str | None, ...] = offer.declared or (None,) * len(offer.give)
+            for i, c in enumerate(offer.give):
+                if c in g.drawn:
+                    continue
+                shown = ov.shown[i]
+                if ov.give[i] is not None or "id" in shown or "card" in shown:
+                    raise self.fail(
+                        f"view for {who} shows the id of card {c} offered from seat "
+                        f"{proposer}'s hand in offer {ov.offer_id} (R-INFO-2)"
+                    )
+                if "kind" in shown and shown["kind"] != declared[i]:
+                    raise self.fail(
+                        f"view for {who} shows the kind {shown['kind']!r} of a card offered "
+                        f"from seat {proposer}'s hand (declared {declared[i]!r}) "
+                        "(R-BLUFF-1, R-LADY-6)"
+                    )
+            jgive = [x for o in data["offers"] if o["offer_id"] == ov.offer_id for x in o["give"]]
+            for i, c in enumerate(offer.give):
+                if c not in g.drawn and "id" in jgive[i]:
+                    raise self.fail(f"view JSON for {who} shows the id of offered card {c}")
+
+    def view_public(self, view: View, k: int | None, who: str) -> None:
+        """The public facts of R-INFO-1 are right, and the hand is the reader's own."""
+        g = self.game
+        facts = {
+            "draw_size": len(g.draw),
+            "discard_size": len(g.discard),
+            "discard_top": g.discard[-1] if g.discard else None,
+            "third_fields_left": g.supply,
+            "runouts": g.runouts,
+            "phase": g.phase,
+            "active": g.active,
+            "drawn": tuple(g.drawn),
+            "hand": tuple(g.hands[k]) if k is not None else None,
+        }
+        for name, value in facts.items():
+            if getattr(view, name) != value:
+                raise self.fail(f"view for {who}: {name} is {getattr(view, name)!r}, not {value!r}")
+        for s, sv in enumerate(view.seats):
+            if (sv.coins, sv.hand_size, sv.trade_area) != (
+                len(g.treasury[s]),
+                len(g.hands[s]),
+                tuple(g.trade[s]),
+            ) or sv.fields != tuple(tuple(f) for f in g.fields[s]):
+                raise self.fail(f"view for {who}: seat {s}'s public facts are wrong")
+
+    def event_leaks(self, events: list[Event]) -> None:
+        g = self.game
+        # Cards put on the discard pile lie bean side up (R-HARV-2, R-FIELD-3): everyone
+        # saw them go there, even if they are no longer on top.
+        discarded = set(g.discard) - self.discard_before
+        after = [self.allowed(k) | discarded for k in self.viewers()]
+        for ev in events:
+            for i, k in enumerate(self.viewers()):
+                data = ev.for_seat(k)
+                try:
+                    json.dumps(data)
+                except (TypeError, ValueError) as exc:
+                    raise self.fail(f"event {ev.type} is not JSON: {exc}") from None
+                bad = set(_event_ids(data)) - self.before_allowed[i] - after[i]
+                if bad:
+                    who = "the spectator" if k is None else f"seat {k}"
+                    card = min(bad)
+                    raise self.fail(
+                        f"event {data} shows {who} card {card} ({g.config.describe(card)}), "
+                        "which it could see neither before nor after (R-INFO-3)"
+                    )
+
+    # -- 3, 4, 7: the heavy checks
+
+    def full(self) -> None:
+        g = self.game
+        self.full_checks += 1
+        cv = g.config.card_variety
+        if Counter(cv[c] for c in g.all_card_locations()) != self.variety_counts:
+            raise self.fail("per-variety card counts differ from the deck's (§2b)")
+        snapshot = g.to_dict()
+        legal = [g.legal_actions(s) for s in range(g.players)]
+        self.view_leaks()
+        self.save_load(snapshot, legal)
+        self.legality(legal)
+        self.clone(snapshot, legal)
+        if g.to_dict() != snapshot:
+            raise self.fail("the checks changed the game (views, legal_actions, check, clone)")
+
+    def save_load(self, snapshot: dict[str, Any], legal: list[list[Action]]) -> None:
+        g = self.game
+        text = json.dumps(snapshot)
+        try:
+            loaded = Game.from_dict(json.loads(text))
+        except BohnanzaError as exc:
+            raise self.fail(f"from_dict(to_dict()) raised {exc}") from None
+        if loaded != g:
+            diff = [k for k, v in loaded.to_dict().items() if snapshot.get(k) != v]
+            raise self.fail(f"from_dict(to_dict()) differs in {diff}")
+        for s in range(g.players):
+            if loaded.legal_actions(s) != legal[s]:
+                raise self.fail(f"a loaded copy lists other legal actions for seat {s}")
+        if loaded.waiting_for() != g.waiting_for():
+            raise self.fail("a loaded copy waits for other seats")
+
+    def clone(self, snapshot: dict[str, Any], legal: list[list[Action]]) -> None:
+        g = self.game
+        c = g.clone()
+        if c != g:
+            raise self.fail("clone() differs from the game")
+        if g.over:
+            return
+        seats = g.waiting_for() + list(range(g.players))
+        for s in seats:
+            if legal[s]:
+                action = self.rng.choice(legal[s])
+                break
+        else:
+            raise self.fail("nobody has a legal action, but the game is not over")
+        loaded = Game.from_dict(snapshot)
+        try:
+            c.apply_fast(s, action)
+            loaded.apply_fast(s, action)
+        except BohnanzaError as exc:
+            raise self.fail(
+                f"listed action {action!r} of seat {s} failed on a copy: {exc}"
+            ) from None
+        if g.to_dict() != snapshot:
+            raise self.fail(f"applying {action!r} (seat {s}) to a clone changed the original")
+        if c != loaded:
+            raise self.fail(f"after {action!r} (seat {s}) a clone and a loaded copy differ")
+
+    def legality(self, legal_lists: list[list[Action]]) -> None:
+        g = self.game
+        if g.over:
+            return
+        waiting = g.waiting_for()
+        if not waiting:
+            raise self.fail("the game is not over but waits for nobody")
+        for s in range(g.players):
+            legal = legal_lists[s]
+            if s == waiting[0] and not legal:
+                raise self.fail(f"the game waits for seat {s}, which has no legal action")
+            if len(set(legal)) != len(legal):
+                raise self.fail(f"seat {s}'s legal actions list duplicates")
+            if g.legal_actions(s, False) != [a for a in legal if a.type is not _T.PROPOSE]:
+                raise self.fail(f"legal_actions({s}, offers=False) is not the list without offers")
+            # bots get the legal actions with their view: they must not name hidden cards
+            hidden = _action_cards(legal) - self.allowed(s)
+            if hidden:
+                raise self.fail(
+                    f"seat {s}'s legal actions name {self.where_is(min(hidden))} (R-INFO-3)"
+                )
+            for a in _sample(self.rng, legal, self.checks.legal_sample):
+                self.probes += 1
+                try:
+                    g.check(s, a)
+                except IllegalAction as exc:
+                    raise self.fail(f"listed action {a!r} of seat {s} is refused: {exc}") from None
+            listed = set(legal)
+            for a in _sample(self.rng, self.candidates(s), self.checks.probes):
+                self.probes += 1
+                ok = _is_legal(g, s, a)
+                if ok != (a in listed):
+                    raise self.fail(
+                        f"{a!r} for seat {s}: check() says {'legal' if ok else 'illegal'} but "
+                        f"legal_actions {'lists' if a in listed else 'does not list'} it"
+                    )
+            for a in self.illegal_offers(s):
+                self.probes += 1
+                if _is_legal(g, s, a):
+                    raise self.fail(f"{a!r} by seat {s} should be illegal but passes check()")
+        # apply() itself must refuse and change nothing: probe through the real entry point
+        s = self.rng.randrange(g.players)
+        probes = [a for a in self.candidates(s) if a.type not in _SAMPLED_TYPES]
+        listed = set(legal_lists[s])
+        for a in _sample(self.rng, [a for a in probes if a not in listed], 2):
+            self.probes += 1
+            try:
+                Game.apply(g, s, a)
+            except IllegalAction:
+                continue
+            raise self.fail(f"apply() accepted unlisted {a!r} for seat {s}")
+
+    def seat_probes(self) -> None:
+        """Bad seats and non-actions are refused (once per game)."""
+        g = self.game
+        for seat in (-1, g.players, True, "0", None):
+            if _is_legal(g, cast(int, seat), Action.end_trading()):
+                raise self.fail(f"seat {seat!r} may act")
+        for bad in ("plant", None, {"type": "plant", "field": 0}):
+            if _is_legal(g, g.active, cast(Action, bad)):
+                raise self.fail(f"{bad!r} is accepted as an action")
+
+    def candidates(self, seat: int) -> list[Action]:
+        """Actions of every non-offer type, legal or not, around the current state: all
+        that need no card, and those with a card for a few cards the seat may well use."""
+        g = self.game
+        rng = self.rng
+        nf = len(g.fields[seat])
+        fields = range(-1, nf + 1)
+        acts = [
+            Action.stop_planting(),
+            Action.end_trading(),
+            Action.buy_field(),
+            Action.skip_discard(),
+            Action.end_reveal(),
+            Action.move_lady(None),
+        ]
+        acts += [Action.plant(f) for f in fields] + [Action.harvest(f) for f in fields]
+        oids = [*g.offers, g.next_offer_id, 0, -1]
+        acts += [Action.decline(o) for o in oids] + [Action.withdraw(o) for o in oids]
+        near = set(g.trade[seat]) | set(g.hands[seat][:2]) | set(g.drawn)
+        for pile in g.fields[seat]:
+            near.update(pile[-2:])
+        far = [rng.choice(self.deck)]
+        others = [t for s, t in enumerate(g.trade) if s != seat and t]
+        if others:
+            far.append(rng.choice(rng.choice(others)))
+        cards = rng.sample(sorted(near), min(len(near), 4)) + far
+        for c in cards:
+            f = rng.choice(list(fields))
+            acts += [
+                Action.discard(c),
+                Action.move_lady(c),
+                Action.plant_traded(c, f),
+                Action.place_child(c, f),
+                Action.plant_revealed(c, f),
+            ]
+        # every way to plant the trade area (phase 3) is listed or refused exactly
+        acts += [Action.plant_traded(c, f) for c in g.trade[seat] for f in range(nf)]
+        return acts
+
+    def illegal_offers(self, seat: int) -> list[Action]:
+        """Offers and acceptances that can never be legal for ``seat`` now."""
+        g = self.game
+        n = g.players
+        mine = set(g.tradeable(seat))
+        foreign = [c for c in self.deck if c not in mine]
+        other = (seat + 1) % n
+        some = self.rng.choice(foreign)
+        variety = g.config.varieties[0]
+        acts = [
+            Action.propose(Offer(seat, (some,), ())),  # to oneself
+            Action.propose(Offer(other, (some,), ())),  # a card it does not hold
+            Action.propose(Offer(n, (), ((variety, 1),))),  # no such seat
+            Action.propose(Offer(other, (), ())),  # nothing at all
+            Action.propose(Offer(other, (), (("no-such-bean", 1),))),
+            Action.accept(g.next_offer_id, ()),  # no such offer
+            Action.accept(-1, (some,)),
+        ]
+        if mine:
+            c = min(mine)
+            acts.append(Action.propose(Offer(other, (c, c), ())))  # a card given twice
+        for oid, (_, o) in g.offers.items():
+            if o.to != seat:
+                acts.append(Action.accept(oid, ()))  # addressed to somebody else
+            elif o.want:
+                acts.append(Action.accept(oid, (some,)))  # a card it does not hold
+        return acts
+
+    # -- the end
+
+    def final(self, actions: list[tuple[int, Action]], names: Sequence[str]) -> None:
+        g = self.game
+        if not g.over:
+            raise self.fail("the driver returned but the game is not over")
+        if self.checks.record:
+            record = make_record(g, actions, [{"agent": n} for n in names])
+            try:
+                again = replay(json.loads(json.dumps(record)))
+            except BohnanzaError as exc:
+                raise self.fail(f"the game's record does not replay: {exc}") from None
+            if again != g:
+                diff = [k for k, v in again.to_dict().items() if g.to_dict().get(k) != v]
+                raise self.fail(f"the replayed record ends in another state ({diff})")
+            if again.result() != g.result():
+                raise self.fail(f"the replayed record's result {again.result()} != {g.result()}")
+
+
+def _check_determinism(
+    where: str,
+    rules: str,
+    players: int,
+    options: dict[str, str],
+    seed: int,
+    names: Sequence[str],
+    game: Game,
+    actions: list[tuple[int, Action]],
+    checks: Checks,
+) -> None:
+    again = Game.new(rules, players, options=options, seed=seed)
+    seats = [make_agent(name, agent_seed(seed, k)) for k, name in enumerate(names)]
+    log = play(again, seats, max_actions=checks.max_actions)
+    if log.actions != actions:
+        i = next(
+            (i for i, (a, b) in enumerate(zip(log.actions, actions, strict=False)) if a != b),
+            min(len(log.actions), len(actions)),
+        )
+        raise InvariantError(
+            f"{where}: the same seed played again (without checks) differs from action #{i} "
+            "on (R-SETUP-5)"
+        )
+    if again != game:
+        raise InvariantError(f"{where}: the same seed played again ends in another state")
+
+
+# ---------------------------------------------------------------------------- small helpers
+
+
+def _seat_agents(agents: Sequence[str] | str | None, players: int) -> tuple[str, ...]:
+    """Agent names repeated (or cut) to fill ``players`` seats; unknown names raise."""
+    spec = agents if agents is not None else "random"
+    names = [n.strip() for n in spec.split(",")] if isinstance(spec, str) else list(spec)
+    names = [n for n in names if n]
+    filled = [names[i % len(names)] for i in range(players)] if names else []
+    return tuple(agent_names(filled, players))
+
+
+def _is_legal(game: Game, seat: int, action: Action) -> bool:
+    """Like :meth:`Game.is_legal`, but any exception other than IllegalAction is a bug."""
+    try:
+        game.check(seat, action)
+    except IllegalAction:
+        return False
+    except Exception as exc:
+        raise InvariantError(
+            f"check({seat!r}, {action!r}) raised {type(exc).__name__} instead of IllegalAction: "
+            f"{exc}"
+        ) from exc
+    return True
+
+
+def _action_cards(actions: Iterable[Action]) -> set[int]:
+    """Every card id an action names (its card, its cards, the cards its offer gives)."""
+    out: set[int] = set()
+    for a in actions:
+        if a.card is not None:
+            out.add(a.card)
+        out.update(a.cards)
+        if a.offer is not None:
+            out.update(a.offer.give)
+    return out
+
+
+def _sample(rng: random.Random, items: Sequence[Action], k: int) -> list[Action]:
+    return list(items) if len(items) <= k else rng.sample(list(items), k)
+
+
+def _json_ids(data: Any) -> list[int]:
+    """Every integer under an ``"id"`` key anywhere in a JSON value (cards are
+    ``{"id", "variety", ...}``)."""
+    out: list[int] = []
+    stack = [data]
+    while stack:
+        value = stack.pop()
+        if type(value) is dict:
+            for key, v in value.items():
+                if key == "id" and type(v) is int:
+                    out.append(v)
+                elif type(v) is dict or type(v) is list:
+                    stack.append(v)
+        elif type(value) is list:
+            stack.extend(v for v in value if type(v) is dict or type(v) is list)
+    return out
+
+
+def _event_ids(data: Any) -> Iterator[int]:
+    """Card ids in an event: ints under ``card``/``id``, lists of ints under ``cards``,
+    ``gave``, ``got``, ``give_cards`` (a count under ``cards`` is not a card)."""
+    if isinstance(data, dict):
+        for key, value in data.items():
+            if key in _CARD_KEYS and isinstance(value, int) and not isinstance(value, bool):
+                yield value
+            elif key in _CARD_LIST_KEYS and isinstance(value, list):
+                for v in value:
+                    if isinstance(v, int) and not isinstance(v, bool):
+                        yield v
+                    else:
+                        yield from _event_ids(v)
+            else:
+                yield from _event_ids(value)
+    elif isinstance(data, list):
+        for value in data:
+            yield from _event_ids(value)
+
+
+def _state_containers(game: Game) -> dict[int, str]:
+    """id() of every mutable container of the game's state, with its name."""
+    out: dict[int, str] = {
+        id(game): "the game itself",
+        id(game.hooks): "the game's hooks",
+        id(game.rng): "the game's RNG",
+    }
+
+    def walk(value: Any, name: str) -> None:
+        if isinstance(value, list | dict | set):
+            out[id(value)] = name
+            items = value.items() if isinstance(value, dict) else enumerate(value)
+            for k, v in items:
+                walk(v, f"{name}[{k!r}]")
+
+    for attr in (
+        "draw",
+        "discard",
+        "out",
+        "hands",
+        "fields",
+        "treasury",
+        "trade",
+        "drawn",
+        "offers",
+        "extra",
+    ):
+        walk(getattr(game, attr), f"game.{attr}")
+    return out
+
+
+_ATOMS = (str, int, float, bool, type(None), ActionType)
+
+
+def _find_reference(value: Any, forbidden: dict[int, str], path: str = "view") -> str | None:
+    """The first object reachable from ``value`` that is the game or part of its state."""
+    if id(value) in forbidden:
+        return f"{forbidden[id(value)]} at {path}"
+    if isinstance(value, (*_ATOMS, GameConfig)):  # GameConfig: immutable, public
+        return None
+    if isinstance(value, Game):
+        return f"a Game at {path}"
+    if isinstance(value, dict):
+        for k, v in value.items():
+            found = _find_reference(v, forbidden, f"{path}[{k!r}]")
+            if found:
+                return found
+    elif isinstance(value, tuple) and hasattr(value, "_fields"):  # a named tuple
+        for name, v in zip(value._fields, value, strict=True):
+            if type(v) is not int:
+                found = _find_reference(v, forbidden, f"{path}.{name}")
+                if found:
+                    return found
+    elif isinstance(value, list | tuple | set | frozenset):
+        for i, v in enumerate(value):
+            if type(v) is not int:
+                found = _find_reference(v, forbidden, f"{path}[{i}]")
+                if found:
+                    return found
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for f in dataclasses.fields(value):
+            found = _find_reference(getattr(value, f.name), forbidden, f"{path}.{f.name}")
+            if found:
+                return found
+    else:
+        return f"an object of type {type(value).__name__} at {path}"
+    return None
+
+
+__all__ = [
+    "CHEAP",
+    "FULL",
+    "Checks",
+    "GameStats",
+    "InvariantError",
+    "Summary",
+    "check_game",
+    "check_games",
+    "option_sets",
+    "position",
+]
