@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 
 _T = ActionType
 _HARVEST = [Action.harvest(i) for i in range(3)]
+_PLANT = [Action.plant(i) for i in range(3)]
+_STOP = Action.stop_planting()
 
 
 class Hooks:
@@ -695,7 +697,7 @@ class Hooks:
                         cv = self.card_variety
                         v = cv[card]
                         acts = [
-                            Action.plant(i)
+                            _PLANT[i]
                             for i, f in enumerate(game.fields[seat])
                             if not f or cv[f[-1]] == v
                         ]
@@ -706,7 +708,7 @@ class Hooks:
                             if self.can_plant(game, seat, card, f)
                         ]
                 if game.planted == 1:
-                    acts.append(Action.stop_planting())
+                    acts.append(_STOP)
         elif phase == TRADE:
             if self.trading:
                 acts += self.trade_actions(game, seat, offers)
