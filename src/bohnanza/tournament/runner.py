@@ -1,0 +1,314 @@
+"""Playing a tournament: many seeded games between agents, seats rotated, in parallel.
+
+Game ``i`` of a tournament with seed ``S`` has seed ``S + i`` and its seats are the
+line-up rotated by ``i`` places (with ``--no-rotate``, not rotated): over every
+``players`` consecutive games each agent of the line-up sits once at every seat. Agents
+are seeded as in :mod:`bohnanza.simulate`. A game's result depends only on its seed and
+seats, so a run gives the same rows with any number of workers, on either backend, and a
+resumed run the same rows as an uninterrupted one (time-budgeted search aside: its
+choices depend on the machine's speed).
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..actions import Action
+from ..agents import AGENTS, Agent
+from ..errors import ConfigError
+from ..game import Game
+from ..rules import make_config
+from ..simulate import agent_seed
+from ..views import View
+from .stats import summarise
+from .storage import Store
+
+Row = dict[str, Any]
+Progress = Callable[[int, int], None]
+
+
+# ---------------------------------------------------------------------------- agents
+
+
+def parse_agent(spec: str) -> tuple[str, dict[str, Any]]:
+    """``"heuristic"`` → ("heuristic", {}); ``"search:0.2"`` → seconds per decision;
+    ``"search:50it"`` → roll-out iterations per decision; ``"search:0.2:d8"`` also limits
+    roll-outs to 8 turns (``d0``: to the end of the game)."""
+    name, *params = [p.strip() for p in spec.strip().split(":")]
+    if name not in AGENTS:
+        raise ConfigError(f"unknown agent {name!r}; known agents: {', '.join(sorted(AGENTS))}")
+    kwargs: dict[str, Any] = {}
+    if params and name != "search":
+        raise ConfigError(f"agent {name!r} takes no parameters (got {spec!r})")
+    for p in params:
+        try:
+            if p.endswith("it"):
+                kwargs["iterations"] = int(p[:-2])
+                kwargs["seconds"] = None
+            elif p.startswith("d"):
+                depth = int(p[1:])
+                kwargs["depth"] = depth if depth > 0 else None
+            else:
+                kwargs["seconds"] = float(p[:-1] if p.endswith("s") else p)
+        except ValueError:
+            raise ConfigError(
+                f"bad search parameter {p!r} in {spec!r}: use SECONDS (0.2), ITERATIONSit "
+                "(50it) or dTURNS (d8)"
+            ) from None
+    if kwargs.get("seconds") is not None and kwargs["seconds"] <= 0:
+        raise ConfigError(f"search seconds must be positive in {spec!r}")
+    if kwargs.get("iterations") is not None and kwargs["iterations"] < 1:
+        raise ConfigError(f"search iterations must be at least 1 in {spec!r}")
+    return name, kwargs
+
+
+def build_agent(spec: str, seed: int) -> Agent:
+    name, kwargs = parse_agent(spec)
+    factory: Callable[..., Agent] = AGENTS[name]
+    return factory(seed, **kwargs) if kwargs else factory(seed)
+
+
+class Timed(Agent):
+    """Wraps an agent and records how long each decision took (the agent sees the same
+    view, legal actions and nothing else)."""
+
+    def __init__(self, inner: Agent) -> None:
+        super().__init__(inner.seed)
+        self.inner = inner
+        self.proposes = inner.proposes
+        self.times: list[float] = []
+
+    def wants_offers(self, turn: int) -> bool:
+        return self.inner.wants_offers(turn)
+
+    def act(self, view: View, legal: Sequence[Action], required: bool) -> Action | None:
+        start = time.perf_counter()
+        try:
+            return self.inner.act(view, legal, required)
+        finally:
+            self.times.append(time.perf_counter() - start)
+
+
+# ---------------------------------------------------------------------------- one game
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentSpec:
+    """Which games a tournament plays. ``lineup`` has one agent per seat."""
+
+    rules: str
+    players: int
+    lineup: tuple[str, ...]
+    options: tuple[tuple[str, str], ...] = ()
+    seed: int = 1
+    rotate: bool = True
+
+    def __post_init__(self) -> None:
+        make_config(self.rules, self.players, dict(self.options))
+        if len(self.lineup) != self.players:
+            raise ConfigError(f"{len(self.lineup)} agents for {self.players} seats")
+        for a in self.lineup:
+            parse_agent(a)
+
+    def seats_for(self, index: int) -> tuple[str, ...]:
+        """The agent at each seat of game ``index``: the line-up turned by ``index``."""
+        n = self.players
+        r = index % n if self.rotate else 0
+        return tuple(self.lineup[(k - r) % n] for k in range(n))
+
+    def identity(self) -> dict[str, Any]:
+        """What must match for a stored game to count in this tournament."""
+        return {
+            "rules": self.rules,
+            "players": self.players,
+            "options": dict(self.options),
+            "lineup": list(self.lineup),
+            "seed": self.seed,
+            "rotate": self.rotate,
+        }
+
+
+def play_game(spec: TournamentSpec, index: int) -> Row:
+    """Play game ``index`` and return its row (see :mod:`.storage`)."""
+    from ..driver import play
+
+    seed = spec.seed + index
+    seats = spec.seats_for(index)
+    game = Game.new(spec.rules, spec.players, options=dict(spec.options), seed=seed)
+    agents = [Timed(build_agent(name, agent_seed(seed, k))) for k, name in enumerate(seats)]
+    start = time.perf_counter()
+    log = play(game, agents)
+    seconds = time.perf_counter() - start
+    assert game.scores is not None and game.winners is not None
+    held: dict[str, list[int]] = {}
+    for k, name in enumerate(seats):
+        held.setdefault(name, []).append(k)
+    return {
+        "seed": seed,
+        "game": index,
+        "rules": game.config.rules,
+        "players": spec.players,
+        "options": dict(spec.options),
+        "seats": list(seats),
+        "agents": held,
+        "scores": list(game.scores),
+        "winners": list(game.winners),
+        "hand_sizes": [len(h) for h in game.hands],
+        "turns": game.turn,
+        "actions": len(log.actions),
+        "seconds": round(seconds, 4),
+        "decision_ms": [
+            round(statistics.median(a.times) * 1000, 4) if a.times else 0.0 for a in agents
+        ],
+    }
+
+
+def play_batch(spec: TournamentSpec, indices: Sequence[int]) -> list[Row]:
+    return [play_game(spec, i) for i in indices]
+
+
+# ---------------------------------------------------------------------------- backends
+
+
+def default_workers() -> int:
+    """Every core this process may use."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return max(1, os.cpu_count() or 1)
+
+
+def _batches(indices: Sequence[int], size: int) -> list[list[int]]:
+    return [list(indices[i : i + size]) for i in range(0, len(indices), size)]
+
+
+def run_local(
+    spec: TournamentSpec, indices: Sequence[int], workers: int, batch: int
+) -> Iterator[list[Row]]:
+    """Batches of rows as they finish, from a process pool (in-process for 1 worker)."""
+    if workers <= 1:
+        for b in _batches(indices, batch):
+            yield play_batch(spec, b)
+        return
+    pool = ProcessPoolExecutor(max_workers=workers)
+    try:
+        pending: set[Future[list[Row]]] = {
+            pool.submit(play_batch, spec, b) for b in _batches(indices, batch)
+        }
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for f in done:
+                yield f.result()
+    finally:
+        # An interrupted run (Ctrl-C, an error) must not wait for every queued game.
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def run_ray(
+    spec: TournamentSpec, indices: Sequence[int], batch: int, address: str | None = None
+) -> Iterator[list[Row]]:
+    """The same batches as tasks on a Ray cluster: the one already initialised in this
+    process, the one at ``address`` (or ``RAY_ADDRESS``), else a new local one."""
+    try:
+        import ray
+    except ImportError:
+        raise ConfigError("the ray backend needs Ray: pip install 'bohnanza[ray]'") from None
+    if not ray.is_initialized():
+        if address or os.environ.get("RAY_ADDRESS"):
+            ray.init(address=address or os.environ["RAY_ADDRESS"])
+        else:
+            ray.init(include_dashboard=False)
+    task = ray.remote(play_batch)
+    pending = [task.remote(spec, b) for b in _batches(indices, batch)]
+    try:
+        while pending:
+            done, pending = ray.wait(pending, num_returns=1)
+            for ref in done:
+                yield ray.get(ref)
+    finally:
+        for ref in pending:
+            ray.cancel(ref)
+
+
+# ---------------------------------------------------------------------------- the run
+
+
+@dataclass
+class Outcome:
+    """What :func:`run_tournament` did: the summary of every stored game of the
+    tournament, how many were played now and how many were already there."""
+
+    summary: dict[str, Any]
+    played: int
+    skipped: int
+    out: Path
+    rows: list[Row] = field(repr=False, default_factory=list)
+
+
+def run_tournament(
+    spec: TournamentSpec,
+    games: int,
+    out: str | Path,
+    *,
+    workers: int | None = None,
+    backend: str = "local",
+    batch: int | None = None,
+    ray_address: str | None = None,
+    progress: Progress | None = None,
+) -> Outcome:
+    """Play the games of ``spec`` not yet stored in ``out`` and summarise all of them.
+
+    Rows are stored as their batch finishes, so an interrupted run loses at most the
+    batches in flight; running again with the same arguments plays only what is missing.
+    """
+    if games < 1:
+        raise ConfigError("a tournament needs at least 1 game")
+    workers = workers or default_workers()
+    if workers < 1:
+        raise ConfigError("workers must be at least 1")
+    if backend not in ("local", "ray"):
+        raise ConfigError(f"unknown backend {backend!r}; use local or ray")
+    with Store(out) as store:
+        store.claim(spec.identity())
+        have = store.seeds()
+        wanted = [spec.seed + i for i in range(games)]
+        todo = [i for i in range(games) if spec.seed + i not in have]
+        skipped = games - len(todo)
+        size = batch or max(1, min(25, len(todo) // (max(workers, 1) * 4) or 1))
+        done = skipped
+        if progress:
+            progress(done, games)
+        if todo:
+            source = (
+                run_ray(spec, todo, size, ray_address)
+                if backend == "ray"
+                else run_local(spec, todo, workers, size)
+            )
+            for rows in source:
+                store.add(rows)
+                done += len(rows)
+                if progress:
+                    progress(done, games)
+        rows = store.rows(wanted)
+    return Outcome(summarise(rows, spec.identity()), len(todo), skipped, Path(out), rows)
+
+
+__all__ = [
+    "Outcome",
+    "Timed",
+    "TournamentSpec",
+    "build_agent",
+    "default_workers",
+    "parse_agent",
+    "play_batch",
+    "play_game",
+    "run_local",
+    "run_ray",
+    "run_tournament",
+]

@@ -1,0 +1,196 @@
+"""Tournament statistics: win rates with 95% intervals, coins, seats, game length, ratings.
+
+* A **win** is shared when several seats tie on coins and cards in hand (R-END-4): each
+  winner gets ``1/k``. An agent's ``win_rate`` is its wins per seat it held: with one
+  seat per game that is its share of games won; the baseline is ``1/players``.
+  ``win_rate_ci95`` is the Wilson score interval. (An agent holding several seats of one
+  game makes correlated observations; the interval then is a little too narrow.)
+* **Ratings** are OpenSkill's Plackett-Luce model, the games taken in seed order, each
+  seat a team of one ranked by coins then cards in hand. Seats of one agent share its
+  rating: after a game the agent takes the mean of its seats' updated ratings.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+Z95 = 1.959963984540054
+
+
+def wilson(successes: float, n: float, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval for a proportion (``successes`` may be fractional)."""
+    if n <= 0:
+        return (0.0, 1.0)
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def mean_ci(values: Sequence[float], z: float = Z95) -> tuple[float, float]:
+    """Normal-approximation 95% interval of a mean."""
+    if len(values) < 2:
+        m = values[0] if values else 0.0
+        return (m, m)
+    m = statistics.fmean(values)
+    se = statistics.stdev(values) / math.sqrt(len(values))
+    return (m - z * se, m + z * se)
+
+
+def ranks(scores: Sequence[int], hand_sizes: Sequence[int]) -> list[int]:
+    """1 for the best seat; seats equal on (coins, cards in hand) share a rank."""
+    keys = list(zip(scores, hand_sizes, strict=True))
+    return [1 + sum(1 for other in keys if other > k) for k in keys]
+
+
+def ratings(
+    rows: Sequence[Mapping[str, Any]], every: int = 1
+) -> tuple[dict[str, dict[str, float]], list[dict[str, Any]]]:
+    """OpenSkill Plackett-Luce ratings per agent, and their history every ``every``
+    games: ``[{"games": n, "<agent>": {"mu", "sigma"}, ...}]``."""
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    current: dict[str, Any] = {}
+    history: list[dict[str, Any]] = []
+    for i, row in enumerate(rows, start=1):
+        seats: list[str] = row["seats"]
+        for name in seats:
+            if name not in current:
+                current[name] = model.rating(name=name)
+        teams = [[model.rating(mu=current[n].mu, sigma=current[n].sigma, name=n)] for n in seats]
+        new = model.rate(teams, ranks=[float(r) for r in ranks(row["scores"], row["hand_sizes"])])
+        for name in set(seats):
+            mine = [new[k][0] for k, n in enumerate(seats) if n == name]
+            current[name] = model.rating(
+                mu=statistics.fmean(r.mu for r in mine),
+                sigma=statistics.fmean(r.sigma for r in mine),
+                name=name,
+            )
+        if i % every == 0 or i == len(rows):
+            history.append(
+                {
+                    "games": i,
+                    **{
+                        n: {"mu": round(r.mu, 4), "sigma": round(r.sigma, 4)}
+                        for n, r in current.items()
+                    },
+                }
+            )
+    final = {
+        n: {
+            "mu": round(r.mu, 3),
+            "sigma": round(r.sigma, 3),
+            "ordinal": round(r.ordinal(), 3),
+        }
+        for n, r in current.items()
+    }
+    return final, history
+
+
+def summarise(
+    rows: Sequence[Mapping[str, Any]], identity: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """The tournament summary printed by ``bohnanza tournament --json``."""
+    identity = dict(identity or {})
+    n = len(rows)
+    players = int(rows[0]["players"]) if rows else int(identity.get("players", 0))
+    names: list[str] = []
+    for name in identity.get("lineup", []):
+        if name not in names:
+            names.append(name)
+    for row in rows:
+        for name in row["seats"]:
+            if name not in names:
+                names.append(name)
+    wins = dict.fromkeys(names, 0.0)
+    held = dict.fromkeys(names, 0)
+    coins: dict[str, list[float]] = {name: [] for name in names}
+    think: dict[str, list[float]] = {name: [] for name in names}
+    in_games = dict.fromkeys(names, 0)
+    game_wins = dict.fromkeys(names, 0.0)
+    seat_wins = [0.0] * players
+    seat_coins: list[list[float]] = [[] for _ in range(players)]
+    turns: list[float] = []
+    actions: list[float] = []
+    shared = 0
+    for row in rows:
+        winners = row["winners"]
+        share = 1.0 / len(winners)
+        if len(winners) > 1:
+            shared += 1
+        seats = row["seats"]
+        for k, name in enumerate(seats):
+            held[name] += 1
+            coins[name].append(float(row["scores"][k]))
+            seat_coins[k].append(float(row["scores"][k]))
+            if row["decision_ms"][k]:
+                think[name].append(float(row["decision_ms"][k]))
+            if k in winners:
+                wins[name] += share
+                seat_wins[k] += share
+        for name in set(seats):
+            in_games[name] += 1
+            game_wins[name] += share * sum(1 for k in winners if seats[k] == name)
+        turns.append(float(row["turns"]))
+        actions.append(float(row["actions"]))
+    rated: dict[str, dict[str, float]] = {}
+    if rows:
+        try:
+            rated, _ = ratings(rows, every=max(1, n))
+        except ImportError:  # openskill is an optional extra: bohnanza[tournament]
+            rated = {}
+    agents: dict[str, Any] = {}
+    for name in names:
+        m = held[name]
+        lo, hi = wilson(wins[name], m)
+        clo, chi = mean_ci(coins[name])
+        agents[name] = {
+            "seats_played": m,
+            "games": in_games[name],
+            "wins": round(wins[name], 3),
+            "win_rate": round(wins[name] / m, 4) if m else 0.0,
+            "win_rate_ci95": [round(lo, 4), round(hi, 4)],
+            "game_win_rate": round(game_wins[name] / in_games[name], 4) if in_games[name] else 0.0,
+            "mean_coins": round(statistics.fmean(coins[name]), 3) if coins[name] else 0.0,
+            "mean_coins_ci95": [round(clo, 3), round(chi, 3)],
+            "rating": rated.get(name),
+            "decision_ms_median": round(statistics.median(think[name]), 4) if think[name] else None,
+        }
+    seats_out = []
+    for k in range(players):
+        lo, hi = wilson(seat_wins[k], n)
+        seats_out.append(
+            {
+                "seat": k,
+                "win_rate": round(seat_wins[k] / n, 4) if n else 0.0,
+                "win_rate_ci95": [round(lo, 4), round(hi, 4)],
+                "mean_coins": round(statistics.fmean(seat_coins[k]), 3) if seat_coins[k] else 0.0,
+            }
+        )
+    return {
+        "games": n,
+        "rules": identity.get("rules", rows[0]["rules"] if rows else None),
+        "players": players,
+        "options": identity.get("options", {}),
+        "lineup": identity.get("lineup", []),
+        "seed": identity.get("seed"),
+        "rotate": identity.get("rotate", True),
+        "agents": agents,
+        "seats": seats_out,
+        "shared_wins": round(shared / n, 4) if n else 0.0,
+        "game_length": {
+            "mean_turns": round(statistics.fmean(turns), 3) if turns else 0.0,
+            "sd_turns": round(statistics.stdev(turns), 3) if len(turns) > 1 else 0.0,
+            "min_turns": int(min(turns)) if turns else 0,
+            "max_turns": int(max(turns)) if turns else 0,
+            "mean_actions": round(statistics.fmean(actions), 2) if actions else 0.0,
+        },
+    }
+
+
+__all__ = ["mean_ci", "ranks", "ratings", "summarise", "wilson"]

@@ -1,0 +1,137 @@
+"""Where a tournament keeps its games: one SQLite file, one row per game.
+
+The ``games`` table has plain columns for numbers and text and JSON for the lists, so that
+``pandas.read_sql("select * from games", sqlite3.connect(path))`` or the ``sqlite3``
+shell (with its ``json_each``) opens it directly. ``meta`` remembers which tournament
+the file belongs to, so that a resumed run cannot mix two different line-ups.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConfigError
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS games (
+    seed INTEGER PRIMARY KEY,       -- the game's seed (tournament seed + game index)
+    game INTEGER NOT NULL,          -- game index in the tournament, from 0
+    rules TEXT NOT NULL,
+    players INTEGER NOT NULL,
+    options TEXT NOT NULL,          -- JSON object
+    seats TEXT NOT NULL,            -- JSON list: the agent at each seat (seat 0 starts)
+    agents TEXT NOT NULL,           -- JSON object: agent -> list of the seats it held
+    scores TEXT NOT NULL,           -- JSON list: coins per seat
+    winners TEXT NOT NULL,          -- JSON list of winning seats (several: a shared win)
+    hand_sizes TEXT NOT NULL,       -- JSON list: cards in hand at the end (the tie-break)
+    turns INTEGER NOT NULL,
+    actions INTEGER NOT NULL,
+    seconds REAL NOT NULL,          -- wall time of the game
+    decision_ms TEXT NOT NULL       -- JSON list: median milliseconds per decision, per seat
+);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+COLUMNS = (
+    "seed",
+    "game",
+    "rules",
+    "players",
+    "options",
+    "seats",
+    "agents",
+    "scores",
+    "winners",
+    "hand_sizes",
+    "turns",
+    "actions",
+    "seconds",
+    "decision_ms",
+)
+JSON_COLUMNS = frozenset(
+    ("options", "seats", "agents", "scores", "winners", "hand_sizes", "decision_ms")
+)
+FILENAME = "games.sqlite"
+
+
+class Store:
+    """The games of one tournament, in ``<folder>/games.sqlite``."""
+
+    def __init__(self, folder: str | Path) -> None:
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.path = self.folder / FILENAME
+        self.db = sqlite3.connect(self.path)
+        self.db.executescript(SCHEMA)
+        self.db.commit()
+
+    def close(self) -> None:
+        self.db.commit()
+        self.db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---------------------------------------------------------------- the tournament's identity
+
+    def claim(self, identity: Mapping[str, Any]) -> None:
+        """Record which tournament this file holds, or refuse a different one."""
+        text = json.dumps(dict(identity), sort_keys=True)
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'tournament'").fetchone()
+        if row is None:
+            self.db.execute("INSERT INTO meta (key, value) VALUES ('tournament', ?)", (text,))
+            self.db.commit()
+            return
+        if row[0] != text:
+            old = json.loads(row[0])
+            diff = ", ".join(
+                f"{k}: {old.get(k)!r} there, {identity.get(k)!r} now"
+                for k in sorted(set(old) | set(identity))
+                if old.get(k) != identity.get(k)
+            )
+            raise ConfigError(
+                f"{self.path} holds a different tournament ({diff}); "
+                "choose another --out folder to start a new one"
+            )
+
+    # ---------------------------------------------------------------- rows
+
+    def seeds(self) -> set[int]:
+        """Seeds of the games already stored (a resumed run skips them)."""
+        return {int(r[0]) for r in self.db.execute("SELECT seed FROM games")}
+
+    def add(self, rows: Iterable[Mapping[str, Any]]) -> int:
+        values = [
+            tuple(json.dumps(r[c]) if c in JSON_COLUMNS else r[c] for c in COLUMNS) for r in rows
+        ]
+        self.db.executemany(
+            f"INSERT OR REPLACE INTO games ({', '.join(COLUMNS)}) "
+            f"VALUES ({', '.join('?' * len(COLUMNS))})",
+            values,
+        )
+        self.db.commit()
+        return len(values)
+
+    def rows(self, seeds: Sequence[int] | None = None) -> list[dict[str, Any]]:
+        """Stored games in seed order (only ``seeds`` when given), JSON decoded."""
+        cur = self.db.execute(f"SELECT {', '.join(COLUMNS)} FROM games ORDER BY seed")
+        wanted = set(seeds) if seeds is not None else None
+        out: list[dict[str, Any]] = []
+        for values in cur:
+            row = {
+                c: json.loads(v) if c in JSON_COLUMNS else v
+                for c, v in zip(COLUMNS, values, strict=True)
+            }
+            if wanted is None or row["seed"] in wanted:
+                out.append(row)
+        return out
+
+
+__all__ = ["COLUMNS", "FILENAME", "SCHEMA", "Store"]

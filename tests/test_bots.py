@@ -1,0 +1,405 @@
+"""The ``heuristic`` and ``search`` bots: only legal actions in every rule set and module,
+never a hidden card in what they are handed, determinisations built from the view alone,
+and the play the issue asks of them (trading, gifts, harvests, bluffs, ladies)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import pytest
+
+from bohnanza import Action, ActionType, Game, Offer, View
+from bohnanza.agents import AGENTS, Agent, make_agent
+from bohnanza.agents.heuristic import HeuristicAgent, Position, tables_for
+from bohnanza.agents.search import Determiniser, SearchAgent, unseen_cards
+from bohnanza.driver import PlayLog, play
+from bohnanza.rules import all_rulesets
+from bohnanza.views import make_view
+
+_T = ActionType
+
+
+def configs() -> Iterator[tuple[str, int, dict[str, str]]]:
+    """Every rule set and module at its smallest and largest player count."""
+    for r in all_rulesets():
+        for n in sorted({r["min_players"], r["max_players"], min(4, r["max_players"])}):
+            options = {"remove": "glutton"} if r["options"] and n in (4, 5) else {}
+            yield r["rules"], n, options
+
+
+CONFIGS = list(configs())
+
+
+def tiny_search(seed: int) -> SearchAgent:
+    return SearchAgent(seed, seconds=None, iterations=2, depth=1, max_candidates=3, z=0.0)
+
+
+# ---------------------------------------------------------------------------- what bots see
+
+
+def hidden_cards(game: Game, seat: int) -> set[int]:
+    """Card ids ``seat`` may not see: other hands, the draw pile, every treasury, the
+    discard pile below its top, cards out of the game."""
+    out: set[int] = set(game.draw) | set(game.discard[:-1]) | set(game.out)
+    for s in range(game.players):
+        out.update(game.treasury[s])
+        if s != seat:
+            out.update(game.hands[s])
+    # Cards offered from a hand may appear in a view only to their proposer.
+    return out
+
+
+def contains_game(value: Any, depth: int = 0) -> bool:
+    if isinstance(value, Game):
+        return True
+    if depth > 6:
+        return False
+    if isinstance(value, dict):
+        return any(contains_game(v, depth + 1) for v in value.values())
+    if isinstance(value, (tuple, list, set, frozenset)):
+        return any(contains_game(v, depth + 1) for v in value)
+    return False
+
+
+class Spy(Agent):
+    """Test harness: hands the inner agent exactly what the driver gives and checks it.
+    (The spy holds the game to compute what is hidden; the inner agent never sees it.)"""
+
+    def __init__(self, inner: Agent, game: Game, seat: int, determinise_every: int = 0) -> None:
+        super().__init__(inner.seed)
+        self.inner = inner
+        self.game = game
+        self.seat = seat
+        self.proposes = inner.proposes
+        self.calls = 0
+        self.every = determinise_every
+        self.rng = random.Random(seat)
+
+    def wants_offers(self, turn: int) -> bool:
+        return self.inner.wants_offers(turn)
+
+    def act(self, view: View, legal: Sequence[Action], required: bool) -> Action | None:
+        self.calls += 1
+        assert type(view) is View and view.seat == self.seat
+        assert not contains_game(tuple(view)) and not contains_game(list(legal))
+        hidden = hidden_cards(self.game, self.seat)
+        seen = view.visible_cards()
+        assert not seen & hidden, f"seat {self.seat} sees hidden cards {seen & hidden}"
+        for a in legal:
+            ids = {c for c in (a.card, *a.cards) if c is not None}
+            if a.offer is not None:
+                ids.update(a.offer.give)
+            assert not ids & hidden
+        # What the seat cannot see is exactly what a determinisation deals at random.
+        assert set(unseen_cards(view)) >= hidden
+        if self.every and self.calls % self.every == 0:
+            check_determinisation(view, self.rng)
+        return self.inner.act(view, legal, required)
+
+
+def check_determinisation(view: View, rng: random.Random) -> Game:
+    """A sampled state keeps every card in one place and shows the seat its own view."""
+    g = Determiniser(view).sample(rng)
+    assert sorted(g.all_card_locations()) == list(range(view.config.deck_size))
+    assert view.seat is not None
+    assert make_view(g, view.seat) == view
+    return g
+
+
+def run(rules: str, players: int, options: dict[str, str], agents: Sequence[Agent], seed: int) -> tuple[Game, PlayLog]:  # fmt: skip
+    game = Game.new(rules, players, options=options, seed=seed)
+    return game, play(game, agents)
+
+
+# ---------------------------------------------------------------------------- legality
+
+
+@pytest.mark.parametrize(("rules", "players", "options"), CONFIGS)
+def test_heuristic_plays_every_rule_set_legally_and_sees_no_hidden_card(
+    rules: str, players: int, options: dict[str, str]
+) -> None:
+    # The driver checks every action that is not one of the listed legal ones (offers
+    # the bot builds itself) and raises on an illegal one.
+    game = Game.new(rules, players, options=options, seed=11)
+    spies = [Spy(HeuristicAgent(s), game, s) for s in range(players)]
+    log = play(game, spies)
+    assert game.over and sum(s.calls for s in spies) > 0
+    if players > 2:
+        assert any(a.type is _T.PROPOSE for _, a in log.actions)
+
+
+@pytest.mark.parametrize(
+    ("rules", "players", "options"),
+    [c for c in CONFIGS if c[1] == min(p for r, p, _ in CONFIGS if r == c[0])],
+)
+def test_search_plays_every_rule_set_legally_and_sees_no_hidden_card(
+    rules: str, players: int, options: dict[str, str]
+) -> None:
+    game = Game.new(rules, players, options=options, seed=5)
+    search = tiny_search(1)
+    agents: list[Agent] = [Spy(search, game, 0, determinise_every=7)]
+    agents += [Spy(HeuristicAgent(s), game, s) for s in range(1, players)]
+    play(game, agents)
+    assert game.over and search.searched > 0
+
+
+def test_registry_builds_the_bots() -> None:
+    assert isinstance(make_agent("heuristic", 3), HeuristicAgent)
+    assert isinstance(make_agent("search", 3), SearchAgent)
+    assert {"heuristic", "search"} <= set(AGENTS)
+
+
+# ---------------------------------------------------------------------------- determinisation
+
+
+def mid_game(rules: str, players: int, seed: int, turns: int, options: dict[str, str] | None = None) -> Game:  # fmt: skip
+    """A game played by heuristic bots until turn ``turns``, stopped at a decision."""
+
+    class Stop(Exception):
+        pass
+
+    class Until(HeuristicAgent):
+        def act(self, view: View, legal: Sequence[Action], required: bool) -> Action | None:
+            if view.turn >= turns and view.phase == "plant":
+                raise Stop
+            return super().act(view, legal, required)
+
+    game = Game.new(rules, players, options=options or {}, seed=seed)
+    with pytest.raises(Stop):
+        play(game, [Until(s) for s in range(players)])
+    return game
+
+
+def reshuffle_hidden(game: Game, seat: int, rng: random.Random) -> Game:
+    """The same game for ``seat``: every card it cannot see moved to another hidden place."""
+    g = game.clone()
+    places = [g.draw, g.discard, g.out, *g.treasury]
+    places += [g.hands[s] for s in range(g.players) if s != seat]
+    cards = [c for p in places for c in (p[:-1] if p is g.discard else p)]
+    rng.shuffle(cards)
+    for p in places:
+        keep = [p[-1]] if p is g.discard and p else []
+        k = len(p) - len(keep)
+        p[:] = [cards.pop() for _ in range(k)] + keep
+    assert not cards
+    g._seat_views = [None] * g.players
+    return g
+
+
+@pytest.mark.parametrize(
+    ("rules", "players"), [("classic", 4), ("fasolki+fasolufka", 3), ("fasolki+duel", 2)]
+)
+def test_search_uses_only_the_view(rules: str, players: int) -> None:
+    """Two games that look the same to a seat but differ in every hidden card give the
+    same determinisations and the same decision."""
+    game = mid_game(rules, players, seed=3, turns=7)
+    seat = game.active
+    other = reshuffle_hidden(game, seat, random.Random(9))
+    assert other.hands[(seat + 1) % players] != game.hands[(seat + 1) % players]
+    v1, v2 = game.view(seat), other.view(seat)
+    assert v1 == v2
+    s1 = Determiniser(v1).sample(random.Random(4))
+    s2 = Determiniser(v2).sample(random.Random(4))
+    assert s1.to_dict() == s2.to_dict()
+    a1 = SearchAgent(2, seconds=None, iterations=3, depth=2).act(v1, game.legal_actions(seat), True)
+    a2 = SearchAgent(2, seconds=None, iterations=3, depth=2).act(
+        v2, other.legal_actions(seat), True
+    )
+    assert a1 == a2
+
+
+def test_determinisation_deals_offered_cards_into_the_proposers_hand() -> None:
+    game = mid_game("fasolki+fasolkopajaki", 3, seed=8, turns=4)
+    a = game.active
+    while game.phase == "plant":
+        game.apply(a, game.legal_actions(a)[0])
+    cfg = game.config
+    partner = (a + 1) % 3
+    spider = next(
+        c for c in range(cfg.deck_size)
+        if cfg.card_kind[c] == "black" and c not in game.drawn and c not in game.hands[a]
+    )  # fmt: skip
+    put(game, spider, game.hands[partner])
+    game.apply(partner, Action.propose(Offer(a, (spider,), (), ("red",))))
+    view = game.view(a)
+    (offer,) = view.offers
+    assert offer.give == (None,) and offer.shown[0]["declared"] == "red"
+    for k in range(20):
+        g = check_determinisation(view, random.Random(k))
+        (give,) = g.offers[offer.offer_id][1].give
+        assert give in g.hands[partner] and cfg.variety_of(give) == "fasolkopajak"
+
+
+# ---------------------------------------------------------------------------- how the heuristic plays
+
+
+def put(game: Game, card: int, dest: list[int]) -> None:
+    """Move ``card`` from wherever it is to the end of ``dest`` (state surgery for tests)."""
+    for pile in (
+        game.draw, game.discard, game.drawn, *game.hands, *game.trade, *game.treasury,
+        *(f for fs in game.fields for f in fs),
+    ):  # fmt: skip
+        if card in pile:
+            pile.remove(card)
+            break
+    dest.append(card)
+    game._seat_views = [None] * game.players
+
+
+def cards_of(game: Game, variety: str) -> list[int]:
+    return [c for c in range(game.config.deck_size) if game.config.variety_of(c) == variety]
+
+
+def trade_phase(seed: int = 1) -> Game:
+    game = Game.new("classic", 4, seed=seed)
+    while game.phase == "plant":
+        game.apply(0, game.legal_actions(0)[0])
+    return game
+
+
+def test_gives_away_a_drawn_card_it_cannot_use() -> None:
+    game = trade_phase()
+    for f in game.fields[0]:
+        while f:
+            game.discard.append(f.pop())
+    for f in game.fields[1]:
+        while f:
+            game.discard.append(f.pop())
+    chili, blue, red = cards_of(game, "chili"), cards_of(game, "blue"), cards_of(game, "red")
+    for c in chili[:2]:
+        put(game, c, game.fields[0][0])
+    for c in blue[:3]:
+        put(game, c, game.fields[0][1])
+    for c in red[:2]:
+        put(game, c, game.fields[1][0])
+    while game.drawn:
+        game.discard.append(game.drawn.pop())
+    put(game, red[2], game.drawn)
+    agent = HeuristicAgent(0)
+    offers: list[Offer] = []
+    for _ in range(6):  # one proposal each time it is asked
+        choice = agent.act(game.view(0), game.legal_actions(0), False)
+        if choice is None or choice.offer is None:
+            break
+        game.apply(0, choice)
+        offers.append(choice.offer)
+    assert any(o.give == (red[2],) for o in offers)
+    # Seat 1, which grows red beans, takes it as a gift.
+    oid = game.next_offer_id
+    game.apply(0, Action.propose(Offer(1, (red[2],), ())))
+    answer = HeuristicAgent(1).act(game.view(1), game.legal_actions(1), False)
+    assert answer is not None and answer.type is _T.ACCEPT and answer.offer_id == oid
+
+
+def test_accepts_a_gift_that_fits_and_declines_one_that_ruins_a_field() -> None:
+    game = trade_phase()
+    soy, stink = cards_of(game, "soy"), cards_of(game, "stink")
+    for f in game.fields[1]:
+        while f:
+            game.discard.append(f.pop())
+    for c in soy[:3]:
+        put(game, c, game.fields[1][0])
+    for c in stink[:4]:
+        put(game, c, game.fields[1][1])
+    for card, accepted in ((soy[3], True), (cards_of(game, "wax")[0], False)):
+        g = game.clone()
+        put(g, card, g.hands[0])
+        g.apply(0, Action.propose(Offer(1, (card,), ())))
+        answer = HeuristicAgent(1).act(g.view(1), g.legal_actions(1), False)
+        assert answer is not None
+        assert answer.type is (_T.ACCEPT if accepted else _T.DECLINE)
+
+
+def test_harvests_a_field_that_cannot_pay_more_out_of_turn() -> None:
+    game = trade_phase()
+    for f in game.fields[2]:
+        while f:
+            game.discard.append(f.pop())
+    for c in cards_of(game, "garden")[:3]:  # 3 Garden beans pay 3: the most they can
+        put(game, c, game.fields[2][0])
+    choice = HeuristicAgent(2).act(game.view(2), game.legal_actions(2, False), False)
+    assert choice == Action.harvest(0)
+
+
+def test_declares_a_black_fasolkopajak_red_to_a_black_race() -> None:
+    game = mid_game("fasolki+fasolkopajaki", 3, seed=2, turns=3)
+    cfg = game.config
+    black = [c for c in range(cfg.deck_size) if cfg.card_kind[c] == "black"]
+    for f in game.fields[1]:
+        while f:
+            game.discard.append(f.pop())
+    put(game, black[0], game.fields[1][0])
+    put(game, black[1], game.hands[0])
+    pos = Position(game.view(0), tables_for(cfg))
+    agent = HeuristicAgent(0)
+    assert agent._declare(pos, 1, black[1]) == ("red",)
+    red = next(c for c in range(cfg.deck_size) if cfg.card_kind[c] == "red")
+    put(game, red, game.hands[0])
+    pos = Position(game.view(0), tables_for(cfg))
+    assert agent._declare(pos, 1, red) == ()  # a red card is always declared red
+
+
+def test_moves_a_lady_to_the_top_when_that_pays() -> None:
+    game = Game.new("fasolki+fasolufka", 3, seed=4)
+    cfg = game.config
+    kinds = {
+        k: [c for c in range(cfg.deck_size) if cfg.variety_of(c) == "cowboy" and cfg.card_kind[c] == k]
+        for k in ("man", "lady", "child")
+    }  # fmt: skip
+    field = game.fields[0][0]
+    lady = kinds["lady"][0]
+    for c in (kinds["man"][0], lady, kinds["man"][1], kinds["man"][2]):
+        put(game, c, field)
+    hand = game.hands[0]
+    put(game, kinds["child"][0], hand)
+    hand.insert(0, hand.pop())
+    game.apply(0, Action.plant(0))  # the child lands on the men and the lady
+    assert game.pending is not None and game.pending[1] == "move_lady"
+    choice = HeuristicAgent(0).act(game.view(0), game.legal_actions(0), True)
+    assert choice == Action.move_lady(lady)  # right under the child: the next one lifts her
+    game.apply(0, choice)
+    assert field[-2] == lady
+
+
+def test_trades_between_heuristic_bots() -> None:
+    accepted = 0
+    for seed in range(3):
+        _, log = run("classic", 4, {}, [HeuristicAgent(s) for s in range(4)], seed)
+        accepted += sum(1 for _, a in log.actions if a.type is _T.ACCEPT)
+    assert accepted >= 5
+
+
+def test_bluffs_happen_in_play() -> None:
+    """Some black Fasolkopajak is offered declared red within a few games (R-BLUFF-1)."""
+    for seed in range(30):
+        game, log = run("fasolki+fasolkopajaki", 4, {}, [HeuristicAgent(s) for s in range(4)], seed)
+        kind = game.config.card_kind
+        for _, a in log.actions:
+            if a.type is _T.PROPOSE and a.offer is not None and a.offer.declared:
+                pairs = zip(a.offer.give, a.offer.declared, strict=True)
+                if any(d == "red" and kind[c] == "black" for c, d in pairs):
+                    return
+    pytest.fail("no bluff in 30 games")
+
+
+def test_search_answers_at_once_with_one_legal_action() -> None:
+    agent = SearchAgent(0, seconds=30.0)
+    game = Game.new("classic", 4, seed=1)
+    only = [Action.plant(0)]
+    assert agent.act(game.view(0), only, True) == only[0]
+    assert agent.searched == 0
+
+
+def test_search_respects_its_time_budget() -> None:
+    import time
+
+    game = mid_game("classic", 4, seed=6, turns=5)
+    seat = game.active
+    agent = SearchAgent(0, seconds=0.2, depth=1)
+    legal = game.legal_actions(seat)
+    start = time.perf_counter()
+    choice = agent.act(game.view(seat), legal, True)
+    assert time.perf_counter() - start < 1.5
+    assert choice in legal
