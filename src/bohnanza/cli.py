@@ -310,9 +310,11 @@ def bench(games: int, workers: int, as_json: bool) -> None:
 
 def _register_optional_commands() -> None:
     # Commands whose heavy imports happen only when they run (their modules import click).
+    from .tournament.command import tournament
     from .web.command import serve
 
     main.add_command(serve)
+    main.add_command(tournament)
 
 
 _register_optional_commands()
