@@ -1,23 +1,27 @@
-"""The ``search`` bot: determinised information-set Monte Carlo search.
+"""The ``search`` bot: determinised (information-set) Monte Carlo search.
 
 For a decision with more than one sensible answer the bot
 
-1. lists a few candidate actions (the ``heuristic`` bot's own choice always among them),
-2. repeatedly *determinises*: deals the cards it cannot see at random into the places
-   whose sizes it can see (other hands, draw pile, discard pile below its top card,
-   treasuries, cards out of the game), consistently with its view - a card another seat
-   offers from its hand is dealt into that hand with the shown variety and declared
-   colour - building a full game state (:func:`determinise`),
-3. applies one candidate (chosen by UCB1 over the candidates) on that state and plays on
-   with ``heuristic`` bots at every seat, for ``depth`` turns (then scores the position
-   with the heuristic's field values) or to the end,
-4. answers with the candidate of best mean result.
+1. lists a few candidate actions, the ``heuristic`` bot's own choice first (in phase 2
+   also accepting or declining each offer addressed to it, ending trading, passing, and
+   the other offers the heuristic thought of);
+2. *determinises*: deals the cards it cannot see at random into the places whose sizes
+   it can see (other hands, draw pile, discard pile below its top card, treasuries,
+   cards out of the game), consistently with its view - a card another seat offers from
+   its hand is dealt into that hand with the shown variety and a colour its declaration
+   allows - and builds a full game state from that (:class:`Determiniser`);
+3. plays every candidate out on the same sampled state with the same roll-out seed, with
+   ``heuristic`` bots at every seat (``autarky`` for seats that never accept offers),
+   for ``depth`` turns, then scores the position for itself (:func:`utility`);
+4. repeats 2-3 within its budget and answers with the candidate whose paired advantage
+   over the heuristic's choice is largest, if it exceeds ``z`` standard errors (else
+   the heuristic's choice).
 
 It sees only its :class:`~bohnanza.views.View`: the hidden cards of the sampled states
 come from a shuffle of the cards the view does not show, never from the real game.
-The budget is set by the caller: ``seconds`` per decision, or ``iterations`` (roll-outs
-per decision, reproducible). With one legal action, or no real alternative to the
-heuristic's choice, it answers at once.
+The budget is set by the caller: ``seconds`` per decision, or ``iterations`` (samples
+per decision, reproducible). With one legal action, or no alternative to the
+heuristic's choice worth comparing, it answers at once.
 """
 
 from __future__ import annotations
