@@ -19,6 +19,16 @@ import pytest
 
 from bohnanza import Action, Game, IllegalAction, Offer, make_config
 from bohnanza.rules import GameConfig
+from game_helpers import (  # shared with the other test folder; re-exported
+    assert_conserved as assert_conserved,
+)
+from game_helpers import (
+    card_ids_in_json as card_ids_in_json,
+)
+from game_helpers import (
+    make_room as make_room,
+)
+from game_helpers import target_field as fitting_field
 
 Spec = str | int
 
@@ -142,11 +152,6 @@ def shrink_pile(game: Game, keep: int) -> None:
 # ---------------------------------------------------------------------------- checking
 
 
-def assert_conserved(game: Game) -> None:
-    """Every card is in exactly one place (RULES.md §2b)."""
-    assert sorted(game.all_card_locations()) == list(range(game.config.deck_size))
-
-
 def assert_illegal(game: Game, seat: int, action: Action, rule: str | None = None) -> str:
     """``action`` is refused (naming ``rule``) and leaves the state exactly as it was."""
     before = game.to_dict()
@@ -157,20 +162,6 @@ def assert_illegal(game: Game, seat: int, action: Action, rule: str | None = Non
     if rule is not None:
         assert rule in str(info.value), f"{rule} not named in: {info.value}"
     return str(info.value)
-
-
-def card_ids_in_json(data: Any) -> set[int]:
-    """Every card id a view's JSON shows (the ``id`` of each card object)."""
-    found: set[int] = set()
-    if isinstance(data, dict):
-        if "id" in data and "variety" in data and isinstance(data["id"], int):
-            found.add(data["id"])
-        for v in data.values():
-            found |= card_ids_in_json(v)
-    elif isinstance(data, list | tuple):
-        for v in data:
-            found |= card_ids_in_json(v)
-    return found
 
 
 def dumps(data: Any) -> str:
@@ -200,31 +191,6 @@ def gift(game: Game, seat: int, to: int, cards: Sequence[int], declared: Sequenc
     """``seat`` gives ``cards`` to ``to``, who accepts; returns the accept's events."""
     oid = propose(game, seat, Offer(to, tuple(cards), (), tuple(declared)))
     return game.apply(to, Action.accept(oid, ()))
-
-
-def fitting_field(game: Game, seat: int, card: int) -> int | None:
-    """A field that takes ``card``: one of its variety first, else an empty one."""
-    v = game.config.card_variety[card]
-    fs = game.fields[seat]
-    for i, f in enumerate(fs):
-        if f and game.config.card_variety[f[-1]] == v:
-            return i
-    for i, f in enumerate(fs):
-        if not f:
-            return i
-    return None
-
-
-def make_room(game: Game, seat: int) -> None:
-    """Harvest the biggest field the rules allow."""
-    order = sorted(
-        (i for i, f in enumerate(game.fields[seat]) if f), key=lambda i: -len(game.fields[seat][i])
-    )
-    for i in order:
-        if game.is_legal(seat, Action.harvest(i)):
-            game.apply(seat, Action.harvest(i))
-            return
-    raise AssertionError(f"seat {seat} cannot harvest: {game.fields[seat]}")
 
 
 def plant_card_somewhere(game: Game, seat: int, card: int, how) -> None:

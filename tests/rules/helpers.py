@@ -8,13 +8,24 @@ quickly; they move the cards elsewhere, so that every card still lies in exactly
 from __future__ import annotations
 
 import itertools
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 import pytest
 
 from bohnanza import Action, Game, IllegalAction, make_config
+from game_helpers import (  # shared with the other test folder; re-exported
+    assert_conserved as assert_conserved,
+)
+from game_helpers import (
+    card_ids_in_json as card_ids_in_json,
+)
+from game_helpers import (
+    make_room as make_room,
+)
+from game_helpers import (
+    target_field as target_field,
+)
 
 PLANT = "plant"
 TRADE = "trade"
@@ -116,16 +127,6 @@ def find(game: Game, seat: int, variety: str, where: str = "hand", nth: int = 0)
     return found[nth]
 
 
-def assert_conserved(game: Game) -> None:
-    """Every card is in exactly one place (RULES.md §2b)."""
-    places = game.all_card_locations()
-    counts = Counter(places)
-    missing = sorted(set(range(game.config.deck_size)) - set(counts))
-    twice = sorted(c for c, n in counts.items() if n > 1)
-    assert not missing and not twice, f"cards lost: {missing}, cards in two places: {twice}"
-    assert len(places) == game.config.deck_size
-
-
 def assert_illegal(
     game: Game,
     seat: int,
@@ -155,30 +156,6 @@ def plant(game: Game, *targets: int) -> None:
         game.apply(a, Action.plant(f))
     if game.phase == PLANT and game.planted == 1:
         game.apply(a, Action.stop_planting())
-
-
-def target_field(game: Game, seat: int, card: int) -> int | None:
-    """A field that takes ``card``: one of its variety first, else an empty one."""
-    v = game.config.card_variety[card]
-    fs = game.fields[seat]
-    for i, f in enumerate(fs):
-        if f and game.config.card_variety[f[-1]] == v:
-            return i
-    for i, f in enumerate(fs):
-        if not f:
-            return i
-    return None
-
-
-def make_room(game: Game, seat: int) -> None:
-    """Harvest the biggest field the protection rule allows."""
-    choices = [i for i, f in enumerate(game.fields[seat]) if f]
-    choices.sort(key=lambda i: -len(game.fields[seat][i]))
-    for i in choices:
-        if game.is_legal(seat, Action.harvest(i)):
-            game.apply(seat, Action.harvest(i))
-            return
-    raise AssertionError(f"seat {seat} cannot harvest any field: {fields(game, seat)}")
 
 
 def plant_front_anywhere(game: Game) -> None:
@@ -253,20 +230,6 @@ def put_on_field(game: Game, seat: int, field: int, variety: str, n: int) -> lis
         game.draw.remove(c)
     game.fields[seat][field].extend(cards)
     return cards
-
-
-def card_ids_in_json(data: Any) -> set[int]:
-    """Every card id that a view's JSON shows: the ``id`` of each card object."""
-    found: set[int] = set()
-    if isinstance(data, dict):
-        if "id" in data and "variety" in data and isinstance(data["id"], int):
-            found.add(data["id"])
-        for v in data.values():
-            found |= card_ids_in_json(v)
-    elif isinstance(data, list | tuple):
-        for v in data:
-            found |= card_ids_in_json(v)
-    return found
 
 
 def event_types(events: Iterable[Any]) -> list[str]:
