@@ -512,7 +512,7 @@ class Hooks:
         what = f"harvest field {action.field}"
         err = self.may_act_out_of_turn(game, seat) or self.harvest_error(game, seat, action.field)  # type: ignore[arg-type]
         if err:
-            raise game.fail(seat, what, err, "R-HARV-1" if "must first" in err else None)
+            raise game.fail(seat, what, err)  # the reason cites its rule; .rule is read from it
 
     def _check_buy(self, game: Game, seat: int, action: Action) -> None:
         err = self.may_act_out_of_turn(game, seat) or self.buy_error(game, seat)
