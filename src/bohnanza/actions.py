@@ -88,6 +88,46 @@ def _is_int(x: object) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
 
 
+def _int_list(x: object) -> bool:
+    return isinstance(x, tuple | list) and all(_is_int(c) for c in x)
+
+
+def shape_error(action: Action) -> str | None:
+    """Why ``action``'s fields have the wrong types, or None.
+
+    :meth:`Action.from_json` only builds well-typed actions, but Python callers (bots,
+    scripts) can build any named tuple. The rule checks assume the types, so a wrong one
+    would crash them (``TypeError``) - or worse, pass: ``True == 1``, so
+    ``Action.decline(True)`` would decline offer 1 and then write a record that does not
+    replay. :meth:`bohnanza.game.Game.check` refuses such actions first.
+    """
+    if not isinstance(action.type, ActionType):
+        return f"{action.type!r} is not an action type"
+    for key in ("field", "card", "offer_id"):
+        value = getattr(action, key)
+        if value is not None and not _is_int(value):
+            return f"{key} must be an integer or None, not {value!r}"
+    if not _int_list(action.cards):
+        return f"cards must be a tuple of integers, not {action.cards!r}"
+    offer = action.offer
+    if offer is None:
+        return None
+    if not isinstance(offer, Offer):
+        return f"offer must be an Offer, not {offer!r}"
+    if not _is_int(offer.to) or not _int_list(offer.give):
+        return f"an offer's seat and cards must be integers: {offer!r}"
+    if not isinstance(offer.want, tuple | list) or not all(
+        isinstance(w, tuple | list) and len(w) == 2 and isinstance(w[0], str) and _is_int(w[1])
+        for w in offer.want
+    ):
+        return f"an offer's want must be (variety, count) pairs: {offer!r}"
+    if not isinstance(offer.declared, tuple | list) or not all(
+        isinstance(d, str) for d in offer.declared
+    ):
+        return f"an offer's declarations must be strings: {offer!r}"
+    return None
+
+
 class Action(NamedTuple):
     """One decision of one seat. Which fields matter depends on ``type``."""
 

@@ -312,8 +312,10 @@ def _register_optional_commands() -> None:
     # Commands whose heavy imports happen only when they run (their modules import click).
     from .tournament.command import tournament
     from .web.command import serve
+    from .web.load import load
 
     main.add_command(serve)
+    main.add_command(load)
     main.add_command(tournament)
 
 

@@ -22,7 +22,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .actions import Action, ActionType, Offer
+from .actions import Action, ActionType, Offer, shape_error
 from .errors import ConfigError, GameOver, IllegalAction, InvalidOffer, NotYourTurn, RecordError
 from .events import Event
 from .rules import GameConfig, make_config
@@ -316,6 +316,9 @@ class Game:
             raise IllegalAction(f"there is no seat {seat!r} in a {self.players}-player game")
         if type(action) is not Action:
             raise IllegalAction(f"not an action: {action!r}", seat=seat)
+        malformed = shape_error(action)
+        if malformed:
+            raise IllegalAction(f"seat {seat} sent a malformed action: {malformed}", seat=seat)
         if self.phase == OVER:
             raise GameOver(f"seat {seat} cannot act: the game is over", seat=seat)
         self.hooks.check(self, seat, action)
@@ -432,7 +435,9 @@ class Game:
         g.config = self.config
         g.hooks = self.hooks
         g.seed = self.seed
-        g.rng = random.Random()
+        # Seeded with a constant, then overwritten: Random() would read the OS's entropy
+        # twice first, the dearest part of a clone on a server (one per move).
+        g.rng = random.Random(0)
         g.rng.setstate(self.rng.getstate())
         g.initial_deck = self.initial_deck
         g.draw = self.draw[:]

@@ -13,7 +13,14 @@ from websockets.sync.client import connect
 class Client:
     def __init__(self, ws_url: str, table: str) -> None:
         self.table = table
-        self._cm = connect(f"{ws_url}/ws/{table}", max_size=2**22, open_timeout=10)
+        self._cm = connect(
+            f"{ws_url}/ws/{table}",
+            max_size=2**22,
+            open_timeout=10,
+            # No keepalive thread: tests that kill the server would leave it to
+            # print a broken-pipe traceback at exit.
+            ping_interval=None,
+        )
         self.ws = self._cm.__enter__()
         self.messages: list[dict[str, Any]] = []
         self.state: dict[str, Any] | None = None

@@ -182,6 +182,9 @@ class Postgres:
         )
         if r.returncode != 0:
             raise RuntimeError(f"initdb failed: {r.stderr or r.stdout}")
+        self._pg_ctl_start()
+
+    def _pg_ctl_start(self) -> None:
         opts = (
             f"-p {self.port} -k {self.base} -c listen_addresses=127.0.0.1 -c fsync=off "
             "-c synchronous_commit=off -c full_page_writes=off"
@@ -202,6 +205,18 @@ class Postgres:
         if r.returncode != 0:
             log = (self.base / "log").read_text() if (self.base / "log").exists() else ""
             raise RuntimeError(f"pg_ctl start failed: {r.stderr or r.stdout} {log}")
+
+    def halt(self) -> None:
+        """Stop the cluster at once, as a crash would (``-m immediate``: no checkpoint,
+        every connection cut); :meth:`resume` starts it again on the same data."""
+        r = self._run(
+            str(self.bindir / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "-w", "stop"
+        )
+        if r.returncode != 0:
+            raise RuntimeError(f"pg_ctl stop failed: {r.stderr or r.stdout}")
+
+    def resume(self) -> None:
+        self._pg_ctl_start()
 
     def stop(self) -> None:
         self._run(str(self.bindir / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "stop")
@@ -294,6 +309,16 @@ class ServerProcess:
                 self.proc.wait(10)
             except subprocess.TimeoutExpired:
                 self.kill()
+
+
+# ------------------------------------------------------------------ reporting
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """After a run that injected faults (test_faults.py), say how many, by kind."""
+    for name, module in list(sys.modules.items()):
+        if name.endswith("test_faults") and getattr(module, "FAULTS", None):
+            terminalreporter.write_line(module.summary())
 
 
 # ------------------------------------------------------------------ Chromium

@@ -8,11 +8,12 @@ static files (no build step) that talk to ``/api/...`` and ``/ws/{table}``; see
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, MutableMapping
 from contextlib import asynccontextmanager
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
@@ -88,6 +89,44 @@ class BodyLimit:
             return message
 
         await self.app(scope, limited, send)
+
+
+def _origin_key(url: str) -> str | None:
+    """``scheme://host:port`` of an origin, lower case, with the default port filled in;
+    None for anything that is not an http(s)/ws(s) origin (``null``, garbage)."""
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:
+        return None
+    scheme = parts.scheme.lower()
+    defaults = {"http": 80, "ws": 80, "https": 443, "wss": 443}
+    if scheme not in defaults or not parts.hostname:
+        return None
+    secure = scheme in ("https", "wss")
+    return f"{'https' if secure else 'http'}://{parts.hostname.lower()}:{port or defaults[scheme]}"
+
+
+def origin_allowed(headers: Mapping[str, str], allowed: tuple[str, ...] = ()) -> bool:
+    """Whether a WebSocket upgrade may proceed, judged by its ``Origin`` header.
+
+    Browsers send ``Origin`` with every WebSocket handshake and let any page open one to
+    any server, so without this check a page on another site could play (or read the
+    views of) the tables whose tokens the visitor's browser holds. Accepted: no Origin
+    (programs, not browsers), an Origin whose host:port is the request's ``Host``, or
+    one listed in ``allowed`` (``bohnanza serve --allow-origin``).
+    """
+    origin = headers.get("origin")
+    if origin is None:
+        return True
+    key = _origin_key(origin)
+    if key is None:
+        return False
+    if key in {_origin_key(a) for a in allowed}:
+        return True
+    host = headers.get("host", "")
+    own = _origin_key(f"{key.split('://', 1)[0]}://{host}") if host else None
+    return own == key
 
 
 def create_app(settings: Settings | None = None, store: Store | None = None) -> FastAPI:
@@ -214,12 +253,29 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
 
     @app.websocket("/ws/{table_id}")
     async def ws(websocket: WebSocket, table_id: str) -> None:
+        if not origin_allowed(websocket.headers, settings.allowed_origins):
+            # Before accepting: the browser sees a refused handshake (HTTP 403).
+            await websocket.close(4403)
+            return
         await websocket.accept()
         manager = manager_of(websocket)
-        table = await manager.get(table_id)
+        try:
+            table = await manager.get(table_id)
+        except LobbyError as exc:  # the database is unavailable: say so, not a traceback
+            await websocket.send_text(dumps(error("server_error", exc.message)))
+            await websocket.close(1011)
+            return
         if table is None:
             await websocket.send_text(dumps(error("no_table", f"there is no table {table_id!r}")))
             await websocket.close(4404)
+            return
+        if len(table.conns) >= settings.max_connections:
+            # Every connection costs a task, a queue and a copy of each broadcast: one
+            # client opening thousands would slow the table for everybody.
+            await websocket.send_text(
+                dumps(error("too_many_connections", "this table has too many connections"))
+            )
+            await websocket.close(1013)
             return
         conn = manager.connect(table, websocket)
         try:

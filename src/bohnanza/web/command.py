@@ -6,6 +6,7 @@ line works without it; ``serve`` says which extra to install when it is missing.
 
 from __future__ import annotations
 
+import gc
 import socket
 import sys
 
@@ -44,6 +45,14 @@ import click
     type=click.FloatRange(min=0, max=600),
     help="Seconds an active bot waits for people's offers before it ends trading.",
 )
+@click.option(
+    "--allow-origin",
+    "allow_origins",
+    multiple=True,
+    metavar="URL",
+    help="A web origin (https://example.org) whose pages may open the game's WebSockets, "
+    "besides this server's own; repeatable. Others are refused (cross-site WebSockets).",
+)
 @click.option("--testing", is_flag=True, hidden=True, help="Allow fixed seeds and decks.")
 @click.option("--log-level", default="warning", show_default=True, hidden=True)
 def serve(
@@ -53,6 +62,7 @@ def serve(
     away_timeout: float,
     bot_delay: float,
     bot_grace: float,
+    allow_origins: tuple[str, ...],
     testing: bool,
     log_level: str,
 ) -> None:
@@ -83,7 +93,7 @@ def serve(
         sock = socket.socket(family, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host, port))
-        sock.listen(128)
+        sock.listen(2048)  # uvicorn's default backlog: hundreds of clients may connect at once
     except OSError as exc:
         store.close()
         raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror}") from None
@@ -92,6 +102,7 @@ def serve(
         away_timeout=away_timeout,
         bot_delay=bot_delay,
         bot_grace=bot_grace,
+        allowed_origins=tuple(allow_origins),
         testing=testing,
     )
     app = create_app(settings, store)
@@ -101,6 +112,10 @@ def serve(
         ws_max_size=MAX_FRAME,
         ws_ping_interval=20,
         ws_ping_timeout=30,
+        # No permessage-deflate: compressing every state (1-4 KB of JSON) cost about a
+        # tenth of the server's CPU per move (docs/reliability.md, "Load"); the bytes
+        # saved are a few KB a minute per player.
+        ws_per_message_deflate=False,
         timeout_graceful_shutdown=3,
     )
     actual = sock.getsockname()[1]
@@ -108,4 +123,25 @@ def serve(
     click.echo(f"Bohnanza is running: open http://{shown_host}:{actual}/")
     click.echo(f"database: {shown}  (Ctrl-C stops the server)")
     sys.stdout.flush()
+    tune_gc()
     uvicorn.Server(config).run(sockets=[sock])
+
+
+def tune_gc() -> None:
+    """Keep the garbage collector's pauses short under load.
+
+    With CPython's defaults a full collection ran every few seconds under load and
+    walked every object the imports made (about 200,000: the app's code and libraries,
+    which never become garbage), stopping the event loop for 50-450 ms: the whole tail of
+    the move latency (docs/reliability.md, "Load"). Freezing what exists at start-up
+    moves those objects out of the collector's sight, and higher thresholds make the
+    young collections rarer (garbage cycles are few here: reference counting frees
+    almost everything), so that full collections are rare and short.
+    """
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(GC_THRESHOLDS[0], GC_THRESHOLDS[1], GC_THRESHOLDS[2])
+
+
+#: Collector thresholds for the server (CPython's defaults: 700, 10, 10).
+GC_THRESHOLDS = (10_000, 50, 100)

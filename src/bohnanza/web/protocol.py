@@ -82,6 +82,15 @@ def parse_client_message(raw: str | bytes | None, limit: int = MAX_MESSAGE) -> C
         data = json.loads(raw)
     except (json.JSONDecodeError, RecursionError) as exc:
         raise ProtocolError("bad_json", f"message is not valid JSON: {exc}") from None
+    # JSON escapes can spell lone surrogates ("\ud800"), which no UTF-8 text holds: echoed
+    # in an answer (an id, a chat line) they would make the send fail and drop the
+    # connection, and a database refuses them. Refuse them here, before anything echoes.
+    try:
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise ProtocolError(
+            "bad_json", "message holds invalid Unicode (a lone surrogate)"
+        ) from None
     if not isinstance(data, dict):
         raise ProtocolError("bad_message", "a message must be a JSON object with a type")
     kind = data.get("type")
