@@ -85,12 +85,15 @@ def parse_client_message(raw: str | bytes | None, limit: int = MAX_MESSAGE) -> C
     # JSON escapes can spell lone surrogates ("\ud800"), which no UTF-8 text holds: echoed
     # in an answer (an id, a chat line) they would make the send fail and drop the
     # connection, and a database refuses them. Refuse them here, before anything echoes.
-    try:
-        json.dumps(data, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:
-        raise ProtocolError(
-            "bad_json", "message holds invalid Unicode (a lone surrogate)"
-        ) from None
+    # (Only text with an escape or a non-ASCII character can hold one: the usual move is
+    # plain ASCII and skips the re-encoding.)
+    if "\\u" in raw or not raw.isascii():
+        try:
+            json.dumps(data, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            raise ProtocolError(
+                "bad_json", "message holds invalid Unicode (a lone surrogate)"
+            ) from None
     if not isinstance(data, dict):
         raise ProtocolError("bad_message", "a message must be a JSON object with a type")
     kind = data.get("type")
