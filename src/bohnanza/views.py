@@ -111,6 +111,22 @@ class View(NamedTuple):
             out["kind"] = self.config.card_kind[card]
         return out
 
+    def seats_json(self) -> list[dict[str, Any]]:
+        """The seats' public parts as JSON-ready data (the same for every reader, so the
+        web server's broadcast encodes them once for all seats)."""
+        cj = self.card_json
+        return [
+            {
+                "seat": s.seat,
+                "fields": [[cj(c) for c in f] for f in s.fields],
+                "coins": s.coins,
+                "hand_size": s.hand_size,
+                "trade_area": [cj(c) for c in s.trade_area],
+                "payouts": list(s.payouts),
+            }
+            for s in self.seats
+        ]
+
     def to_json(self) -> dict[str, Any]:
         """The view as JSON-ready data; cards as ``{"id", "variety"[, "kind"]}``."""
         cj = self.card_json
@@ -132,17 +148,7 @@ class View(NamedTuple):
             "field_price": self.config.field_price,
             "hand": [cj(c) for c in self.hand] if self.hand is not None else None,
             "drawn": [cj(c) for c in self.drawn],
-            "seats": [
-                {
-                    "seat": s.seat,
-                    "fields": [[cj(c) for c in f] for f in s.fields],
-                    "coins": s.coins,
-                    "hand_size": s.hand_size,
-                    "trade_area": [cj(c) for c in s.trade_area],
-                    "payouts": list(s.payouts),
-                }
-                for s in self.seats
-            ],
+            "seats": self.seats_json(),
             "offers": [
                 {
                     "offer_id": o.offer_id,

@@ -146,7 +146,8 @@ def error(
     return out
 
 
-def dumps(message: dict[str, Any]) -> str:
+def dumps(message: dict[str, Any] | list[Any]) -> str:
+    """Compact JSON, as every message (and the broadcast's shared seat parts) is sent."""
     return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
 
 

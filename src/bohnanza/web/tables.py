@@ -947,7 +947,7 @@ class Manager:
             return
         public = game.view(None)
         shared: list[SeatView | None] = list(public.seats)
-        seats_json = dumps(public.to_json()["seats"])
+        seats_json = dumps(public.seats_json())
         texts: dict[int | None, str] = {}
         for conn in conns:
             text = texts.get(conn.seat)
