@@ -429,11 +429,25 @@ def test_fasolufka_child_placed_by_another_seats_action_refreshes_the_cached_vie
     changes, but ``Game._execute`` only refreshes the cached public view of the acting seat,
     the active seat and a trade partner. Bots (the driver hands them cached views) then see
     the receiver's old fields."""
-    game, _ = position("fasolki+fasolufka", 3, 1009, 941, agents="random")
-    assert game.pending == (0, "move_lady", 0, 71)
-    assert game.extra["queue"] == [[2, "place_child", 103]]
-    for seat in range(3):
-        game.view(seat, cached=True)  # fill the cache, as the driver does
-    game.apply(0, Action.move_lady(None))
-    assert 103 in game.fields[2][0]
-    assert game.view(1, cached=True) == game.view(1)
+    # Searched for rather than pinned to one seed: the situation arises in about one
+    # 3-player random game in 50, and a pinned position breaks whenever the shuffle or a
+    # bot's choices change.
+    for seed in range(400):
+        _, actions = position("fasolki+fasolufka", 3, seed, 10_000, agents="random")
+        replay = Game.new("fasolki+fasolufka", 3, seed=seed)
+        for seat, action in actions:
+            pending, queue = replay.pending, replay.extra.get("queue") or []
+            waiting = [e for e in queue if e[1] == "place_child" and e[0] != seat]
+            if pending and pending[1] == "move_lady" and pending[0] == seat and waiting:
+                receiver = waiting[0][0]
+                before = [f[:] for f in replay.fields[receiver]]
+                for s in range(3):
+                    replay.view(s, cached=True)  # fill the cache, as the driver does
+                replay.apply(seat, action)
+                if replay.fields[receiver] != before:  # the child was placed by this move
+                    for s in range(3):
+                        assert replay.view(s, cached=True) == replay.view(s)
+                    return
+            else:
+                replay.apply(seat, action)
+    pytest.fail("no lady move placed another seat's waiting child in 400 games")

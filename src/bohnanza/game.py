@@ -9,7 +9,8 @@ Design (see DESIGN-NOTES.md):
 * :meth:`Game.apply` first checks the whole action, raising :class:`IllegalAction` with the
   rule ID, and only then changes anything: a rejected action leaves the state exactly as it
   was. Chance steps (draws, reshuffles) run automatically right after the action that causes
-  them, from the game's own seeded RNG.
+  them, from the game's own seeded generator (:mod:`bohnanza.shuffle`: a cryptographic one,
+  so the cards a player sees tell nothing about the cards they do not).
 * Cards are ints indexing the config's public tables; piles are plain lists (hands front
   first; draw, discard and treasury with their top at the end; fields bottom to top).
 * What modules change goes through ``self.hooks`` (:class:`bohnanza.modules.base.Hooks`);
@@ -18,7 +19,6 @@ Design (see DESIGN-NOTES.md):
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +26,16 @@ from .actions import Action, ActionType, Offer, shape_error
 from .errors import ConfigError, GameOver, IllegalAction, InvalidOffer, NotYourTurn, RecordError
 from .events import Event
 from .rules import GameConfig, make_config
+from .shuffle import (
+    DEFAULT,
+    Generator,
+    copy_generator,
+    fresh_seed,
+    generator_name,
+    load_generator,
+    make_generator,
+    save_generator,
+)
 from .views import View, make_view
 
 if TYPE_CHECKING:
@@ -81,7 +91,7 @@ class Game:
     config: GameConfig
     hooks: Hooks
     seed: int
-    rng: random.Random
+    rng: Generator
     initial_deck: tuple[int, ...]
     draw: list[int]
     discard: list[int]
@@ -117,29 +127,41 @@ class Game:
         *,
         modules: Sequence[str] = (),
         options: Mapping[str, str] | None = None,
-        seed: int = 0,
+        seed: int | None = None,
         deck: Sequence[str | int] | None = None,
+        generator: str = DEFAULT,
     ) -> Game:
         """Create a game and deal (R-SETUP-1…5).
 
-        ``deck`` fixes the order of the first cards, top first, as variety keys (``"blue"``)
-        or card ids; the rest of the deck follows in a seeded shuffle. Hands are dealt in
-        seat order: seat 0 takes the first cards, then seat 1, and so on.
+        ``seed`` makes the game repeatable: the same seed (and generator) deals the same
+        game. Without one the game takes 128 bits from :mod:`secrets`, so that nobody can
+        work the deck out from the cards they see. ``deck`` fixes the order of the first
+        cards, top first, as variety keys (``"blue"``) or card ids; the rest of the deck
+        follows in a seeded shuffle. Hands are dealt in seat order: seat 0 takes the first
+        cards, then seat 1, and so on. ``generator`` names the shuffle generator
+        (:data:`bohnanza.shuffle.GENERATORS`); only replays of old records need another.
         """
         config = make_config(rules, players, options, tuple(modules))
-        return cls(config, seed=seed, deck=deck)
+        return cls(config, seed=seed, deck=deck, generator=generator)
 
     def __init__(
-        self, config: GameConfig, *, seed: int = 0, deck: Sequence[str | int] | None = None
+        self,
+        config: GameConfig,
+        *,
+        seed: int | None = None,
+        deck: Sequence[str | int] | None = None,
+        generator: str = DEFAULT,
     ) -> None:
         from .modules import hooks_for
 
+        if seed is None:
+            seed = fresh_seed()
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise ConfigError(f"seed must be an integer, got {seed!r}")
         self.config = config
         self.hooks = hooks_for(config)
         self.seed = seed
-        self.rng = random.Random(seed)
+        self.rng = make_generator(generator, seed)
         order = self._arrange(deck)
         self.initial_deck = tuple(order)
         n = config.players
@@ -215,6 +237,11 @@ class Game:
         return taken + [c for c in order if c not in used]
 
     # ------------------------------------------------------------------ small queries
+
+    @property
+    def generator(self) -> str:
+        """The name of the shuffle generator (:mod:`bohnanza.shuffle`), kept in records."""
+        return generator_name(self.rng)
 
     @property
     def players(self) -> int:
@@ -435,10 +462,7 @@ class Game:
         g.config = self.config
         g.hooks = self.hooks
         g.seed = self.seed
-        # Seeded with a constant, then overwritten: Random() would read the OS's entropy
-        # twice first, the dearest part of a clone on a server (one per move).
-        g.rng = random.Random(0)
-        g.rng.setstate(self.rng.getstate())
+        g.rng = copy_generator(self.rng)
         g.initial_deck = self.initial_deck
         g.draw = self.draw[:]
         g.discard = self.discard[:]
@@ -467,7 +491,6 @@ class Game:
 
     def to_dict(self) -> dict[str, Any]:
         """The whole state as JSON-ready data (private parts included: not for players)."""
-        version, internal, gauss = self.rng.getstate()
         return {
             "format": "bohnanza-state",
             "version": 1,
@@ -475,7 +498,7 @@ class Game:
             "players": self.players,
             "options": dict(self.config.options),
             "seed": self.seed,
-            "rng": [version, list(internal), gauss],
+            "rng": save_generator(self.rng),
             "initial_deck": list(self.initial_deck),
             "draw": self.draw[:],
             "discard": self.discard[:],
@@ -518,9 +541,10 @@ class Game:
             g.config = config
             g.hooks = hooks_for(config)
             g.seed = int(data["seed"])
-            version, internal, gauss = data["rng"]
-            g.rng = random.Random()
-            g.rng.setstate((int(version), tuple(int(x) for x in internal), gauss))
+            try:
+                g.rng = load_generator(data["rng"], g.seed)
+            except ConfigError as exc:
+                raise RecordError(f"malformed saved state: {exc}") from None
             g.initial_deck = tuple(int(c) for c in data["initial_deck"])
             g.draw = [int(c) for c in data["draw"]]
             g.discard = [int(c) for c in data["discard"]]

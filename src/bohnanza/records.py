@@ -14,6 +14,7 @@ from typing import Any
 from .actions import Action
 from .errors import BohnanzaError, RecordError
 from .game import Game
+from .shuffle import LEGACY
 
 FORMAT = "bohnanza-record"
 VERSION = 1
@@ -32,6 +33,7 @@ def make_record(
         "players": game.players,
         "options": dict(game.config.options),
         "seed": game.seed,
+        "generator": game.generator,
         "deck": list(game.initial_deck),
         "seats": [dict(s) for s in seats]
         if seats is not None
@@ -39,6 +41,39 @@ def make_record(
         "actions": [{"seat": s, **a.to_json()} for s, a in actions],
         "result": game.result() if game.over else None,
     }
+
+
+def new_game(setup: Mapping[str, Any]) -> Game:
+    """The game a record starts from (its setup: rules, players, options, seed, generator,
+    deck), before any action. A record without a generator name was shuffled by the
+    Mersenne Twister (:data:`bohnanza.shuffle.LEGACY`), the only one there was then."""
+    try:
+        rules = setup["rules"]
+        players = setup["players"]
+    except KeyError as exc:
+        raise RecordError(f"record lacks {exc.args[0]!r}") from None
+    options = setup.get("options") or {}
+    seed = setup.get("seed", 0)
+    deck = setup.get("deck")
+    generator = setup.get("generator", LEGACY)
+    if not isinstance(options, dict):
+        raise RecordError("record options must be an object")
+    if deck is not None and not isinstance(deck, list):
+        raise RecordError("record deck must be a list")
+    if not isinstance(generator, str):
+        raise RecordError("record generator must be a name")
+    try:
+        game = Game.new(
+            str(rules), players, options=options, seed=seed, deck=deck, generator=generator
+        )
+    except BohnanzaError as exc:
+        raise RecordError(f"bad record setup: {exc}") from None
+    if deck is not None and len(deck) != game.config.deck_size:
+        raise RecordError(
+            f"record deck has {len(deck)} cards; {rules} with {players} uses "
+            f"{game.config.deck_size}"
+        )
+    return game
 
 
 def replay(record: Mapping[str, Any], *, check_result: bool = True) -> Game:
@@ -51,27 +86,7 @@ def replay(record: Mapping[str, Any], *, check_result: bool = True) -> Game:
         raise RecordError(
             f"unsupported record version {record.get('version')!r}; this reads {VERSION}"
         )
-    try:
-        rules = record["rules"]
-        players = record["players"]
-    except KeyError as exc:
-        raise RecordError(f"record lacks {exc.args[0]!r}") from None
-    options = record.get("options") or {}
-    seed = record.get("seed", 0)
-    deck = record.get("deck")
-    if not isinstance(options, dict):
-        raise RecordError("record options must be an object")
-    if deck is not None and not isinstance(deck, list):
-        raise RecordError("record deck must be a list")
-    try:
-        game = Game.new(str(rules), players, options=options, seed=seed, deck=deck)
-    except BohnanzaError as exc:
-        raise RecordError(f"bad record setup: {exc}") from None
-    if deck is not None and len(deck) != game.config.deck_size:
-        raise RecordError(
-            f"record deck has {len(deck)} cards; {rules} with {players} uses "
-            f"{game.config.deck_size}"
-        )
+    game = new_game(record)
     actions = record.get("actions", [])
     if not isinstance(actions, list):
         raise RecordError("record actions must be a list")

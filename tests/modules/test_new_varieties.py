@@ -159,8 +159,11 @@ def test_four_players_new_varieties_play_past_second_runout_r_new_3_contrast():
     # R-NEW-3 applies to 3 players only: with 4 the third run-out ends the game.
     game = Game.new(NV, 4, options={"remove": "farmer"}, seed=11)
     _short_pile(game)
-    history = _play_to_end(game)
-    assert 2 in history  # a turn ended with 2 run-outs and the game went on
+    game.collect_events()
+    _play_to_end(game)
+    runouts = [e.data for e in game.collect_events() if e.type == "runout"]
+    # The second run-out did not end the game; the third did.
+    assert [(r["count"], r["final"]) for r in runouts] == [(1, False), (2, False), (3, True)]
     assert game.runouts == 3
 
 

@@ -40,8 +40,9 @@ from ..agents.base import Agent
 from ..errors import BohnanzaError, ConfigError, IllegalAction, RecordError
 from ..events import Event
 from ..game import TRADE, Game
-from ..records import make_record
+from ..records import make_record, new_game
 from ..rules import make_config
+from ..shuffle import fresh_seed
 from ..views import SeatView, View, make_view
 from .protocol import (
     MAX_MESSAGE,
@@ -263,16 +264,7 @@ def rebuild(
     setup: dict[str, Any], actions: Sequence[tuple[int, dict[str, Any]]]
 ) -> tuple[Game, list[tuple[int, Action]], list[Event]]:
     """Replay a stored record (setup + actions), keeping the events for the game log."""
-    try:
-        game = Game.new(
-            str(setup["rules"]),
-            int(setup["players"]),
-            options=dict(setup.get("options") or {}),
-            seed=int(setup.get("seed", 0)),
-            deck=setup.get("deck"),
-        )
-    except (KeyError, TypeError, ValueError) as exc:
-        raise RecordError(f"bad record setup: {exc}") from None
+    game = new_game(setup)
     done: list[tuple[int, Action]] = []
     events: list[Event] = []
     for i, (seat, raw) in enumerate(actions):
@@ -706,7 +698,7 @@ class Manager:
             settings["rules"],
             settings["players"],
             options=settings.get("options") or {},
-            seed=int(seed) if seed is not None else secrets.randbelow(2**31),
+            seed=int(seed) if seed is not None else fresh_seed(),
             deck=settings.get("deck"),
         )
 
@@ -1207,6 +1199,7 @@ class Manager:
             options=dict(g.config.options),
             seed=g.seed,
             deck=list(g.initial_deck),
+            generator=g.generator,
         )
 
     def record(self, table: Table) -> dict[str, Any]:
