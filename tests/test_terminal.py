@@ -86,6 +86,9 @@ def test_whole_game_piped_through_the_cli(tmp_path: Path) -> None:
     assert game.over and record["result"] == game.result()
     for s, score in enumerate(game.result()["scores"]):
         assert re.search(rf"seat {s} \(.*\) +{score} coins", result.output)
+    # The seed gives away the deck: shown only once the game is over.
+    before, _, after = result.output.partition("Final scores")
+    assert "--seed 3" in after and "seed 3" not in before.lower()
 
 
 def test_whole_game_with_trading_bots_at_another_seat(tmp_path: Path) -> None:

@@ -187,15 +187,9 @@ def replay(record: str, as_json: bool, show_log: bool) -> None:
         fail(str(exc))
     if show_log:
         from .actions import Action
-        from .game import Game
+        from .records import new_game
 
-        g = Game.new(
-            data["rules"],
-            data["players"],
-            options=data.get("options") or {},
-            seed=data.get("seed", 0),
-            deck=data.get("deck"),
-        )
+        g = new_game(data)
         for entry in data["actions"]:
             body = {k: v for k, v in entry.items() if k != "seat"}
             for ev in g.apply(entry["seat"], Action.from_json(body)):
@@ -229,7 +223,9 @@ def replay(record: str, as_json: bool, show_log: bool) -> None:
     help="Comma-separated bots for the other seats (random, autarky).",
 )
 @click.option("--seat", type=int, default=0, show_default=True, help="Your seat (0 starts).")
-@click.option("--seed", type=int, default=None, help="Seed (default: random).")
+@click.option(
+    "--seed", type=int, default=None, help="Seed (default: 128 random bits, shown at the end)."
+)
 @click.option(
     "--record",
     "record_path",
@@ -247,8 +243,7 @@ def play(
     record_path: str | None,
 ) -> None:
     """Play in the terminal against bots."""
-    import random
-
+    from .shuffle import fresh_seed
     from .terminal import run_terminal_game
 
     try:
@@ -262,7 +257,7 @@ def play(
     if not 0 <= seat < players:
         fail(f"--seat must be between 0 and {players - 1}")
     if seed is None:
-        seed = random.SystemRandom().randrange(1_000_000)
+        seed = fresh_seed()
     try:
         run_terminal_game(rules, players, parse_options(options), names, seat, seed, record_path)
     except (EOFError, KeyboardInterrupt):

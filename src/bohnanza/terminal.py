@@ -187,7 +187,7 @@ class TerminalGame:
         g = self.game
         names = ", ".join(f"seat {s} {self.names[s]}" for s in sorted(self.bots))
         self.write(
-            f"Bohnanza: {self.config.rules}, {g.players} players, seed {g.seed}. "
+            f"Bohnanza: {self.config.rules}, {g.players} players. "
             f"You are seat {self.human}; bots: {names}. Type ? for help."
         )
         if not g.over:
@@ -910,6 +910,8 @@ class TerminalGame:
                 + ": "
                 + ", ".join(f"seat {s}" for s in winners)
             )
+        # Only now: the seed gives away the whole deck.
+        self.write(f"Seed {g.seed} (play this deal again with --seed {g.seed}).")
 
     def record(self) -> dict[str, Any]:
         seats = [
