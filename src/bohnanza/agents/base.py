@@ -7,7 +7,6 @@ from collections.abc import Mapping, Sequence
 from ..actions import Action
 from ..views import View
 
-
 #: The most counters one agent may report from :meth:`Agent.stats`.
 MAX_STATS = 32
 

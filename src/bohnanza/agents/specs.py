@@ -75,8 +75,7 @@ def search_parameters(text: str) -> dict[str, Any]:
                 kwargs["seconds"] = float(p[:-1] if p.endswith("s") else p)
         except ValueError:
             raise ConfigError(
-                f"bad search parameter {p!r}: use SECONDS (0.2), ITERATIONSit (50it) "
-                "or dTURNS (d8)"
+                f"bad search parameter {p!r}: use SECONDS (0.2), ITERATIONSit (50it) or dTURNS (d8)"
             ) from None
     if kwargs.get("seconds") is not None and kwargs["seconds"] <= 0:
         raise ConfigError("search seconds must be positive")
@@ -146,9 +145,7 @@ class Resolved:
 _CACHE: dict[str, Resolved] = {}
 
 
-def _registry() -> tuple[
-    Mapping[str, Factory], Mapping[str, ParamReader], Mapping[str, str]
-]:
+def _registry() -> tuple[Mapping[str, Factory], Mapping[str, ParamReader], Mapping[str, str]]:
     from . import AGENTS, DESCRIPTIONS, PARAMETERS  # the package imports this module
 
     return AGENTS, PARAMETERS, DESCRIPTIONS
