@@ -42,6 +42,9 @@ def run(*args: str) -> tuple[int, str, str]:
     return result.exit_code, result.stdout, result.stderr
 
 
+ROOT = Path(__file__).resolve().parent.parent
+
+
 def traced(folder: Path, name: str) -> tuple[str, Path]:
     """The external agent's spec, writing a line to a file at its first decision."""
     path = folder / f"{name}.trace"
@@ -87,6 +90,24 @@ def test_specs_resolve_to_factories_and_parameters(bots: Path) -> None:
         "d": None,
         "e": -0.5,
     }
+
+
+def test_the_documented_bot_plays(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/bots.md's "Write your own bot" example, as a package of its own."""
+    text = (ROOT / "docs" / "bots.md").read_text(encoding="utf-8")
+    code = text.split("# mybots/greedy.py\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "mybots_doc").mkdir()
+    (tmp_path / "mybots_doc" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "mybots_doc" / "greedy.py").write_text(code, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    spec = "mybots_doc.greedy:Greedy:patience=2"
+    status, out, err = run("simulate", "-a", f"{spec},heuristic", "-n", "2", "--json")
+    assert status == 0, err
+    assert json.loads(out)["agents"] == [spec, "heuristic", spec, "heuristic"]
+    outcome = run_tournament(
+        TournamentSpec("classic", 3, (spec, "heuristic", "heuristic")), 3, tmp_path / "t", workers=1
+    )
+    assert outcome.summary["agents"][spec]["stats"]["moves"]["total"] > 0
 
 
 # ---------------------------------------------------------------------------- entry points
