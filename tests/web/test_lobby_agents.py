@@ -60,3 +60,27 @@ def test_serve_refuses_a_broken_allowed_agent_in_one_line() -> None:
     assert result.exit_code == 2
     assert result.stderr.startswith("error:") and result.stderr.count("\n") == 1
     assert "--allow-agent" in result.stderr and "byob_nowhere" in result.stderr
+
+
+def test_a_bot_no_longer_allowed_after_a_restart_is_substituted(
+    make_server: Callable[..., ServerThread], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.syspath_prepend(str(write_bots(tmp_path / "byob")))
+    trace = tmp_path / "restart.trace"
+    allowed = f"{COUNTING}:trace={trace}"
+    first = make_server(allowed_agents=(allowed,))
+    made = first.create(
+        seats=[
+            {"kind": "bot", "bot": allowed},
+            {"kind": "bot", "bot": "autarky"},
+            {"kind": "person"},
+        ]
+    )
+    first.stop()
+    second = make_server()  # the same database, no --allow-agent
+    person = second.client(made["table"]["id"], made["token"])
+    assert person.request({"type": "start"})["type"] != "error"
+    # Seat 0's turn is played (by the substitute) and seat 1's begins.
+    person.wait_for(lambda m: m["type"] == "state" and m["view"]["active"] == 1, 15)
+    assert not trace.exists()
+    person.close()

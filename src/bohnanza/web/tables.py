@@ -1144,7 +1144,10 @@ class Manager:
         agent = table.agents.get((seat, kind))
         if agent is None:
             seed = int(table.settings.get("seed", 0) or 0)
-            agent = make_agent(kind, (seed * 1009 + seat * 7919 + table.seq) % 2**31)
+            # A table saved before a restart may name a bot no longer allowed: the
+            # substitute plays that seat instead.
+            allowed = kind if kind in self.settings.bots() else self.settings.substitute
+            agent = make_agent(allowed, (seed * 1009 + seat * 7919 + table.seq) % 2**31)
             table.agents[(seat, kind)] = agent
         legal = (
             only if only is not None else game.legal_actions(seat, agent.wants_offers(game.turn))
