@@ -54,6 +54,13 @@ class BadStats(Counting):
         return {"mood": "cheerful"}
 
 
+class FailingStats(Counting):
+    """Its counters cannot be read."""
+
+    def stats(self):
+        return {"ratio": 1 / 0}
+
+
 def make_counting(seed):
     """A factory function works as well as a class."""
     return Counting(seed, bonus=7)

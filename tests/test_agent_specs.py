@@ -69,6 +69,17 @@ def test_simulate_plays_an_agent_from_outside_the_package(bots: Path) -> None:
     assert json.loads(out)["seat_mean_coins"] == summary["seat_mean_coins"]
 
 
+def test_play_seats_an_agent_from_outside_the_package(bots: Path, tmp_path: Path) -> None:
+    spec, trace = traced(bots, "play")
+    record = tmp_path / "game.json"
+    args = ["play", "--seed", "3", "--seat", "3", "--bots", spec, "--record", str(record)]
+    result = CliRunner().invoke(main, args, input="1\n" * 5000)
+    assert result.exit_code == 0, result.output
+    assert "Final scores" in result.output
+    assert json.loads(record.read_text())["seats"][:3] == [{"agent": spec}] * 3
+    assert sorted(line.split()[-1] for line in trace.read_text().splitlines()) == ["0", "1", "2"]
+
+
 def test_specs_resolve_to_factories_and_parameters(bots: Path) -> None:
     resolved = resolve_agent(f"{COUNTING}:bonus=3:trace=x")
     assert resolved.source == "module" and resolved.name == COUNTING
@@ -174,6 +185,8 @@ def test_a_bad_spec_is_one_error_line(bots: Path, spec: str, message: str) -> No
 def test_bad_counters_are_refused(bots: Path) -> None:
     with pytest.raises(ConfigError, match="not a number"):
         agent_stats(make_agent(f"{MODULE}:BadStats"), "x")
+    with pytest.raises(ConfigError, match="stats\\(\\) failed: ZeroDivisionError"):
+        agent_stats(make_agent(f"{MODULE}:FailingStats"), "x")
 
 
 # ---------------------------------------------------------------------------- workers

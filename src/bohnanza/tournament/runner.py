@@ -25,7 +25,13 @@ from typing import Any
 from ..actions import Action
 from ..agents import Agent
 from ..agents.base import MAX_STATS
-from ..agents.specs import add_import_paths, check_agent, import_paths, resolve_agent
+from ..agents.specs import (
+    add_import_paths,
+    check_agent,
+    import_paths,
+    one_line,
+    resolve_agent,
+)
 from ..errors import ConfigError
 from ..game import Game
 from ..rules import make_config
@@ -57,7 +63,10 @@ def build_agent(spec: str, seed: int) -> Agent:
 def agent_stats(agent: Agent, spec: str) -> dict[str, float]:
     """The counters ``agent`` reports at the end of a game, checked: a name and a
     number each, at most ``MAX_STATS``."""
-    raw = agent.stats()
+    try:
+        raw = agent.stats()
+    except Exception as exc:
+        raise ConfigError(f"agent {spec!r}: stats() failed: {one_line(exc)}") from None
     if not isinstance(raw, Mapping) or len(raw) > MAX_STATS:
         raise ConfigError(
             f"agent {spec!r}: stats() must return a dict of at most {MAX_STATS} counters"
