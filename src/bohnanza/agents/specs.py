@@ -142,6 +142,8 @@ class Resolved:
         return agent
 
 
+#: Resolved entry-point and module specs: looking up entry points scans every installed
+#: distribution, too slow to repeat for every seat of every game.
 _CACHE: dict[str, Resolved] = {}
 
 
@@ -221,7 +223,8 @@ def resolve_agent(spec: str) -> Resolved:
             kwargs = readers[first](rest) if sep else {}
         except ConfigError as exc:
             raise ConfigError(f"{exc} (in {text!r})") from None
-        resolved = Resolved(text, first, "builtin", agents[first], kwargs)
+        # Not cached: a lookup is cheap, and the registry may change (tests patch it).
+        return Resolved(text, first, "builtin", agents[first], kwargs)
     else:
         published = entry_points()
         if first in published:
