@@ -7,6 +7,7 @@ are one error line."""
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import sqlite3
 import subprocess
@@ -162,6 +163,7 @@ def test_an_entry_point_agent_is_found_listed_and_played(bots: Path) -> None:
         (f"{COUNTING}:bonus", "use KEY=VALUE"),
         (f"{COUNTING}:colour=red", "could not be made: TypeError"),
         (f"{MODULE}:", "expected MODULE:ATTR"),
+        ("../byob_bots:Counting", "expected MODULE:ATTR"),
         (BROKEN, "byob_missing_module"),
         ("autarky:3", "takes no parameters"),
         ("search:fast", "bad search parameter"),
@@ -229,6 +231,27 @@ def test_tournament_with_spawned_workers_stores_and_sums_counters(bots: Path) ->
     assert summary["agents"]["autarky"]["stats"] == {}
     report = (out / "report.md").read_text()
     assert "## Agent counters" in report and f"| {spec} | decisions |" in report
+
+
+@pytest.mark.parametrize("method", ["fork", "spawn", "forkserver"])
+def test_every_start_method_plays_external_agents(bots: Path, method: str) -> None:
+    """The bots are on this process's ``sys.path`` only (not on PYTHONPATH)."""
+    if method not in multiprocessing.get_all_start_methods():
+        pytest.skip(f"no {method} on this platform")
+    spec, trace = traced(bots, method)
+    lineup = (spec, PUBLISHED, "autarky")
+    outcome = run_tournament(
+        TournamentSpec("classic", 3, lineup),
+        2,
+        bots / method,
+        workers=2,
+        batch=1,
+        start_method=method,
+    )
+    assert outcome.played == 2
+    assert str(os.getpid()) not in {line.split()[0] for line in trace.read_text().splitlines()}
+    for name in (spec, PUBLISHED):
+        assert outcome.summary["agents"][name]["stats"]["decisions"]["total"] > 0
 
 
 def test_a_local_ray_cluster_plays_external_agents(bots: Path) -> None:

@@ -238,7 +238,8 @@ def resolve_agent(spec: str) -> Resolved:
         elif sep:
             attr, sep2, params = rest.partition(":")
             attr = attr.strip()
-            if not attr or not all(p.isidentifier() for p in attr.split(".")):
+            dotted = [*first.split("."), *attr.split(".")]
+            if not attr or not all(p.isidentifier() for p in dotted):
                 raise ConfigError(f"agent {text!r}: expected MODULE:ATTR, e.g. mypkg.bots:Greedy")
             factory = _external(text, f"{first}:{attr}", None, lambda: _load(first, attr))
             kwargs = _params_of(text, factory, params if sep2 else None)
