@@ -61,6 +61,16 @@ class FailingStats(Counting):
         return {"ratio": 1 / 0}
 
 
+class Tuned(Counting):
+    """Reads its own parameters: ``byob_bots:Tuned:3x`` is a bonus of 3."""
+
+    @staticmethod
+    def spec_params(text):
+        if not text.endswith("x"):
+            raise ValueError("say NUMBERx")
+        return {"bonus": int(text[:-1])}
+
+
 def make_counting(seed):
     """A factory function works as well as a class."""
     return Counting(seed, bonus=7)

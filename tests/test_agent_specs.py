@@ -87,6 +87,9 @@ def test_specs_resolve_to_factories_and_parameters(bots: Path) -> None:
     assert dict(resolved.kwargs) == {"bonus": 3, "trace": "x"}
     assert str(bots) in resolved.paths
     assert parse_agent(f"{COUNTING}:bonus=2.5") == (COUNTING, {"bonus": 2.5})
+    assert make_agent(f"{MODULE}:Tuned:3x").stats()["bonus"] == 3  # its own reader
+    with pytest.raises(ConfigError, match="bad parameters: ValueError: say NUMBERx"):
+        resolve_agent(f"{MODULE}:Tuned:three")
     agent = make_agent(f"{MODULE}:make_counting", seed=4)
     assert isinstance(agent, AutarkyAgent) and agent.seed == 4
     assert agent.stats() == {"decisions": 0, "bonus": 7}

@@ -176,7 +176,7 @@ def _root_of(module_name: str) -> list[str]:
     return []
 
 
-def _external(spec: str, target: str, rest: str | None, load: Callable[[], Any]) -> Factory:
+def _external(spec: str, target: str, load: Callable[[], Any]) -> Factory:
     try:
         obj = load()
     except ConfigError as exc:
@@ -229,7 +229,7 @@ def resolve_agent(spec: str) -> Resolved:
         published = entry_points()
         if first in published:
             ep = published[first]
-            factory = _external(text, f"entry point {ep.name} = {ep.value}", None, ep.load)
+            factory = _external(text, f"entry point {ep.name} = {ep.value}", ep.load)
             paths = _root_of(ep.module)
             if ep.dist is not None:
                 paths.append(str(ep.dist.locate_file("")))
@@ -241,7 +241,7 @@ def resolve_agent(spec: str) -> Resolved:
             dotted = [*first.split("."), *attr.split(".")]
             if not attr or not all(p.isidentifier() for p in dotted):
                 raise ConfigError(f"agent {text!r}: expected MODULE:ATTR, e.g. mypkg.bots:Greedy")
-            factory = _external(text, f"{first}:{attr}", None, lambda: _load(first, attr))
+            factory = _external(text, f"{first}:{attr}", lambda: _load(first, attr))
             kwargs = _params_of(text, factory, params if sep2 else None)
             name = f"{first}:{attr}"
             resolved = Resolved(text, name, "module", factory, kwargs, tuple(_root_of(first)))
