@@ -9,7 +9,7 @@ from typing import Any, NoReturn, TypeVar
 
 import click
 
-from .agents import agent_names
+from .agents import agent_names, describe_agents
 from .errors import BohnanzaError
 from .rules import all_rulesets, make_config
 
@@ -91,7 +91,7 @@ def rules_cmd(as_json: bool) -> None:
     """List rule sets, modules and allowed player counts."""
     data = all_rulesets()
     if as_json:
-        click.echo(json.dumps({"rulesets": data}, indent=2))
+        click.echo(json.dumps({"rulesets": data, "agents": describe_agents()}, indent=2))
         return
     for r in data:
         opts = "".join(
@@ -99,6 +99,28 @@ def rules_cmd(as_json: bool) -> None:
             for k, v in r["options"].items()
         )
         click.echo(f"{r['rules']:<24} {r['min_players']}-{r['max_players']} players{opts}")
+
+
+@main.command("agents")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def agents_cmd(as_json: bool) -> None:
+    """List the agents a spec can name: built-in and published by installed packages
+    (entry-point group bohnanza.agents). Any MODULE:CLASS works too."""
+    data = describe_agents()
+    if as_json:
+        click.echo(json.dumps({"agents": data}, indent=2))
+        return
+    for a in data:
+        where = "" if a["source"] == "builtin" else f"  [{a.get('package') or a['target']}]"
+        text = a.get("error") or a["description"]
+        click.echo(f"{a['name']:<16} {text}{where}")
+
+
+START_METHODS = click.Choice(["fork", "spawn", "forkserver"])
+AGENT_SPECS = (
+    "Each is a built-in name (bohnanza agents), search:0.2 style parameters, an installed "
+    "package's agent, or MODULE:CLASS[:KEY=VALUE...] for your own (docs/bots.md)."
+)
 
 
 @main.command()
@@ -110,9 +132,12 @@ def rules_cmd(as_json: bool) -> None:
     "-a",
     default="random",
     show_default=True,
-    help="Comma-separated agents, repeated to fill the seats (random, autarky).",
+    help="Comma-separated agents, repeated to fill the seats. " + AGENT_SPECS,
 )
 @click.option("--workers", "-w", type=int, default=1, show_default=True, help="Worker processes.")
+@click.option(
+    "--start-method", type=START_METHODS, default=None, help="How worker processes start."
+)
 @click.option(
     "--records",
     type=click.Path(file_okay=False),
@@ -128,10 +153,12 @@ def simulate(
     seed: int,
     agents: str,
     workers: int,
+    start_method: str | None,
     records: str | None,
     as_json: bool,
 ) -> None:
     """Play many seeded games between bots and summarise them."""
+    from .agents.specs import import_paths
     from .simulate import GameSpec, options_tuple
     from .simulate import simulate as run
 
@@ -144,15 +171,25 @@ def simulate(
         names = agent_names(agents, players)
     except BohnanzaError as exc:
         fail(str(exc))
-    spec = GameSpec(config.rules, players, options_tuple(config.options), tuple(names), records)
+    spec = GameSpec(
+        config.rules,
+        players,
+        options_tuple(config.options),
+        tuple(names),
+        records,
+        import_paths(names),
+    )
     show = sys.stderr.isatty() and not as_json
-    if show:
-        with click.progressbar(
-            length=games, label=f"{config.rules} x{games}", file=sys.stderr, show_eta=True
-        ) as bar:
-            summary = run(spec, games, seed, workers, progress=bar.update)
-    else:
-        summary = run(spec, games, seed, workers)
+    try:
+        if show:
+            with click.progressbar(
+                length=games, label=f"{config.rules} x{games}", file=sys.stderr, show_eta=True
+            ) as bar:
+                summary = run(spec, games, seed, workers, bar.update, start_method)
+        else:
+            summary = run(spec, games, seed, workers, start_method=start_method)
+    except BohnanzaError as exc:
+        fail(str(exc))
     if as_json:
         click.echo(json.dumps(summary))
         return
@@ -220,7 +257,7 @@ def replay(record: str, as_json: bool, show_log: bool) -> None:
     "-b",
     default="autarky",
     show_default=True,
-    help="Comma-separated bots for the other seats (random, autarky).",
+    help="Comma-separated bots for the other seats. " + AGENT_SPECS,
 )
 @click.option("--seat", type=int, default=0, show_default=True, help="Your seat (0 starts).")
 @click.option(

@@ -8,6 +8,7 @@ of workers.
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .agents import make_agent
+from .agents.specs import add_import_paths
 from .driver import play
 from .game import Game
 from .records import make_record
@@ -29,6 +31,9 @@ class GameSpec:
     options: tuple[tuple[str, str], ...]
     agents: tuple[str, ...]
     records: str | None
+    #: Folders external agents were loaded from (``agents.specs.import_paths``): workers
+    #: add them to ``sys.path`` and resolve the specs themselves.
+    import_paths: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,13 +63,20 @@ def play_one(spec: GameSpec, seed: int) -> GameOutcome:
 
 
 def _play_batch(spec: GameSpec, seeds: Sequence[int]) -> list[GameOutcome]:
+    add_import_paths(spec.import_paths)
     return [play_one(spec, s) for s in seeds]
 
 
 def run_games(
-    spec: GameSpec, games: int, seed: int, workers: int = 1, batch: int = 25
+    spec: GameSpec,
+    games: int,
+    seed: int,
+    workers: int = 1,
+    batch: int = 25,
+    start_method: str | None = None,
 ) -> Iterator[GameOutcome]:
-    """Yield outcomes in seed order (so summaries do not depend on ``workers``)."""
+    """Yield outcomes in seed order (so summaries do not depend on ``workers``); worker
+    processes start by ``start_method`` (fork, spawn, forkserver; default: Python's)."""
     if spec.records:
         Path(spec.records).mkdir(parents=True, exist_ok=True)
     seeds = list(range(seed, seed + games))
@@ -73,7 +85,8 @@ def run_games(
             yield play_one(spec, s)
         return
     batches = [seeds[i : i + batch] for i in range(0, len(seeds), batch)]
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    context = multiprocessing.get_context(start_method)
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
         for outcomes in pool.map(_play_batch, [spec] * len(batches), batches):
             yield from outcomes
 
@@ -120,10 +133,11 @@ def simulate(
     seed: int,
     workers: int = 1,
     progress: Callable[[int], None] | None = None,
+    start_method: str | None = None,
 ) -> dict[str, Any]:
     start = time.perf_counter()
     outcomes: list[GameOutcome] = []
-    for o in run_games(spec, games, seed, workers):
+    for o in run_games(spec, games, seed, workers, start_method=start_method):
         outcomes.append(o)
         if progress:
             progress(1)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from ..actions import Action
 from ..views import View
+
+#: The most counters one agent may report from :meth:`Agent.stats`.
+MAX_STATS = 32
 
 
 class Agent:
@@ -26,6 +29,12 @@ class Agent:
     def act(self, view: View, legal: Sequence[Action], required: bool) -> Action | None:
         """Choose one of ``legal``, or ``None`` ("nothing now") when not ``required``."""
         raise NotImplementedError
+
+    def stats(self) -> Mapping[str, float]:
+        """Counters of the game just played (offers made, gifts accepted, iterations...),
+        read once when it ends; a tournament stores them per game and seat and sums them
+        per agent in its summary. Numbers only; at most ``MAX_STATS`` of them."""
+        return {}
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(seed={self.seed})"

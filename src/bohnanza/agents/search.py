@@ -281,6 +281,10 @@ class SearchAgent(Agent):
     def wants_offers(self, turn: int) -> bool:
         return self.heuristic.wants_offers(turn)
 
+    def stats(self) -> dict[str, float]:
+        """Decisions searched and roll-outs played (tournament summaries sum them)."""
+        return {"searched": self.searched, "rollouts": self.rollouts}
+
     def __repr__(self) -> str:
         budget = (
             f"seconds={self.seconds}"

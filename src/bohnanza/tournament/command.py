@@ -56,7 +56,8 @@ def _clock(seconds: float) -> str:
     required=True,
     help="Comma-separated line-up, one agent per seat (repeated to fill the seats): "
     "heuristic, autarky, random, search. search:0.2 gives the search 0.2 s per decision, "
-    "search:50it 50 roll-outs, search:0.2:d8 roll-outs of 8 turns.",
+    "search:50it 50 roll-outs, search:0.2:d8 roll-outs of 8 turns; an installed package's "
+    "agent (bohnanza agents) or your own as MODULE:CLASS[:KEY=VALUE...].",
 )
 @click.option(
     "--rules", "-r", default="classic", show_default=True, help="Rule set, e.g. fasolki+duel."
@@ -82,6 +83,12 @@ def _clock(seconds: float) -> str:
     help="local: a process pool; ray: tasks on a Ray cluster (RAY_ADDRESS or --ray-address).",
 )
 @click.option("--ray-address", default=None, help="Address of a running Ray cluster.")
+@click.option(
+    "--start-method",
+    type=click.Choice(["fork", "spawn", "forkserver"]),
+    default=None,
+    help="How the local backend's worker processes start (default: Python's).",
+)
 @click.option(
     "--out",
     "-o",
@@ -109,6 +116,7 @@ def tournament(
     workers: int | None,
     backend: str,
     ray_address: str | None,
+    start_method: str | None,
     out: str,
     batch: int | None,
     no_rotate: bool,
@@ -161,6 +169,7 @@ def tournament(
         "backend": backend,
         "batch": batch,
         "ray_address": ray_address,
+        "start_method": start_method,
     }
     try:
         if show and sys.stderr.isatty():

@@ -55,6 +55,21 @@ def markdown(summary: Mapping[str, Any], plots: Mapping[str, str], command: str 
             f"{_pct(lo)} – {_pct(hi)} | {a['mean_coins']:.2f} | {mu} | {sigma} | "
             f"{'' if ms is None else f'{ms:.3f}'} |"
         )
+    counted = [(name, a["stats"]) for name, a in summary["agents"].items() if a.get("stats")]
+    if counted:
+        lines += [
+            "",
+            "## Agent counters",
+            "",
+            "What agents reported at the end of each game (`Agent.stats()`): the total over "
+            "every seat held and the mean per seat.",
+            "",
+            "| agent | counter | total | mean per seat |",
+            "|---|---|---:|---:|",
+        ]
+        for name, counters in counted:
+            for counter, c in counters.items():
+                lines.append(f"| {name} | {counter} | {c['total']:g} | {c['mean']:.3f} |")
     lines += [
         "",
         "## Seats",

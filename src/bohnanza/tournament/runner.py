@@ -11,17 +11,27 @@ choices depend on the machine's speed).
 
 from __future__ import annotations
 
+import math
+import multiprocessing
 import os
 import statistics
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..actions import Action
-from ..agents import AGENTS, Agent
+from ..agents import Agent
+from ..agents.base import MAX_STATS
+from ..agents.specs import (
+    add_import_paths,
+    check_agent,
+    import_paths,
+    one_line,
+    resolve_agent,
+)
 from ..errors import ConfigError
 from ..game import Game
 from ..rules import make_config
@@ -40,39 +50,35 @@ Progress = Callable[[int, int], None]
 def parse_agent(spec: str) -> tuple[str, dict[str, Any]]:
     """``"heuristic"`` → ("heuristic", {}); ``"search:0.2"`` → seconds per decision;
     ``"search:50it"`` → roll-out iterations per decision; ``"search:0.2:d8"`` also limits
-    roll-outs to 8 turns (``d0``: to the end of the game)."""
-    name, *params = [p.strip() for p in spec.strip().split(":")]
-    if name not in AGENTS:
-        raise ConfigError(f"unknown agent {name!r}; known agents: {', '.join(sorted(AGENTS))}")
-    kwargs: dict[str, Any] = {}
-    if params and name != "search":
-        raise ConfigError(f"agent {name!r} takes no parameters (got {spec!r})")
-    for p in params:
-        try:
-            if p.endswith("it"):
-                kwargs["iterations"] = int(p[:-2])
-                kwargs["seconds"] = None
-            elif p.startswith("d"):
-                depth = int(p[1:])
-                kwargs["depth"] = depth if depth > 0 else None
-            else:
-                kwargs["seconds"] = float(p[:-1] if p.endswith("s") else p)
-        except ValueError:
-            raise ConfigError(
-                f"bad search parameter {p!r} in {spec!r}: use SECONDS (0.2), ITERATIONSit "
-                "(50it) or dTURNS (d8)"
-            ) from None
-    if kwargs.get("seconds") is not None and kwargs["seconds"] <= 0:
-        raise ConfigError(f"search seconds must be positive in {spec!r}")
-    if kwargs.get("iterations") is not None and kwargs["iterations"] < 1:
-        raise ConfigError(f"search iterations must be at least 1 in {spec!r}")
-    return name, kwargs
+    roll-outs to 8 turns (``d0``: to the end of the game); ``"mypkg.bots:Greedy:k=1"`` →
+    ("mypkg.bots:Greedy", {"k": 1}). The grammar is :mod:`bohnanza.agents.specs`."""
+    resolved = resolve_agent(spec)
+    return resolved.name, dict(resolved.kwargs)
 
 
 def build_agent(spec: str, seed: int) -> Agent:
-    name, kwargs = parse_agent(spec)
-    factory: Callable[..., Agent] = AGENTS[name]
-    return factory(seed, **kwargs) if kwargs else factory(seed)
+    return resolve_agent(spec).build(seed)
+
+
+def agent_stats(agent: Agent, spec: str) -> dict[str, float]:
+    """The counters ``agent`` reports at the end of a game, checked: a name and a
+    number each, at most ``MAX_STATS``."""
+    try:
+        raw = agent.stats()
+    except Exception as exc:
+        raise ConfigError(f"agent {spec!r}: stats() failed: {one_line(exc)}") from None
+    if not isinstance(raw, Mapping) or len(raw) > MAX_STATS:
+        raise ConfigError(
+            f"agent {spec!r}: stats() must return a dict of at most {MAX_STATS} counters"
+        )
+    out: dict[str, float] = {}
+    for key, value in raw.items():
+        if not isinstance(key, str) or not key or len(key) > 64:
+            raise ConfigError(f"agent {spec!r}: stats() key {key!r} is not a short name")
+        if not isinstance(value, int | float) or not math.isfinite(value):
+            raise ConfigError(f"agent {spec!r}: stats() value of {key!r} is not a number")
+        out[key] = value
+    return out
 
 
 class Timed(Agent):
@@ -87,6 +93,9 @@ class Timed(Agent):
 
     def wants_offers(self, turn: int) -> bool:
         return self.inner.wants_offers(turn)
+
+    def stats(self) -> Mapping[str, float]:
+        return self.inner.stats()
 
     def act(self, view: View, legal: Sequence[Action], required: bool) -> Action | None:
         start = time.perf_counter()
@@ -109,13 +118,17 @@ class TournamentSpec:
     options: tuple[tuple[str, str], ...] = ()
     seed: int = 1
     rotate: bool = True
+    #: Folders the line-up's external agents were loaded from: workers add them to
+    #: ``sys.path`` before resolving the specs themselves (Ray workers lack them).
+    import_paths: tuple[str, ...] = field(default=(), init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         make_config(self.rules, self.players, dict(self.options))
         if len(self.lineup) != self.players:
             raise ConfigError(f"{len(self.lineup)} agents for {self.players} seats")
         for a in self.lineup:
-            parse_agent(a)
+            check_agent(a)
+        object.__setattr__(self, "import_paths", import_paths(self.lineup))
 
     def seats_for(self, index: int) -> tuple[str, ...]:
         """The agent at each seat of game ``index``: the line-up turned by ``index``."""
@@ -139,6 +152,7 @@ def play_game(spec: TournamentSpec, index: int) -> Row:
     """Play game ``index`` and return its row (see :mod:`.storage`)."""
     from ..driver import play
 
+    add_import_paths(spec.import_paths)
     seed = spec.seed + index
     seats = spec.seats_for(index)
     game = Game.new(spec.rules, spec.players, options=dict(spec.options), seed=seed)
@@ -167,6 +181,7 @@ def play_game(spec: TournamentSpec, index: int) -> Row:
         "decision_ms": [
             round(statistics.median(a.times) * 1000, 4) if a.times else 0.0 for a in agents
         ],
+        "agent_stats": [agent_stats(a, name) for a, name in zip(agents, seats, strict=True)],
     }
 
 
@@ -189,14 +204,20 @@ def _batches(indices: Sequence[int], size: int) -> list[list[int]]:
 
 
 def run_local(
-    spec: TournamentSpec, indices: Sequence[int], workers: int, batch: int
+    spec: TournamentSpec,
+    indices: Sequence[int],
+    workers: int,
+    batch: int,
+    start_method: str | None = None,
 ) -> Iterator[list[Row]]:
-    """Batches of rows as they finish, from a process pool (in-process for 1 worker)."""
+    """Batches of rows as they finish, from a process pool (in-process for 1 worker)
+    whose workers start by ``start_method`` (fork, spawn, forkserver; default: Python's)."""
     if workers <= 1:
         for b in _batches(indices, batch):
             yield play_batch(spec, b)
         return
-    pool = ProcessPoolExecutor(max_workers=workers)
+    context = multiprocessing.get_context(start_method)
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context)
     try:
         pending: set[Future[list[Row]]] = {
             pool.submit(play_batch, spec, b) for b in _batches(indices, batch)
@@ -261,6 +282,7 @@ def run_tournament(
     batch: int | None = None,
     ray_address: str | None = None,
     progress: Progress | None = None,
+    start_method: str | None = None,
 ) -> Outcome:
     """Play the games of ``spec`` not yet stored in ``out`` and summarise all of them.
 
@@ -274,6 +296,9 @@ def run_tournament(
         raise ConfigError("workers must be at least 1")
     if backend not in ("local", "ray"):
         raise ConfigError(f"unknown backend {backend!r}; use local or ray")
+    methods = multiprocessing.get_all_start_methods()
+    if start_method is not None and start_method not in methods:
+        raise ConfigError(f"unknown start method {start_method!r}; use {', '.join(methods)}")
     with Store(out) as store:
         store.claim(spec.identity())
         have = store.seeds()
@@ -288,7 +313,7 @@ def run_tournament(
             source = (
                 run_ray(spec, todo, size, ray_address)
                 if backend == "ray"
-                else run_local(spec, todo, workers, size)
+                else run_local(spec, todo, workers, size, start_method)
             )
             for rows in source:
                 store.add(rows)
@@ -303,6 +328,7 @@ __all__ = [
     "Outcome",
     "Timed",
     "TournamentSpec",
+    "agent_stats",
     "build_agent",
     "default_workers",
     "parse_agent",

@@ -8,6 +8,8 @@
 * **Ratings** are OpenSkill's Plackett-Luce model, the games taken in seed order, each
   seat a team of one ranked by coins then cards in hand. Seats of one agent share its
   rating: after a game the agent takes the mean of its seats' updated ratings.
+* **Counters** an agent reports (``Agent.stats()``) are summed per agent: ``total`` over
+  every seat it held, ``mean`` per seat held (a seat that reported nothing counts 0).
 """
 
 from __future__ import annotations
@@ -118,6 +120,7 @@ def summarise(
     turns: list[float] = []
     actions: list[float] = []
     shared = 0
+    counters: dict[str, dict[str, float]] = {name: {} for name in names}
     for row in rows:
         winners = row["winners"]
         share = 1.0 / len(winners)
@@ -133,6 +136,10 @@ def summarise(
             if k in winners:
                 wins[name] += share
                 seat_wins[k] += share
+        for k, reported in enumerate(row.get("agent_stats") or []):
+            mine = counters[seats[k]]
+            for counter, value in reported.items():
+                mine[counter] = mine.get(counter, 0) + value
         for name in set(seats):
             in_games[name] += 1
             game_wins[name] += share * sum(1 for k in winners if seats[k] == name)
@@ -160,6 +167,10 @@ def summarise(
             "mean_coins_ci95": [round(clo, 3), round(chi, 3)],
             "rating": rated.get(name),
             "decision_ms_median": round(statistics.median(think[name]), 4) if think[name] else None,
+            "stats": {
+                counter: {"total": round(total, 4), "mean": round(total / m, 4) if m else 0.0}
+                for counter, total in sorted(counters[name].items())
+            },
         }
     seats_out = []
     for k in range(players):

@@ -4,6 +4,8 @@ The ``games`` table has plain columns for numbers and text and JSON for the list
 ``pandas.read_sql("select * from games", sqlite3.connect(path))`` or the ``sqlite3``
 shell (with its ``json_each``) opens it directly. ``meta`` remembers which tournament
 the file belongs to, so that a resumed run cannot mix two different line-ups.
+``agent_stats`` holds the counters agents reported (``Agent.stats()``), one row per game,
+seat and counter (``select agent, counter, avg(value) from agent_stats group by 1, 2``).
 """
 
 from __future__ import annotations
@@ -34,6 +36,14 @@ CREATE TABLE IF NOT EXISTS games (
     decision_ms TEXT NOT NULL       -- JSON list: median milliseconds per decision, per seat
 );
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS agent_stats (
+    seed INTEGER NOT NULL,          -- the game (games.seed)
+    seat INTEGER NOT NULL,
+    agent TEXT NOT NULL,            -- the agent at that seat
+    counter TEXT NOT NULL,          -- a name from the agent's stats()
+    value REAL NOT NULL,
+    PRIMARY KEY (seed, seat, counter)
+);
 """
 
 COLUMNS = (
@@ -116,8 +126,32 @@ class Store:
             f"VALUES ({', '.join('?' * len(COLUMNS))})",
             values,
         )
+        self._add_stats(rows)
         self.db.commit()
         return len(values)
+
+    def _add_stats(self, rows: Iterable[Mapping[str, Any]]) -> None:
+        for r in rows:
+            self.db.execute("DELETE FROM agent_stats WHERE seed = ?", (r["seed"],))
+            self.db.executemany(
+                "INSERT INTO agent_stats (seed, seat, agent, counter, value) VALUES (?, ?, ?, ?, ?)",
+                [
+                    (r["seed"], seat, r["seats"][seat], counter, value)
+                    for seat, counters in enumerate(r.get("agent_stats") or [])
+                    for counter, value in counters.items()
+                ],
+            )
+
+    def stats(self) -> dict[int, list[dict[str, float]]]:
+        """Seed → per seat the counters its agent reported (empty when none)."""
+        out: dict[int, list[dict[str, float]]] = {}
+        query = "SELECT seed, seat, counter, value FROM agent_stats ORDER BY seed, seat, counter"
+        for seed, seat, counter, value in self.db.execute(query):
+            seats = out.setdefault(int(seed), [])
+            while len(seats) <= seat:
+                seats.append({})
+            seats[seat][counter] = int(value) if float(value).is_integer() else value
+        return out
 
     def rows(self, seeds: Sequence[int] | None = None) -> list[dict[str, Any]]:
         """Stored games in seed order (only ``seeds`` when given), JSON decoded."""
@@ -131,6 +165,10 @@ class Store:
             }
             if wanted is None or row["seed"] in wanted:
                 out.append(row)
+        counters = self.stats()
+        for row in out:
+            have = counters.get(row["seed"], [])
+            row["agent_stats"] = [have[k] if k < len(have) else {} for k in range(row["players"])]
         return out
 
 

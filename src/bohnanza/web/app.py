@@ -21,7 +21,6 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..agents import AGENTS
 from ..rules import all_rulesets
 from .i18n import strings
 from .protocol import MAX_MESSAGE, dumps, error
@@ -40,7 +39,7 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 class SeatSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
     kind: Literal["person", "bot"]
-    bot: str | None = Field(default=None, max_length=32)
+    bot: str | None = Field(default=None, max_length=200)
 
 
 class CreateTable(BaseModel):
@@ -194,7 +193,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
 
     @app.get("/api/rules")
     async def rules() -> dict[str, Any]:
-        return {"rulesets": all_rulesets(), "bots": sorted(AGENTS)}
+        return {"rulesets": all_rulesets(), "bots": settings.bots()}
 
     @app.get("/api/strings")
     async def get_strings() -> dict[str, Any]:

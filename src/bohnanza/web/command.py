@@ -53,6 +53,14 @@ import click
     help="A web origin (https://example.org) whose pages may open the game's WebSockets, "
     "besides this server's own; repeatable. Others are refused (cross-site WebSockets).",
 )
+@click.option(
+    "--allow-agent",
+    "allow_agents",
+    multiple=True,
+    metavar="SPEC",
+    help="An agent the lobby may seat as a bot besides the built-in ones, e.g. "
+    "mypkg.bots:Greedy or a name from `bohnanza agents`; repeatable. No other code is run.",
+)
 @click.option("--testing", is_flag=True, hidden=True, help="Allow fixed seeds and decks.")
 @click.option("--log-level", default="warning", show_default=True, hidden=True)
 def serve(
@@ -63,6 +71,7 @@ def serve(
     bot_delay: float,
     bot_grace: float,
     allow_origins: tuple[str, ...],
+    allow_agents: tuple[str, ...],
     testing: bool,
     log_level: str,
 ) -> None:
@@ -79,6 +88,14 @@ def serve(
         raise click.ClickException(
             f"the web app needs its extra ({exc.name} is missing): pip install 'bohnanza[web]'"
         ) from None
+    from ..agents import check_agent
+    from ..errors import BohnanzaError
+
+    for spec in allow_agents:
+        try:
+            check_agent(spec)
+        except BohnanzaError as exc:
+            raise click.BadParameter(str(exc), param_hint="--allow-agent") from None
     if not 0 <= port <= 65535:
         raise click.BadParameter(f"port must be 0 to 65535, not {port}", param_hint="--port")
     url = database_url or default_database_url()
@@ -103,6 +120,7 @@ def serve(
         bot_delay=bot_delay,
         bot_grace=bot_grace,
         allowed_origins=tuple(allow_origins),
+        allowed_agents=tuple(a.strip() for a in allow_agents),
         testing=testing,
     )
     app = create_app(settings, store)

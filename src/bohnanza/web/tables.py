@@ -98,6 +98,13 @@ class Settings:
     # own; a browser's cross-site WebSocket would otherwise act with the visitor's tokens.
     allowed_origins: tuple[str, ...] = ()
     max_connections: int = 200  # open WebSockets per table (players, spectators, tabs)
+    # Agent specs beyond the built-in ones that tables may seat as bots (``bohnanza serve
+    # --allow-agent``): code from outside the package runs only if the operator named it.
+    allowed_agents: tuple[str, ...] = ()
+
+    def bots(self) -> list[str]:
+        """The bots the lobby offers: the built-in agents, then the allowed ones."""
+        return [*sorted(AGENTS), *(a for a in self.allowed_agents if a not in AGENTS)]
 
 
 def hash_token(token: str) -> str:
@@ -368,8 +375,10 @@ class Manager:
                 made.append(Seat(i, "person", "", ""))
             elif kind == "bot":
                 bot = spec.get("bot") or "autarky"
-                if bot not in AGENTS:
-                    raise LobbyError(f"unknown bot {bot!r}; bots: {', '.join(sorted(AGENTS))}")
+                if bot not in self.settings.bots():
+                    raise LobbyError(
+                        f"unknown bot {bot!r}; bots: {', '.join(self.settings.bots())}"
+                    )
                 made.append(Seat(i, "bot", bot, ""))
             else:
                 raise LobbyError(f"seat {i}: kind must be 'person' or 'bot', not {kind!r}")
@@ -1127,7 +1136,10 @@ class Manager:
         agent = table.agents.get((seat, kind))
         if agent is None:
             seed = int(table.settings.get("seed", 0) or 0)
-            agent = make_agent(kind, (seed * 1009 + seat * 7919 + table.seq) % 2**31)
+            # A table saved before a restart may name a bot no longer allowed: the
+            # substitute plays that seat instead.
+            allowed = kind if kind in self.settings.bots() else self.settings.substitute
+            agent = make_agent(allowed, (seed * 1009 + seat * 7919 + table.seq) % 2**31)
             table.agents[(seat, kind)] = agent
         legal = (
             only if only is not None else game.legal_actions(seat, agent.wants_offers(game.turn))
