@@ -40,6 +40,13 @@ class GameOutcome:
     actions: int
 
 
+def seat_record(name: str, agent: object) -> dict[str, Any]:
+    """A record's entry for one seat: the agent's name, plus what an agent keeps about
+    its game (a language model's prompts and answers, ``record_extra``)."""
+    extra = getattr(agent, "record_extra", None)
+    return {"agent": name, **(extra() if callable(extra) else {})}
+
+
 def agent_seed(game_seed: int, seat: int) -> int:
     return game_seed * 1009 + seat
 
@@ -49,7 +56,7 @@ def play_one(spec: GameSpec, seed: int) -> GameOutcome:
     agents = [make_agent(name, agent_seed(seed, k)) for k, name in enumerate(spec.agents)]
     log = play(game, agents)
     if spec.records:
-        seats = [{"agent": name} for name in spec.agents]
+        seats = [seat_record(name, agent) for name, agent in zip(spec.agents, agents, strict=True)]
         record = make_record(game, log.actions, seats)
         path = Path(spec.records) / f"game-{seed}.json"
         path.write_text(json.dumps(record, separators=(",", ":")) + "\n", encoding="utf-8")

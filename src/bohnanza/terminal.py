@@ -29,7 +29,7 @@ from .driver import AgentError
 from .errors import ConfigError, IllegalAction
 from .game import OVER, PLANT, PLANT_TRADED, TRADE, Game
 from .records import make_record, save
-from .simulate import agent_seed
+from .simulate import agent_seed, seat_record
 from .views import OfferView, View
 
 _T = ActionType
@@ -913,7 +913,7 @@ class TerminalGame:
 
     def record(self) -> dict[str, Any]:
         seats = [
-            {"agent": "human"} if s == self.human else {"agent": self.names[s]}
+            {"agent": "human"} if s == self.human else seat_record(self.names[s], self.bots[s])
             for s in range(self.game.players)
         ]
         return make_record(self.game, self.log, seats)

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..actions import Action
-from ..agents import AGENTS, Agent
+from ..agents import AGENTS, Agent, make_agent
 from ..errors import ConfigError
 from ..game import Game
 from ..rules import make_config
@@ -41,6 +41,11 @@ def parse_agent(spec: str) -> tuple[str, dict[str, Any]]:
     """``"heuristic"`` → ("heuristic", {}); ``"search:0.2"`` → seconds per decision;
     ``"search:50it"`` → roll-out iterations per decision; ``"search:0.2:d8"`` also limits
     roll-outs to 8 turns (``d0``: to the end of the game)."""
+    if spec.strip() == "llm" or spec.strip().startswith("llm:"):  # a language model
+        from ..agents.llm import endpoint_from_spec
+
+        endpoint_from_spec(spec.strip())  # ConfigError now rather than in a worker
+        return spec.strip(), {}
     name, *params = [p.strip() for p in spec.strip().split(":")]
     if name not in AGENTS:
         raise ConfigError(f"unknown agent {name!r}; known agents: {', '.join(sorted(AGENTS))}")
@@ -71,6 +76,8 @@ def parse_agent(spec: str) -> tuple[str, dict[str, Any]]:
 
 def build_agent(spec: str, seed: int) -> Agent:
     name, kwargs = parse_agent(spec)
+    if name not in AGENTS:  # llm:MODEL@URL
+        return make_agent(name, seed)
     factory: Callable[..., Agent] = AGENTS[name]
     return factory(seed, **kwargs) if kwargs else factory(seed)
 
