@@ -28,7 +28,7 @@ def run(env: object, games: int, players: int) -> tuple[int, float]:
         env.reset(num_players=players, seed=seed)  # type: ignore[attr-defined]
         done = False
         while not done:
-            pid, obs = env.get_observation()  # type: ignore[attr-defined]
+            _pid, obs = env.get_observation()  # type: ignore[attr-defined]
             spent += time.perf_counter() - start
             text = obs if isinstance(obs, str) else "\n".join(m for _p, m, _t in obs)
             action = first_move(text)
@@ -48,8 +48,10 @@ def main() -> None:
         ("default wrappers", ta.make("Bohnanza-classic-v0")),
     ):
         steps, spent = run(env, games, 4)
-        print(f"classic, 4 players, {games} games, {name}: {steps} steps, "
-              f"{spent / steps * 1e6:.0f} µs per step")
+        print(
+            f"classic, 4 players, {games} games, {name}: {steps} steps, "
+            f"{spent / steps * 1e6:.0f} µs per step"
+        )
 
 
 if __name__ == "__main__":

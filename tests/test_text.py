@@ -221,7 +221,9 @@ def test_accept_and_check_answer() -> None:
     view = game.view(0)
     oid = view.offers[0].offer_id
     legal = game.legal_actions(0)
-    blue = game.hands[0].index(next(c for c in game.hands[0] if game.config.variety_of(c) == "blue"))
+    blue = game.hands[0].index(
+        next(c for c in game.hands[0] if game.config.variety_of(c) == "blue")
+    )
     act = parse_command(f"accept {oid} with {blue + 1}", view)
     assert act in legal
     check_answer(act, view, legal)

@@ -21,6 +21,7 @@ from typing import Any
 
 import click
 
+from . import text
 from .actions import Action, ActionType, Offer
 from .agents import make_agent
 from .agents.base import Agent
@@ -338,79 +339,12 @@ class TerminalGame:
         )
 
     def parse_offer(self, line: str, view: View) -> Action:
-        """``offer [SEAT] give 1,3 want chili:1 [declare red]`` → a propose action."""
-        if view.phase != TRADE:
-            raise BadInput("Offers can be made only in phase 2 (trading).")
-        tokens = line.replace(",", " , ").split()[1:]
-        to: int | None = None
-        if tokens and tokens[0].isdigit():
-            to = int(tokens.pop(0))
-        parts: dict[str, list[str]] = {}
-        key: str | None = None
-        for tok in tokens:
-            low = tok.lower()
-            if low in ("give", "want", "declare", "for"):
-                key = "want" if low == "for" else low
-                if key in parts:
-                    raise BadInput(f"{key!r} is given twice in the offer.")
-                parts[key] = []
-            elif key is None:
-                raise BadInput(
-                    f"Cannot read the offer at {tok!r}; write e.g. offer 2 give 1,3 want chili:1"
-                )
-            elif tok != ",":
-                parts[key].append(tok)
-        if to is None:
-            if self.human == view.active:
-                raise BadInput("Say which seat the offer is for: offer SEAT give ...")
-            to = view.active
-        give = tuple(self._card_at(p, view) for p in parts.get("give", []))
-        want: list[tuple[str, int]] = []
-        for item in parts.get("want", []):
-            name, _, count = item.partition(":")
-            if count and not count.isdigit():
-                raise BadInput(f"Bad count in {item!r}: write VARIETY:COUNT, e.g. chili:2.")
-            want.append((self._variety(name), int(count) if count else 1))
-        declared = tuple(d.lower() for d in parts.get("declare", []))
-        if not give and not want:
-            raise BadInput("The offer gives nothing and asks for nothing; see ? for the syntax.")
-        return Action.propose(Offer(to, give, tuple(want), declared))
-
-    def _card_at(self, pos: str, view: View) -> int:
-        hand = view.hand or ()
-        low = pos.lower()
-        if low.startswith("d") and low[1:].isdigit():
-            k = int(low[1:])
-            if view.active != self.human:
-                raise BadInput("Only the active player may offer the drawn cards (R-TRADE-2).")
-            if not 1 <= k <= len(view.drawn):
-                raise BadInput(f"There is no drawn card {pos}; there are {len(view.drawn)}.")
-            return view.drawn[k - 1]
-        if low.isdigit():
-            k = int(low)
-            if not 1 <= k <= len(hand):
-                raise BadInput(f"There is no card {k} in your hand; it holds {len(hand)}.")
-            return hand[k - 1]
-        raise BadInput(
-            f"{pos!r} is not a card position: use numbers for your hand, d1, d2 "
-            "for the drawn cards."
-        )
-
-    def _variety(self, name: str) -> str:
-        low = name.lower()
-        keys = self.config.varieties
-        names = {k: varieties()[k].name.lower() for k in keys}
-        exact = [k for k in keys if low in (k, names[k])]
-        if exact:
-            return exact[0]
-        found = [k for k in keys if k.startswith(low) or names[k].startswith(low)]
-        if len(found) == 1:
-            return found[0]
-        known = ", ".join(varieties()[k].name for k in keys)
-        if found:
-            which = ", ".join(varieties()[k].name for k in found)
-            raise BadInput(f"{name!r} could be {which}; write more of the name.")
-        raise BadInput(f"No variety {name!r} in this game; it has: {known}.")
+        """``offer [SEAT] give 1,3 want chili:1 [declare red]`` → a propose action, read
+        by the project's one command parser (:func:`bohnanza.text.parse_offer`)."""
+        try:
+            return Action.propose(text.parse_offer(line, view))
+        except text.CommandError as exc:
+            raise BadInput(str(exc)) from None
 
     # ------------------------------------------------------------------ the menu
 

@@ -154,7 +154,7 @@ def parse_variety(view: View, name: str, lang: Lang = "en") -> str:
         return found[0]
     known = ", ".join(variety_word(k, lang) for k in keys)
     if found:
-        which = ", ".join(variety_word(k, lang) for k in found)
+        which = ", ".join(variety_name(k, lang) for k in found)
         raise CommandError(
             _(
                 lang,
@@ -225,6 +225,14 @@ def parse_card(view: View, token: str, allowed: str, lang: Lang = "en") -> int:
             )
         )
     if key not in allowed:
+        if key == "d" and "h" in allowed:
+            raise CommandError(
+                _(
+                    lang,
+                    "Only the active player may offer the drawn cards (R-TRADE-2).",
+                    "Tylko aktywny gracz może oferować odkryte karty (R-TRADE-2).",
+                )
+            )
         raise CommandError(
             _(
                 lang,
@@ -235,11 +243,20 @@ def parse_card(view: View, token: str, allowed: str, lang: Lang = "en") -> int:
     cards = _places(view).get(prefix, ())
     k = int(number)
     if not 1 <= k <= len(cards):
+        if key == "h":
+            raise CommandError(
+                _(
+                    lang,
+                    f"There is no card {k} in your hand; it holds {len(cards)}.",
+                    f"Nie ma karty {k} w twojej ręce; jest w niej {len(cards)}.",
+                )
+            )
         raise CommandError(
             _(
                 lang,
-                f"there is no card {token} ({where[key][0]} holds {len(cards)}).",
-                f"nie ma karty {token} (w {where[key][1]} jest {len(cards)}).",
+                f"There is no {'drawn card' if key == 'd' else 'card'} {token} in "
+                f"{where[key][0]}; there are {len(cards)}.",
+                f"Nie ma karty {token} w {where[key][1]}; jest ich {len(cards)}.",
             )
         )
     return cards[k - 1]
