@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import random
 import re
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +25,7 @@ from bohnanza.errors import ConfigError
 from bohnanza.records import make_record, replay
 from bohnanza.simulate import agent_seed, seat_record
 from bohnanza.text import render_action
+from bohnanza.tournament.runner import build_agent, parse_agent
 from llm_server import chat_server
 
 MALFORMED = ["I will plant my bean.", "harvest 9", "offer 1 give 99", "accept", "plant"]
@@ -167,18 +170,30 @@ def test_specs_and_environment(monkeypatch: pytest.MonkeyPatch) -> None:
             endpoint_from_spec(bad, {})
     assert agent_names("llm:m@http://h/v1,heuristic", 4)[0] == "llm:m@http://h/v1"
     assert isinstance(make_agent("llm:m@http://h/v1", 3), LLMAgent)
+    assert isinstance(build_agent("llm:m@http://h/v1", 3), LLMAgent)  # tournaments
+    with pytest.raises(ConfigError):
+        parse_agent("llm:m@nowhere")
 
 
 def test_simulate_cli_stores_prompts_with_the_record(tmp_path: Path) -> None:
-    """``bohnanza simulate --agents llm:MODEL@URL,...``: the record keeps the model's
-    prompts and answers and replays."""
+    """``bohnanza simulate --agents llm:MODEL@URL,... --workers 2``: games run in threads
+    with requests in flight at once; each record keeps the model's prompts and answers
+    and replays."""
+    inflight = [0, 0]  # now, most
+    lock = threading.Lock()
 
     # The CLI builds its own games, so this model only reads the prompt: it answers the
     # first legal move listed (a dull but valid player).
     def first_move(messages: list[dict[str, str]]) -> tuple[str, float]:
+        with lock:
+            inflight[0] += 1
+            inflight[1] = max(inflight)
+        time.sleep(0.002)
         section = messages[1]["content"].split("Legal moves now:\n")[1].split("\n\n")[0]
         moves = [x for x in section.split("\n") if not x.startswith((" ", "pass"))]
         moves = [x for x in moves if not x[0].isdigit()]
+        with lock:
+            inflight[0] -= 1
         return (moves[0] if moves else "pass"), 0.0
 
     with chat_server(first_move) as server:
@@ -191,7 +206,9 @@ def test_simulate_cli_stores_prompts_with_the_record(tmp_path: Path) -> None:
                 "--players",
                 "3",
                 "--games",
-                "1",
+                "2",
+                "--workers",
+                "2",
                 "--agents",
                 f"llm:dull@{server.url},heuristic",
                 "--records",
@@ -199,8 +216,13 @@ def test_simulate_cli_stores_prompts_with_the_record(tmp_path: Path) -> None:
             ],
         )
     assert result.exit_code == 0, result.output
-    record = json.loads(next(tmp_path.glob("*.json")).read_text())
-    info = record["seats"][0]["llm"]
-    assert record["seats"][0]["agent"] == f"llm:dull@{server.url}"
-    assert info["asked"] > 10 and info["fallbacks"] == 0 and info["invalid"] == 0
-    replay(record)
+    assert inflight[1] == 2
+    paths = sorted(tmp_path.glob("*.json"))
+    assert len(paths) == 2
+    for path in paths:
+        record = json.loads(path.read_text())
+        info = record["seats"][0]["llm"]
+        assert record["seats"][0]["agent"] == f"llm:dull@{server.url}"
+        assert info["asked"] > 10 and info["fallbacks"] == 0 and info["invalid"] == 0
+        assert "Legal moves now:" in info["transcript"][0]["prompt"]
+        replay(record)

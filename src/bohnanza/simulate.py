@@ -11,12 +11,13 @@ import json
 import os
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .agents import make_agent
+from .agents.llm import is_llm_spec
 from .driver import play
 from .game import Game
 from .records import make_record
@@ -79,8 +80,17 @@ def run_games(
         for s in seeds:
             yield play_one(spec, s)
         return
+    # Games with a language model wait on HTTP, not on the CPU: threads, one game each,
+    # so that ``workers`` requests are in flight at once.
+    threads = any(is_llm_spec(a) for a in spec.agents)
+    batch = 1 if threads else batch
     batches = [seeds[i : i + batch] for i in range(0, len(seeds), batch)]
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    pool: Executor = (
+        ThreadPoolExecutor(max_workers=workers)
+        if threads
+        else ProcessPoolExecutor(max_workers=workers)
+    )
+    with pool:
         for outcomes in pool.map(_play_batch, [spec] * len(batches), batches):
             yield from outcomes
 

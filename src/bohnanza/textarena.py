@@ -73,8 +73,9 @@ def schedule(game: Game, max_trade_rounds: int = 6) -> Generator[Decision, bool,
 def make_env_class() -> type:
     """The environment class, built on TextArena's ``Env`` (imported only here)."""
     ta = _require_textarena()
+    base: Any = ta.Env
 
-    class BohnanzaEnv(ta.Env):  # type: ignore[misc]
+    class BohnanzaEnv(base):  # type: ignore[misc]
         def __init__(
             self,
             rules: str = "classic",
