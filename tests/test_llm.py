@@ -5,8 +5,11 @@ sometimes too slow."""
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -15,7 +18,8 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from bohnanza import Game
+from bohnanza import Action, Game
+from bohnanza.actions import Offer
 from bohnanza.agents import agent_names, make_agent
 from bohnanza.agents.heuristic import HeuristicAgent
 from bohnanza.agents.llm import Endpoint, LLMAgent, endpoint_from_spec
@@ -226,3 +230,43 @@ def test_simulate_cli_stores_prompts_with_the_record(tmp_path: Path) -> None:
         assert info["asked"] > 10 and info["fallbacks"] == 0 and info["invalid"] == 0
         assert "Legal moves now:" in info["transcript"][0]["prompt"]
         replay(record)
+
+
+def test_offers_to_the_seat_are_answered_in_one_call() -> None:
+    game = Game.new(
+        "classic", 4, seed=5, deck=["blue", "chili", "blue", "wax", "soy"] + ["stink"] * 5
+    )
+    game.apply(0, Action.plant(0))
+    game.apply(0, Action.stop_planting())
+    hand = game.hands[0]
+    game.apply(0, Action.propose(Offer(1, (hand[0],), (("stink", 1),))))
+    game.apply(0, Action.propose(Offer(1, (hand[2],))))
+    ids = [o.offer_id for o in game.view(1).offers]
+    with chat_server(lambda m: (f"accept {ids[0]} with 1\ndecline {ids[1]}", 0.0)) as server:
+        llm = LLMAgent(1, Endpoint("m", server.url, timeout=5))
+        first = llm.act(game.view(1), game.legal_actions(1), False)
+        assert first == Action.accept(ids[0], (game.hands[1][0],))
+        game.apply(1, first)
+        second = llm.act(game.view(1), game.legal_actions(1), False)
+        assert second == Action.decline(ids[1])
+        assert len(server.requests) == 1
+        prompt = server.requests[0]["body"]["messages"][1]["content"]
+        assert f"Offers #{ids[0]}, #{ids[1]} are addressed to you" in prompt
+        # Nothing new waits for it: later rounds of the turn pass without a request.
+        game.apply(1, second)
+        assert llm.act(game.view(1), game.legal_actions(1), False) is None
+        assert len(server.requests) == 1
+
+
+def test_web_lobby_lists_the_model_only_when_configured() -> None:
+    """The web server's bot list is AGENTS: ``llm`` is in it when the server is started
+    with an endpoint in the environment (a fresh interpreter, as a server starts)."""
+    code = "from bohnanza.agents import AGENTS, make_agent; print('llm' in AGENTS); make_agent('llm', 1)"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BOHNANZA_LLM")}
+    plain = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert plain.stdout == "False\n" and "needs a model and a URL" in plain.stderr
+    env |= {"BOHNANZA_LLM_MODEL": "m", "BOHNANZA_LLM_URL": "http://127.0.0.1:9/v1"}
+    configured = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True
+    )
+    assert configured.stdout == "True\n" and configured.returncode == 0, configured.stderr
