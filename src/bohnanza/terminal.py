@@ -50,6 +50,11 @@ How to play (type one of these at the prompt):
               VARIETY is a bean name as printed (prefixes work: "bl" is ambiguous, "blu" is
               Blue). "declare" names what you claim about each given card, where a module
               allows it (Fasolkopajaki colours).
+  accept 7 with 2,4 · decline 7 · withdraw 7 · end · plant 1 · stop · plant t1 2 ·
+  harvest 2 · buy
+              the other commands (bohnanza.text, the same language the language-model
+              players use): fields are numbered from 1 as on the board, t1.. is your
+              trade area; a number alone still picks from the list
   p, pass     do nothing this round (phase 2, when you are not the active player)
   b           show the table again
   ?           this help
@@ -328,6 +333,14 @@ class TerminalGame:
             raise BadInput("You cannot pass now: pick one of the numbered actions.")
         if word.split()[0] == "offer":
             return self.parse_offer(line, view)
+        if text.is_command(word.split()[0]):
+            try:
+                action = text.parse_command(line, view)
+            except text.CommandError as exc:
+                raise BadInput(str(exc)) from None
+            if action is None:  # "pass" was handled above
+                raise BadInput("You cannot pass now: pick one of the numbered actions.")
+            return action
         if word.isdigit():
             k = int(word)
             if 1 <= k <= len(self.menu):
@@ -407,8 +420,9 @@ class TerminalGame:
         me = view.me()
         if t is _T.PLANT:
             assert view.hand and a.field is not None
-            return f"plant {self._card(view.hand[0])} (front card) on field {a.field}" + self._onto(
-                view, a.field
+            return (
+                f"plant {self._card(view.hand[0])} (front card) on field {a.field + 1}"
+                + self._onto(view, a.field)
             )
         if t is _T.STOP_PLANTING:
             nxt = f" ({self._card(view.hand[0])} stays in your hand)" if view.hand else ""
@@ -417,7 +431,7 @@ class TerminalGame:
             assert a.field is not None
             cards = me.fields[a.field]
             coins = me.payouts[a.field]
-            return f"harvest field {a.field} ({self._field(cards)} → {_count(coins, 'coin')})"
+            return f"harvest field {a.field + 1} ({self._field(cards)} → {_count(coins, 'coin')})"
         if t is _T.BUY_FIELD:
             return f"buy a third field for {self.config.field_price} coins (you have {me.coins})"
         if t is _T.END_TRADING:
@@ -452,12 +466,12 @@ class TerminalGame:
         if t is _T.PLANT_TRADED:
             assert a.card is not None and a.field is not None
             return (
-                f"plant {self._card(a.card)} from your trade area on field {a.field}"
+                f"plant {self._card(a.card)} from your trade area on field {a.field + 1}"
                 + self._onto(view, a.field)
             )
         if t is _T.PLACE_CHILD:
             assert a.card is not None and a.field is not None
-            return f"place {self._card(a.card)} on field {a.field}" + self._onto(view, a.field)
+            return f"place {self._card(a.card)} on field {a.field + 1}" + self._onto(view, a.field)
         if t is _T.MOVE_LADY:
             if a.card is None:
                 return "leave the ladies where they are"
@@ -466,7 +480,7 @@ class TerminalGame:
                     place = f.index(a.card) + 1
                     return (
                         f"move {self._card(a.card)} two places up (she is card {place} of "
-                        f"{len(f)} on field {i}, counted from the bottom)"
+                        f"{len(f)} on field {i + 1}, counted from the bottom)"
                     )
             return f"move {self._card(a.card)} two places up"
         if t is _T.DISCARD:
@@ -476,7 +490,7 @@ class TerminalGame:
             return "discard nothing"
         if t is _T.PLANT_REVEALED:
             assert a.card is not None and a.field is not None
-            return f"plant the revealed {self._card(a.card)} on field {a.field}" + self._onto(
+            return f"plant the revealed {self._card(a.card)} on field {a.field + 1}" + self._onto(
                 view, a.field
             )
         if t is _T.END_REVEAL:
@@ -602,7 +616,7 @@ class TerminalGame:
                 f"{s.coins:>2} coins, hand {s.hand_size:>2} │"
             )
             fields = "  ".join(
-                f"[{i}] {self._field(f)}" + (f" pays {p}" if f else "")
+                f"[{i + 1}] {self._field(f)}" + (f" pays {p}" if f else "")
                 for i, (f, p) in enumerate(zip(s.fields, s.payouts, strict=True))
             )
             line = f"{head} {fields}"
@@ -655,7 +669,7 @@ class TerminalGame:
         if what == "place_child" and rest:
             text = f"place the received {self._card(int(rest[0]))} on a field (R-LADY-7)"
         elif what == "move_lady" and len(rest) >= 2:
-            text = f"move a lady on field {rest[0]} two places up, or not (R-LADY-8)"
+            text = f"move a lady on field {int(rest[0]) + 1} two places up, or not (R-LADY-8)"
         else:
             text = " ".join(str(x) for x in (what, *rest))
         return f"Waiting for {self._seat(int(who))} to {text}"
@@ -714,7 +728,7 @@ class TerminalGame:
             src = {"duel_offer": " from the offer", "duel_reveal": " from the revealed cards"}.get(
                 str(e.get("source")), src
             )
-            return f"{who(seat, 'plant')} {self._card(int(e['card']))}{src} on field {e['field']}"
+            return f"{who(seat, 'plant')} {self._card(int(e['card']))}{src} on field {int(e['field']) + 1}"
         if t == "stop_planting":
             return f"{who(seat, 'stop')} planting"
         if t == "turn_over":
@@ -727,7 +741,7 @@ class TerminalGame:
             if e.get("farmer_field"):
                 extra = " and a free third field (R-FARM-1)"
             return (
-                f"{who(seat, 'harvest')} field {e['field']}{final}: {self._field(cards)} → "
+                f"{who(seat, 'harvest')} field {int(e['field']) + 1}{final}: {self._field(cards)} → "
                 + _count(coins, "coin")
                 + extra
             )
@@ -800,13 +814,15 @@ class TerminalGame:
         if t == "skip_discard":
             return f"{who(seat, 'discard')} nothing"
         if t == "place_child":
-            return f"{who(seat, 'place')} {self._card(int(e['card']))} on field {e['field']}"
+            return (
+                f"{who(seat, 'place')} {self._card(int(e['card']))} on field {int(e['field']) + 1}"
+            )
         if t == "move_lady":
             if e.get("card") is None:
                 return f"{who(seat, 'leave')} the ladies where they are"
             return (
                 f"{who(seat, 'move')} {self._card(int(e['card']))} two places up on field "
-                f"{e.get('field')}"
+                f"{int(e['field']) + 1 if e.get('field') is not None else '?'}"
             )
         bits = []
         for k, v in e.items():

@@ -106,6 +106,11 @@ _SAY: dict[str, tuple[str, str]] = {
 }
 
 
+def is_command(word: str) -> bool:
+    """Whether ``word`` starts a command (in either language)."""
+    return _fold(word) in _KEYWORD
+
+
 def _say(word: str, lang: Lang) -> str:
     en, pl = _SAY[word]
     return pl if lang == "pl" else en
@@ -1016,6 +1021,7 @@ __all__ = [
     "card_token",
     "check_answer",
     "clean_line",
+    "is_command",
     "parse_card",
     "parse_command",
     "parse_offer",
