@@ -820,8 +820,9 @@ def render_view(view: View, lang: Lang = "en") -> str:
         )
         line = _(
             lang,
-            f"Seat {s.seat}{mark}{' (' + who + ')' if who else ''}: {s.coins} coins, "
-            f"{s.hand_size} cards in hand; fields: {fields}",
+            f"Seat {s.seat}{mark}{' (' + who + ')' if who else ''}: {s.coins} "
+            f"coin{'' if s.coins == 1 else 's'}, {s.hand_size} "
+            f"card{'' if s.hand_size == 1 else 's'} in hand; fields: {fields}",
             f"Miejsce {s.seat}{mark}{' (' + who + ')' if who else ''}: {s.coins} monet, "
             f"{s.hand_size} kart w ręce; pola: {fields}",
         )
@@ -934,7 +935,9 @@ def render_prompt(view: View, legal: Sequence[Action], required: bool, lang: Lan
     if to_me and view.phase == "trade":
         ask = _(
             lang,
-            f"Offers {', '.join('#' + str(o.offer_id) for o in to_me)} are addressed to you. "
+            f"{'Offers' if len(to_me) > 1 else 'Offer'} "
+            f"{', '.join('#' + str(o.offer_id) for o in to_me)} "
+            f"{'are' if len(to_me) > 1 else 'is'} addressed to you. "
             "Answer each of them (accept or decline), one command per line; you may add other "
             "commands (a harvest, your own offer) on further lines.",
             f"Oferty {', '.join('#' + str(o.offer_id) for o in to_me)} są skierowane do ciebie. "
