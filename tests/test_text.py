@@ -233,3 +233,57 @@ def test_accept_and_check_answer() -> None:
     custom = parse_command("offer 2 give 1,2 want stink:3", view)
     assert custom not in legal
     check_answer(custom, view, legal)
+
+
+@pytest.mark.parametrize(
+    ("rules", "players", "options"),
+    [("classic", 4, {}), ("fasolki+fasolkopajaki", 3, {}), ("fasolki+fasolufka", 3, {})],
+)
+def test_check_answer_agrees_with_the_engine(
+    rules: str, players: int, options: dict[str, str]
+) -> None:
+    """Offers and acceptances written freely (not from the legal list): when the command
+    parses, check_answer lets it through exactly when the engine would take it
+    (R-TRADE-1…4, R-BLUFF-1/2), so a model's own offer never breaks a game."""
+    rng = random.Random(3)
+    verdicts = {True: 0, False: 0}
+
+    def command(game: Game, view: View) -> str:
+        hand = len(view.hand or ())
+        tokens = [str(k) for k in range(1, hand + 2)] + ["d1", "d2"]
+        give = rng.sample(tokens, rng.randint(0, min(3, len(tokens))))
+        offers_to_me = [o.offer_id for o in view.offers if o.to == view.seat]
+        if offers_to_me and rng.random() < 0.4:
+            return f"accept {rng.choice(offers_to_me)} with {','.join(give)}".strip()
+        names = list(view.config.varieties)
+        want = [f"{rng.choice(names)}:{rng.randint(1, 3)}" for _ in range(rng.randint(0, 2))]
+        line = f"offer {rng.randrange(players)}"
+        if give:
+            line += " give " + ",".join(give)
+        if want:
+            line += " want " + ",".join(want)
+        if give and rng.random() < 0.3:
+            line += " declare " + ",".join(rng.choice(["red", "black", "-"]) for _ in give)
+        return line
+
+    def look(game: Game, view: View, legal: Sequence[Action], required: bool) -> None:
+        if view.phase != "trade":
+            return
+        seat = view.seat
+        assert seat is not None
+        for _ in range(4):
+            try:
+                action = parse_command(command(game, view), view)
+            except CommandError:
+                continue
+            assert action is not None
+            try:
+                check_answer(action, view, legal)
+                ok = True
+            except CommandError:
+                ok = False
+            assert ok == game.is_legal(seat, action), (action, ok)
+            verdicts[ok] += 1
+
+    _play(rules, players, options, 5, look)
+    assert verdicts[True] > 20 and verdicts[False] > 20, verdicts

@@ -629,33 +629,13 @@ def check_answer(action: Action, view: View, legal: Sequence[Action], lang: Lang
     if action in legal:
         return
     t = action.type
-    types = {a.type for a in legal}
     if (
         t is _T.PROPOSE
         and action.offer is not None
         and view.phase == "trade"
-        and (
-            _T.PROPOSE in types
-            or _T.END_TRADING in types
-            or any(a.type in (_T.ACCEPT, _T.DECLINE, _T.WITHDRAW) for a in legal)
-        )
+        and view.pending is None
     ):
-        o = action.offer
-        claims = {d for a in legal if a.offer is not None for d in a.offer.declared} | {""}
-        bad = [d for d in o.declared if d not in claims]
-        if bad:
-            raise CommandError(
-                _(
-                    lang,
-                    f"{bad[0]!r} cannot be declared; allowed: "
-                    f"{', '.join(sorted(c or '-' for c in claims))}.",
-                    f"nie można zadeklarować {bad[0]!r}.",
-                )
-            )
-        if len(o.give) > 12 or sum(n for _v, n in o.want) > 12:
-            raise CommandError(
-                _(lang, "at most 12 cards on each side.", "najwyżej 12 kart z każdej strony.")
-            )
+        _check_offer(action.offer, view, lang)
         return
     if t is _T.ACCEPT:
         offer = next((o for o in view.offers if o.offer_id == action.offer_id), None)
@@ -688,6 +668,58 @@ def check_answer(action: Action, view: View, legal: Sequence[Action], lang: Lang
             "wybierz jeden z wymienionych ruchów.",
         )
     )
+
+
+def _check_offer(o: Offer, view: View, lang: Lang) -> None:
+    """The engine's offer rules that :func:`parse_offer` does not apply already
+    (R-TRADE-1…4, R-BLUFF-1/2), from what the proposer's view shows."""
+    from .game import MAX_OFFER_CARDS, MAX_OPEN_OFFERS
+    from .modules import hooks_for
+
+    hooks = hooks_for(view.config)
+    if not hooks.trading:
+        raise CommandError(
+            _(lang, "there is no trading in this game.", "w tej grze nie ma wymiany.")
+        )
+    mine = sum(1 for ov in view.offers if ov.proposer == view.seat)
+    if mine >= MAX_OPEN_OFFERS:
+        raise CommandError(
+            _(
+                lang,
+                f"at most {MAX_OPEN_OFFERS} of your offers may be open; withdraw one first.",
+                f"najwyżej {MAX_OPEN_OFFERS} twoich ofert może być otwartych; wycofaj jedną.",
+            )
+        )
+    if len(o.give) > MAX_OFFER_CARDS or sum(n for _v, n in o.want) > MAX_OFFER_CARDS:
+        raise CommandError(
+            _(
+                lang,
+                f"at most {MAX_OFFER_CARDS} cards on each side.",
+                f"najwyżej {MAX_OFFER_CARDS} kart z każdej strony.",
+            )
+        )
+    wanted = [v for v, _n in o.want]
+    if len(set(wanted)) != len(wanted):
+        raise CommandError(
+            _(
+                lang,
+                "name each wanted variety once, with its count (chili:2).",
+                "podaj każdą odmianę raz, z liczbą (kowboj:2).",
+            )
+        )
+    nothing: Any = None  # declared_error reads the card table only, not the game
+    for c, d in zip(o.give, o.declared, strict=False):
+        if d and c in view.drawn:
+            raise CommandError(
+                _(
+                    lang,
+                    "drawn cards are face up: nothing to declare about them (R-BLUFF-2).",
+                    "odkryte karty są widoczne: nie ma czego deklarować (R-BLUFF-2).",
+                )
+            )
+        err = hooks.declared_error(nothing, c, d)
+        if err:
+            raise CommandError(err)
 
 
 def render_action_safe(action: Action, view: View, lang: Lang) -> str:
