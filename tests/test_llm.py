@@ -270,3 +270,37 @@ def test_web_lobby_lists_the_model_only_when_configured() -> None:
         [sys.executable, "-c", code], env=env, capture_output=True, text=True
     )
     assert configured.stdout == "True\n" and configured.returncode == 0, configured.stderr
+
+
+def _first_listed(messages: list[dict[str, str]]) -> tuple[str, float]:
+    section = messages[1]["content"].split("Legal moves now:\n")[1].split("\n\n")[0]
+    moves = [x for x in section.split("\n") if not x.startswith((" ", "pass"))]
+    moves = [x for x in moves if not x[0].isdigit()]
+    return (moves[0] if moves else "pass"), 0.0
+
+
+def test_play_against_a_model_in_the_terminal(tmp_path: Path) -> None:
+    record_path = tmp_path / "game.json"
+    with chat_server(_first_listed) as server:
+        result = CliRunner().invoke(
+            main,
+            [
+                "play",
+                "--rules",
+                "classic",
+                "--players",
+                "3",
+                "--bots",
+                f"llm:dull@{server.url},heuristic",
+                "--seed",
+                "4",
+                "--record",
+                str(record_path),
+            ],
+            input="1\n" * 60 + "q\n",
+        )
+    assert result.exit_code == 0, result.output
+    record = json.loads(record_path.read_text())
+    assert record["seats"][0] == {"agent": "human"}
+    assert record["seats"][1]["llm"]["asked"] > 0
+    replay(record)
