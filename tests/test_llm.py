@@ -143,7 +143,11 @@ def test_unreachable_endpoint_still_finishes_the_game() -> None:
     game = Game.new("fasolki", 3, seed=2)
     llm = LLMAgent(0, Endpoint("m", "http://127.0.0.1:9/v1", timeout=0.5))
     play(game, [llm, make_agent("heuristic", 1), make_agent("heuristic", 2)])
-    assert game.over and llm.counts["fallbacks"] == llm.counts["asked"] > 0
+    c = llm.counts
+    # Five failures in a row, then the heuristic plays on without asking (no timeout
+    # per decision); every decision is accounted for.
+    assert game.over and c["unavailable"] == c["fallbacks"] == c["asked"] == 5
+    assert c["skipped"] > 20
 
 
 def test_specs_and_environment(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -136,7 +136,8 @@ def run_terminal_game(
         bots,
         read=_click_read,
         write=click.echo,
-        names=dict(zip(others, bot_names, strict=True)),
+        # "llm:MODEL@URL" is shown as "llm:MODEL" (the record keeps the whole spec).
+        names={k: n.split("@")[0] for k, n in zip(others, bot_names, strict=True)},
         max_trade_rounds=max_trade_rounds,
     )
     try:

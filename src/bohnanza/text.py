@@ -1035,7 +1035,9 @@ def system_prompt(lang: Lang = "en") -> str:
             "t1,… pole wymiany):\n"
             "  zasadź POLE | dość | oferta MIEJSCE daję 1,3 chcę kowboj:1 | "
             "przyjmij N dając 2,4 | odrzuć N | wycofaj N | koniec | zasadź t1 POLE | "
-            "zbierz POLE | kup | pas"
+            "zbierz POLE | kup | pas\n"
+            "Komendy modułów, gdy są wymienione: połóż POLE, przesuń POLE MIEJSCE, przesuń nic, "
+            "wyrzuć o1, zatrzymaj, zostaw, zasadź r1 POLE, deklaruję KOLOR,... na końcu oferty."
         )
         return RULES_PL + "\n\n" + grammar
     grammar = (

@@ -47,6 +47,9 @@ from .heuristic import HeuristicAgent
 
 _T = ActionType
 
+#: Endpoint failures in a row after which the heuristic plays the rest of the game.
+GIVE_UP_AFTER = 5
+
 
 class LLMUnavailable(Exception):
     """The endpoint did not answer usefully (timeout, connection or HTTP error, bad JSON)."""
@@ -169,6 +172,7 @@ class LLMAgent(Agent):
             "invalid": 0,
             "fallbacks": 0,
             "unavailable": 0,
+            "skipped": 0,  # decisions not asked after GIVE_UP_AFTER failures in a row
             "prompt_tokens": 0,
             "completion_tokens": 0,
         }
@@ -176,6 +180,7 @@ class LLMAgent(Agent):
         self._queue: list[Action] = []
         self._asked_turn = -1
         self._answered: set[int] = set()
+        self._failures = 0  # endpoint failures in a row
 
     @property
     def spec(self) -> str:
@@ -212,6 +217,11 @@ class LLMAgent(Agent):
             return None  # asked once this turn already, and no new offer waits
         self._asked_turn = view.turn
         self._answered.update(waiting)
+        if self._failures >= GIVE_UP_AFTER:
+            # The endpoint failed again and again: the heuristic plays on without
+            # waiting for a timeout at every decision (counted, not asked).
+            self.counts["skipped"] += 1
+            return self.fallback.act(view, legal, required)
         return self._ask(view, legal, required)
 
     def _from_queue(self, view: View, legal: Sequence[Action]) -> Action | None:
@@ -243,11 +253,13 @@ class LLMAgent(Agent):
                 text, usage = chat(self.endpoint, messages)
             except LLMUnavailable as exc:
                 self.counts["unavailable"] += 1
+                self._failures += 1
                 errors.append(str(exc))
                 break
             finally:
                 self.seconds += time.perf_counter() - start
                 self.counts["calls"] += 1
+            self._failures = 0
             self.counts["prompt_tokens"] += usage["prompt"]
             self.counts["completion_tokens"] += usage["completion"]
             answers.append(text)
