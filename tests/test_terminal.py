@@ -219,7 +219,7 @@ def test_illegal_custom_offer_is_refused_and_changes_nothing() -> None:
         if g.phase == TRADE and g.active == term.human:
             if not snapshots:
                 snapshots.append(g.to_dict())
-                return f"offer {term.human} give 1"  # to oneself: the engine refuses it
+                return "offer 1 give 1 want wax:13"  # too many cards: the engine refuses it
             assert g.to_dict() == snapshots[0]
             return "q"
         return "1"
@@ -227,9 +227,7 @@ def test_illegal_custom_offer_is_refused_and_changes_nothing() -> None:
     game = Game.new("classic", 4, seed=3)
     session = Session(game, 0, "autarky", choose)
     session.term.play()
-    assert "Not allowed: seat 0 cannot propose this offer: the partner must be another seat" in (
-        session.text
-    )
+    assert "Not allowed: seat 0 cannot propose this offer: at most 12 cards" in session.text
     assert len(snapshots) == 1
 
 
@@ -308,8 +306,8 @@ def test_board_shows_the_public_information() -> None:
     board = term.board(view)
     d1, d2 = (game.config.describe(c) for c in game.drawn)
     assert f"Draw pile {len(game.draw)} · discard pile 1 (top: Blue) · run-outs 0 of 3" in board
-    assert "*seat 0 you" in board and "0 coins, hand  3 │ [0] empty  [1] Chili x1 pays 0" in board
-    assert board.count("0 coins, hand  5 │ [0] empty  [1] empty") == 3
+    assert "*seat 0 you" in board and "0 coins, hand  3 │ [1] empty  [2] Chili x1 pays 0" in board
+    assert board.count("0 coins, hand  5 │ [1] empty  [2] empty") == 3
     assert f"Drawn cards: d1 {d1}  d2 {d2}" in board
     assert "Your hand: 1 Wax*  2 Soy  3 Black-eyed" in board
     game.apply(0, Action.end_trading())
@@ -321,10 +319,11 @@ def test_menu_describes_actions_in_words() -> None:
     game = Game.new("classic", 4, seed=3, deck=["blue", "chili", "wax", "soy", "black-eyed"])
     term = Session(game, 0, "autarky", first_option).term
     view = game.view(0)
-    assert term.describe(Action.plant(1), view) == "plant Blue (front card) on field 1 (empty)"
+    # Fields are numbered from 1, as in the commands (bohnanza.text).
+    assert term.describe(Action.plant(1), view) == "plant Blue (front card) on field 2 (empty)"
     game.apply(0, Action.plant(0))
     view = game.view(0)
-    assert term.describe(Action.harvest(0), view) == "harvest field 0 (Blue x1 → 0 coins)"
+    assert term.describe(Action.harvest(0), view) == "harvest field 1 (Blue x1 → 0 coins)"
     assert term.describe(PASS, view) == "pass (do nothing this round)"
     assert term.describe(Action.stop_planting(), view).startswith("stop planting (Chili stays")
 
@@ -379,3 +378,24 @@ def test_pass_is_offered_only_in_other_players_trading() -> None:
     game = Game.new("classic", 4, seed=12)
     assert Session(game, 2, "random", choose).term.play()
     assert kinds == {(True, True), (False, False)}
+
+
+def test_typed_commands_use_the_shared_grammar() -> None:
+    """Besides menu numbers, the person may type the commands of bohnanza.text (the
+    language the language-model players answer in); a bad one gets the parser's message
+    and changes nothing."""
+    typed = iter(["harvest 5", "plant 2", "stop", "q"])
+    seen: list[str] = []
+
+    def choose(term: TerminalGame, prompt: str) -> str:
+        line = next(typed)
+        seen.append(line)
+        return line
+
+    game = Game.new("classic", 4, seed=3, deck=["blue", "chili", "wax", "soy", "black-eyed"])
+    session = Session(game, 0, "autarky", choose)
+    session.term.play()
+    assert "'5' is not a field; your fields are numbered 1 to 2." in session.text
+    assert [f[0] for f in game.fields[0] if f] and game.fields[0][1] and not game.fields[0][0]
+    assert seen == ["harvest 5", "plant 2", "stop", "q"]
+    assert game.phase == TRADE

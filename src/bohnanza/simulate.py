@@ -12,12 +12,13 @@ import multiprocessing
 import os
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .agents import make_agent
+from .agents.llm import is_llm_spec
 from .agents.specs import add_import_paths
 from .driver import play
 from .game import Game
@@ -45,6 +46,13 @@ class GameOutcome:
     actions: int
 
 
+def seat_record(name: str, agent: object) -> dict[str, Any]:
+    """A record's entry for one seat: the agent's name, plus what an agent keeps about
+    its game (a language model's prompts and answers, ``record_extra``)."""
+    extra = getattr(agent, "record_extra", None)
+    return {"agent": name, **(extra() if callable(extra) else {})}
+
+
 def agent_seed(game_seed: int, seat: int) -> int:
     return game_seed * 1009 + seat
 
@@ -54,7 +62,7 @@ def play_one(spec: GameSpec, seed: int) -> GameOutcome:
     agents = [make_agent(name, agent_seed(seed, k)) for k, name in enumerate(spec.agents)]
     log = play(game, agents)
     if spec.records:
-        seats = [{"agent": name} for name in spec.agents]
+        seats = [seat_record(name, agent) for name, agent in zip(spec.agents, agents, strict=True)]
         record = make_record(game, log.actions, seats)
         path = Path(spec.records) / f"game-{seed}.json"
         path.write_text(json.dumps(record, separators=(",", ":")) + "\n", encoding="utf-8")
@@ -84,9 +92,19 @@ def run_games(
         for s in seeds:
             yield play_one(spec, s)
         return
+    # Games with a language model wait on HTTP, not on the CPU: threads, one game each,
+    # so that ``workers`` requests are in flight at once.
+    threads = any(is_llm_spec(a) for a in spec.agents)
+    batch = 1 if threads else batch
     batches = [seeds[i : i + batch] for i in range(0, len(seeds), batch)]
-    context = multiprocessing.get_context(start_method)
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+    pool: Executor = (
+        ThreadPoolExecutor(max_workers=workers)
+        if threads
+        else ProcessPoolExecutor(
+            max_workers=workers, mp_context=multiprocessing.get_context(start_method)
+        )
+    )
+    with pool:
         for outcomes in pool.map(_play_batch, [spec] * len(batches), batches):
             yield from outcomes
 

@@ -21,6 +21,7 @@ from typing import Any
 
 import click
 
+from . import text
 from .actions import Action, ActionType, Offer
 from .agents import make_agent
 from .agents.base import Agent
@@ -29,7 +30,7 @@ from .driver import AgentError
 from .errors import ConfigError, IllegalAction
 from .game import OVER, PLANT, PLANT_TRADED, TRADE, Game
 from .records import make_record, save
-from .simulate import agent_seed
+from .simulate import agent_seed, seat_record
 from .views import OfferView, View
 
 _T = ActionType
@@ -49,6 +50,11 @@ How to play (type one of these at the prompt):
               VARIETY is a bean name as printed (prefixes work: "bl" is ambiguous, "blu" is
               Blue). "declare" names what you claim about each given card, where a module
               allows it (Fasolkopajaki colours).
+  accept 7 with 2,4 · decline 7 · withdraw 7 · end · plant 1 · stop · plant t1 2 ·
+  harvest 2 · buy
+              the other commands (bohnanza.text, the same language the language-model
+              players use): fields are numbered from 1 as on the board, t1.. is your
+              trade area; a number alone still picks from the list
   p, pass     do nothing this round (phase 2, when you are not the active player)
   b           show the table again
   ?           this help
@@ -130,7 +136,8 @@ def run_terminal_game(
         bots,
         read=_click_read,
         write=click.echo,
-        names=dict(zip(others, bot_names, strict=True)),
+        # "llm:MODEL@URL" is shown as "llm:MODEL" (the record keeps the whole spec).
+        names={k: n.split("@")[0] for k, n in zip(others, bot_names, strict=True)},
         max_trade_rounds=max_trade_rounds,
     )
     try:
@@ -327,6 +334,14 @@ class TerminalGame:
             raise BadInput("You cannot pass now: pick one of the numbered actions.")
         if word.split()[0] == "offer":
             return self.parse_offer(line, view)
+        if text.is_command(word.split()[0]):
+            try:
+                action = text.parse_command(line, view)
+            except text.CommandError as exc:
+                raise BadInput(str(exc)) from None
+            if action is None:  # "pass" was handled above
+                raise BadInput("You cannot pass now: pick one of the numbered actions.")
+            return action
         if word.isdigit():
             k = int(word)
             if 1 <= k <= len(self.menu):
@@ -338,79 +353,12 @@ class TerminalGame:
         )
 
     def parse_offer(self, line: str, view: View) -> Action:
-        """``offer [SEAT] give 1,3 want chili:1 [declare red]`` → a propose action."""
-        if view.phase != TRADE:
-            raise BadInput("Offers can be made only in phase 2 (trading).")
-        tokens = line.replace(",", " , ").split()[1:]
-        to: int | None = None
-        if tokens and tokens[0].isdigit():
-            to = int(tokens.pop(0))
-        parts: dict[str, list[str]] = {}
-        key: str | None = None
-        for tok in tokens:
-            low = tok.lower()
-            if low in ("give", "want", "declare", "for"):
-                key = "want" if low == "for" else low
-                if key in parts:
-                    raise BadInput(f"{key!r} is given twice in the offer.")
-                parts[key] = []
-            elif key is None:
-                raise BadInput(
-                    f"Cannot read the offer at {tok!r}; write e.g. offer 2 give 1,3 want chili:1"
-                )
-            elif tok != ",":
-                parts[key].append(tok)
-        if to is None:
-            if self.human == view.active:
-                raise BadInput("Say which seat the offer is for: offer SEAT give ...")
-            to = view.active
-        give = tuple(self._card_at(p, view) for p in parts.get("give", []))
-        want: list[tuple[str, int]] = []
-        for item in parts.get("want", []):
-            name, _, count = item.partition(":")
-            if count and not count.isdigit():
-                raise BadInput(f"Bad count in {item!r}: write VARIETY:COUNT, e.g. chili:2.")
-            want.append((self._variety(name), int(count) if count else 1))
-        declared = tuple(d.lower() for d in parts.get("declare", []))
-        if not give and not want:
-            raise BadInput("The offer gives nothing and asks for nothing; see ? for the syntax.")
-        return Action.propose(Offer(to, give, tuple(want), declared))
-
-    def _card_at(self, pos: str, view: View) -> int:
-        hand = view.hand or ()
-        low = pos.lower()
-        if low.startswith("d") and low[1:].isdigit():
-            k = int(low[1:])
-            if view.active != self.human:
-                raise BadInput("Only the active player may offer the drawn cards (R-TRADE-2).")
-            if not 1 <= k <= len(view.drawn):
-                raise BadInput(f"There is no drawn card {pos}; there are {len(view.drawn)}.")
-            return view.drawn[k - 1]
-        if low.isdigit():
-            k = int(low)
-            if not 1 <= k <= len(hand):
-                raise BadInput(f"There is no card {k} in your hand; it holds {len(hand)}.")
-            return hand[k - 1]
-        raise BadInput(
-            f"{pos!r} is not a card position: use numbers for your hand, d1, d2 "
-            "for the drawn cards."
-        )
-
-    def _variety(self, name: str) -> str:
-        low = name.lower()
-        keys = self.config.varieties
-        names = {k: varieties()[k].name.lower() for k in keys}
-        exact = [k for k in keys if low in (k, names[k])]
-        if exact:
-            return exact[0]
-        found = [k for k in keys if k.startswith(low) or names[k].startswith(low)]
-        if len(found) == 1:
-            return found[0]
-        known = ", ".join(varieties()[k].name for k in keys)
-        if found:
-            which = ", ".join(varieties()[k].name for k in found)
-            raise BadInput(f"{name!r} could be {which}; write more of the name.")
-        raise BadInput(f"No variety {name!r} in this game; it has: {known}.")
+        """``offer [SEAT] give 1,3 want chili:1 [declare red]`` → a propose action, read
+        by the project's one command parser (:func:`bohnanza.text.parse_offer`)."""
+        try:
+            return Action.propose(text.parse_offer(line, view))
+        except text.CommandError as exc:
+            raise BadInput(str(exc)) from None
 
     # ------------------------------------------------------------------ the menu
 
@@ -473,8 +421,9 @@ class TerminalGame:
         me = view.me()
         if t is _T.PLANT:
             assert view.hand and a.field is not None
-            return f"plant {self._card(view.hand[0])} (front card) on field {a.field}" + self._onto(
-                view, a.field
+            return (
+                f"plant {self._card(view.hand[0])} (front card) on field {a.field + 1}"
+                + self._onto(view, a.field)
             )
         if t is _T.STOP_PLANTING:
             nxt = f" ({self._card(view.hand[0])} stays in your hand)" if view.hand else ""
@@ -483,7 +432,7 @@ class TerminalGame:
             assert a.field is not None
             cards = me.fields[a.field]
             coins = me.payouts[a.field]
-            return f"harvest field {a.field} ({self._field(cards)} → {_count(coins, 'coin')})"
+            return f"harvest field {a.field + 1} ({self._field(cards)} → {_count(coins, 'coin')})"
         if t is _T.BUY_FIELD:
             return f"buy a third field for {self.config.field_price} coins (you have {me.coins})"
         if t is _T.END_TRADING:
@@ -518,12 +467,12 @@ class TerminalGame:
         if t is _T.PLANT_TRADED:
             assert a.card is not None and a.field is not None
             return (
-                f"plant {self._card(a.card)} from your trade area on field {a.field}"
+                f"plant {self._card(a.card)} from your trade area on field {a.field + 1}"
                 + self._onto(view, a.field)
             )
         if t is _T.PLACE_CHILD:
             assert a.card is not None and a.field is not None
-            return f"place {self._card(a.card)} on field {a.field}" + self._onto(view, a.field)
+            return f"place {self._card(a.card)} on field {a.field + 1}" + self._onto(view, a.field)
         if t is _T.MOVE_LADY:
             if a.card is None:
                 return "leave the ladies where they are"
@@ -532,7 +481,7 @@ class TerminalGame:
                     place = f.index(a.card) + 1
                     return (
                         f"move {self._card(a.card)} two places up (she is card {place} of "
-                        f"{len(f)} on field {i}, counted from the bottom)"
+                        f"{len(f)} on field {i + 1}, counted from the bottom)"
                     )
             return f"move {self._card(a.card)} two places up"
         if t is _T.DISCARD:
@@ -542,7 +491,7 @@ class TerminalGame:
             return "discard nothing"
         if t is _T.PLANT_REVEALED:
             assert a.card is not None and a.field is not None
-            return f"plant the revealed {self._card(a.card)} on field {a.field}" + self._onto(
+            return f"plant the revealed {self._card(a.card)} on field {a.field + 1}" + self._onto(
                 view, a.field
             )
         if t is _T.END_REVEAL:
@@ -668,7 +617,7 @@ class TerminalGame:
                 f"{s.coins:>2} coins, hand {s.hand_size:>2} │"
             )
             fields = "  ".join(
-                f"[{i}] {self._field(f)}" + (f" pays {p}" if f else "")
+                f"[{i + 1}] {self._field(f)}" + (f" pays {p}" if f else "")
                 for i, (f, p) in enumerate(zip(s.fields, s.payouts, strict=True))
             )
             line = f"{head} {fields}"
@@ -721,7 +670,7 @@ class TerminalGame:
         if what == "place_child" and rest:
             text = f"place the received {self._card(int(rest[0]))} on a field (R-LADY-7)"
         elif what == "move_lady" and len(rest) >= 2:
-            text = f"move a lady on field {rest[0]} two places up, or not (R-LADY-8)"
+            text = f"move a lady on field {int(rest[0]) + 1} two places up, or not (R-LADY-8)"
         else:
             text = " ".join(str(x) for x in (what, *rest))
         return f"Waiting for {self._seat(int(who))} to {text}"
@@ -780,7 +729,7 @@ class TerminalGame:
             src = {"duel_offer": " from the offer", "duel_reveal": " from the revealed cards"}.get(
                 str(e.get("source")), src
             )
-            return f"{who(seat, 'plant')} {self._card(int(e['card']))}{src} on field {e['field']}"
+            return f"{who(seat, 'plant')} {self._card(int(e['card']))}{src} on field {int(e['field']) + 1}"
         if t == "stop_planting":
             return f"{who(seat, 'stop')} planting"
         if t == "turn_over":
@@ -793,7 +742,7 @@ class TerminalGame:
             if e.get("farmer_field"):
                 extra = " and a free third field (R-FARM-1)"
             return (
-                f"{who(seat, 'harvest')} field {e['field']}{final}: {self._field(cards)} → "
+                f"{who(seat, 'harvest')} field {int(e['field']) + 1}{final}: {self._field(cards)} → "
                 + _count(coins, "coin")
                 + extra
             )
@@ -866,13 +815,15 @@ class TerminalGame:
         if t == "skip_discard":
             return f"{who(seat, 'discard')} nothing"
         if t == "place_child":
-            return f"{who(seat, 'place')} {self._card(int(e['card']))} on field {e['field']}"
+            return (
+                f"{who(seat, 'place')} {self._card(int(e['card']))} on field {int(e['field']) + 1}"
+            )
         if t == "move_lady":
             if e.get("card") is None:
                 return f"{who(seat, 'leave')} the ladies where they are"
             return (
                 f"{who(seat, 'move')} {self._card(int(e['card']))} two places up on field "
-                f"{e.get('field')}"
+                f"{int(e['field']) + 1 if e.get('field') is not None else '?'}"
             )
         bits = []
         for k, v in e.items():
@@ -915,7 +866,7 @@ class TerminalGame:
 
     def record(self) -> dict[str, Any]:
         seats = [
-            {"agent": "human"} if s == self.human else {"agent": self.names[s]}
+            {"agent": "human"} if s == self.human else seat_record(self.names[s], self.bots[s])
             for s in range(self.game.players)
         ]
         return make_record(self.game, self.log, seats)

@@ -12,6 +12,7 @@ first line of its docstring describes it, and one in ``PARAMETERS`` if it takes 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 
 from ..errors import ConfigError
@@ -27,11 +28,29 @@ from .specs import (
     search_parameters,
 )
 
-AGENTS: dict[str, Callable[[int], Agent]] = {
+
+def _llm(seed: int, target: str = "") -> Agent:
+    """``llm`` (model and URL from the environment) or ``llm:MODEL@URL``."""
+    from .llm import make_llm_agent  # HTTP machinery only for those who use it
+
+    return make_llm_agent(f"llm:{target}" if target else "llm", seed)
+
+
+def llm_parameters(text: str) -> dict[str, str]:
+    """Everything after ``llm:`` is the target, colons (``http://host:8000``) included;
+    checked here, so that a bad one fails before any worker starts."""
+    from .llm import endpoint_from_spec
+
+    endpoint_from_spec(f"llm:{text}")
+    return {"target": text}
+
+
+AGENTS: dict[str, Callable[..., Agent]] = {
     "random": RandomAgent,
     "autarky": AutarkyAgent,
     "heuristic": HeuristicAgent,
     "search": SearchAgent,
+    "llm": _llm,
 }
 
 #: One line per agent for ``bohnanza agents`` and ``bohnanza rules --json``.
@@ -40,12 +59,22 @@ DESCRIPTIONS: dict[str, str] = {
     "autarky": "Never trades: keeps what it draws, plants and harvests greedily.",
     "heuristic": "Values cards for its fields and hand order; trades, gifts, harvests, buys.",
     "search": "Monte Carlo search with heuristic roll-outs: search:SECONDS, :Nit, :dTURNS.",
+    "llm": "A language model behind an OpenAI-compatible endpoint: llm:MODEL@URL (docs/llm.md).",
 }
 
 #: Readers of ``NAME:PARAMS`` for the registered agents that take parameters.
 PARAMETERS: dict[str, ParamReader] = {
     "search": search_parameters,
+    "llm": llm_parameters,
 }
+
+
+def lobby_agents() -> list[str]:
+    """The registered agents a web lobby offers: a language model only when the server
+    was started with an endpoint in its environment (``BOHNANZA_LLM_URL`` and
+    ``BOHNANZA_LLM_MODEL``), since without one it cannot play."""
+    configured = bool(os.environ.get("BOHNANZA_LLM_URL") and os.environ.get("BOHNANZA_LLM_MODEL"))
+    return sorted(n for n in AGENTS if n != "llm" or configured)
 
 
 def make_agent(spec: str, seed: int = 0) -> Agent:
@@ -80,6 +109,7 @@ __all__ = [
     "agent_names",
     "check_agent",
     "describe_agents",
+    "lobby_agents",
     "make_agent",
     "resolve_agent",
 ]

@@ -17,7 +17,14 @@ import os
 import statistics
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import (
+    FIRST_COMPLETED,
+    Executor,
+    Future,
+    ProcessPoolExecutor,
+    ThreadPoolExecutor,
+    wait,
+)
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -216,8 +223,15 @@ def run_local(
         for b in _batches(indices, batch):
             yield play_batch(spec, b)
         return
-    context = multiprocessing.get_context(start_method)
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context)
+    # A language model's games wait on HTTP: threads keep ``workers`` requests in flight.
+    llm = any(a == "llm" or a.startswith("llm:") for a in spec.lineup)
+    pool: Executor = (
+        ThreadPoolExecutor(max_workers=workers)
+        if llm
+        else ProcessPoolExecutor(
+            max_workers=workers, mp_context=multiprocessing.get_context(start_method)
+        )
+    )
     try:
         pending: set[Future[list[Row]]] = {
             pool.submit(play_batch, spec, b) for b in _batches(indices, batch)

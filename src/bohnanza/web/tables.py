@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..actions import Action, ActionType
-from ..agents import AGENTS, make_agent
+from ..agents import AGENTS, lobby_agents, make_agent
 from ..agents.base import Agent
 from ..errors import BohnanzaError, ConfigError, IllegalAction, RecordError
 from ..events import Event
@@ -104,7 +104,7 @@ class Settings:
 
     def bots(self) -> list[str]:
         """The bots the lobby offers: the built-in agents, then the allowed ones."""
-        return [*sorted(AGENTS), *(a for a in self.allowed_agents if a not in AGENTS)]
+        return [*lobby_agents(), *(a for a in self.allowed_agents if a not in AGENTS)]
 
 
 def hash_token(token: str) -> str:

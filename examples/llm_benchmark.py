@@ -1,0 +1,154 @@
+"""Benchmark figures for a language model from game records (docs/llm.md).
+
+    bohnanza simulate --agents llm:MODEL@URL,heuristic --games 50 --records runs/m
+    python examples/llm_benchmark.py report runs/m
+
+``report`` prints the model's win rate (a shared win counts as a fraction) with a 95%
+Wilson interval, the share of its answers that were not valid commands, how often the
+heuristic had to decide for it, and tokens (and cost) per game.
+
+``scripted GAMES DIR`` plays GAMES games against three heuristic bots with a *scripted
+stand-in* for a model: a Chat Completions server on loopback whose answer is the
+heuristic bot's move rendered as a command, malformed one time in ten. It checks the
+pipeline end to end; its figures say nothing about any real model.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import re
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, ClassVar
+
+from bohnanza import Game
+from bohnanza.agents import make_agent
+from bohnanza.agents.heuristic import HeuristicAgent
+from bohnanza.agents.llm import Endpoint, LLMAgent
+from bohnanza.driver import play
+from bohnanza.records import make_record, save
+from bohnanza.simulate import agent_seed, seat_record
+from bohnanza.text import render_action
+
+
+def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    if n == 0:
+        return 0.0, 1.0
+    p = wins / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def report(folder: str) -> dict[str, Any]:
+    wins = 0.0
+    games = 0
+    totals = {"asked": 0, "calls": 0, "invalid": 0, "fallbacks": 0, "tokens": 0}
+    cost = 0.0
+    for path in sorted(Path(folder).glob("*.json")):
+        record = json.loads(path.read_text())
+        for seat, info in enumerate(record["seats"]):
+            if "llm" not in info or record.get("result") is None:
+                continue
+            games += 1
+            winners = record["result"]["winners"]
+            if seat in winners:
+                wins += 1 / len(winners)
+            for key in totals:
+                totals[key] += int(info["llm"][key])
+            cost += float(info["llm"]["cost"])
+    lo, hi = wilson(wins, games)
+    out = {
+        "games": games,
+        "win_rate": round(wins / games, 3) if games else None,
+        "win_rate_95": [round(lo, 3), round(hi, 3)],
+        "invalid_rate": round(totals["invalid"] / totals["calls"], 3) if totals["calls"] else None,
+        "fallback_rate": round(totals["fallbacks"] / totals["asked"], 3)
+        if totals["asked"]
+        else None,
+        "questions_per_game": round(totals["asked"] / games, 1) if games else None,
+        "tokens_per_game": round(totals["tokens"] / games) if games else None,
+        "cost_per_game": round(cost / games, 4) if games else None,
+    }
+    print(json.dumps(out))
+    return out
+
+
+class _Scripted(BaseHTTPRequestHandler):
+    """The stand-in model: the heuristic's move for the seat and state of the prompt."""
+
+    game: Game
+    bots: ClassVar[dict[int, HeuristicAgent]] = {}
+    rng = random.Random(5)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        messages = body["messages"]
+        first = messages[1]["content"]
+        m = re.search(r"You are seat (\d+)", first)
+        assert m is not None
+        seat = int(m.group(1))
+        if len(messages) == 2 and self.rng.random() < 0.1:
+            text = self.rng.choice(["I plant my bean.", "harvest 9", "accept"])
+        else:
+            game = type(self).game
+            view = game.view(seat)
+            bot = self.bots.setdefault(seat, HeuristicAgent(seat))
+            required = "\npass   (" not in first
+            choice = bot.act(view, game.legal_actions(seat), required)
+            text = render_action(choice, view) if choice is not None else "pass"
+        words = sum(len(m["content"].split()) for m in messages)
+        data = json.dumps(
+            {
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": text}}],
+                "usage": {"prompt_tokens": words, "completion_tokens": len(text.split())},
+            }
+        ).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+def scripted(games: int, folder: str, rules: str = "classic", players: int = 4) -> None:
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Scripted)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    try:
+        for seed in range(1, games + 1):
+            game = Game.new(rules, players, seed=seed)
+            _Scripted.game = game
+            _Scripted.bots = {}
+            # The model sits at a different seat each game (seat order matters).
+            llm_seat = seed % players
+            agents = [
+                LLMAgent(agent_seed(seed, k), Endpoint("scripted-heuristic", url, timeout=30))
+                if k == llm_seat
+                else make_agent("heuristic", agent_seed(seed, k))
+                for k in range(players)
+            ]
+            log = play(game, agents)
+            names = ["llm" if k == llm_seat else "heuristic" for k in range(players)]
+            seats = [seat_record(n, a) for n, a in zip(names, agents, strict=True)]
+            save(make_record(game, log.actions, seats), Path(folder) / f"game-{seed}.json")
+    finally:
+        server.shutdown()
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "report":
+        report(sys.argv[2])
+    elif len(sys.argv) == 4 and sys.argv[1] == "scripted":
+        scripted(int(sys.argv[2]), sys.argv[3])
+        report(sys.argv[3])
+    else:
+        sys.exit(__doc__)

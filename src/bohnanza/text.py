@@ -1,0 +1,1072 @@
+"""A seat's game as text, and a command language for its answers (English and Polish).
+
+This is the one command language of the project: the terminal game reads it, and language
+model players (:mod:`bohnanza.agents.llm`, :mod:`bohnanza.textarena`) answer in it.
+
+Cards are named by where the reader sees them, never by card id: ``1``…``n`` are places in
+the reader's hand (1 = the front card), ``d1``, ``d2`` the turned-up cards, ``t1``… the
+reader's trade area, ``o1``… and ``r1``… the duel's offered and revealed cards. Fields are
+numbered from 1. Varieties are written by key (``chili``), English or Polish name, or an
+unambiguous prefix (``blu``). Commands, one per line::
+
+    plant 1                         front hand card onto field 1 (phase 1)
+    stop                            do not plant a second card
+    offer 2 give 1,3 want chili:1   hand cards 1 and 3 to seat 2 for one Chili
+    offer give d1                   a gift (seat left out: to the active player)
+    accept 7 with 2,4               accept offer #7 giving hand cards 2 and 4
+    decline 7 / withdraw 7          refuse an offer to you / take back your own
+    end                             the active player ends trading
+    plant t1 2                      trade-area card 1 onto field 2 (phase 3)
+    harvest 2 / buy                 harvest field 2 / buy a third field
+    pass                            nothing this round (trading, when not required)
+
+A text built here is made only from a :class:`~bohnanza.views.View`, which holds nothing
+its reader may not know (R-INFO-1…3); card ids never appear in it.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Iterable, Sequence
+from typing import Any, Literal
+
+from .actions import Action, ActionType, Offer
+from .cards import varieties
+from .views import OfferView, View
+
+Lang = Literal["en", "pl"]
+LANGS: tuple[Lang, ...] = ("en", "pl")
+_T = ActionType
+
+#: Longest offer list shown one by one; the rest are counted, never dropped silently.
+MAX_OFFER_LINES = 40
+
+
+class CommandError(ValueError):
+    """A command that cannot be understood or is not allowed now; the message says what
+    to write instead, in the reader's language."""
+
+
+def _(lang: Lang, en: str, pl: str) -> str:
+    return pl if lang == "pl" else en
+
+
+def _fold(word: str) -> str:
+    """Lower case without diacritics (``zasadź`` → ``zasadz``), for keyword matching."""
+    word = word.lower().replace("ł", "l")
+    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
+
+
+# Command keywords: canonical name -> words that mean it (English, Polish; folded).
+_WORDS: dict[str, tuple[str, ...]] = {
+    "plant": ("plant", "zasadz", "sadz"),
+    "stop": ("stop", "dosc"),
+    "offer": ("offer", "oferta", "oferuj"),
+    "give": ("give", "daje", "daj"),
+    "want": ("want", "for", "chce", "za"),
+    "declare": ("declare", "deklaruje", "deklaracja"),
+    "accept": ("accept", "przyjmij"),
+    "with": ("with", "dajac", "oddaje"),
+    "decline": ("decline", "odrzuc"),
+    "withdraw": ("withdraw", "wycofaj"),
+    "end": ("end", "koniec", "zakoncz"),
+    "harvest": ("harvest", "zbierz"),
+    "buy": ("buy", "kup"),
+    "place": ("place", "poloz"),
+    "move": ("move", "przesun"),
+    "none": ("none", "nic", "nie"),
+    "discard": ("discard", "wyrzuc"),
+    "keep": ("keep", "zatrzymaj"),
+    "leave": ("leave", "zostaw"),
+    "pass": ("pass", "pas", "p"),
+}
+_KEYWORD = {w: key for key, words in _WORDS.items() for w in words}
+# How each command is written when rendered.
+_SAY: dict[str, tuple[str, str]] = {
+    "plant": ("plant", "zasadź"),
+    "stop": ("stop", "dość"),
+    "offer": ("offer", "oferta"),
+    "give": ("give", "daję"),
+    "want": ("want", "chcę"),
+    "declare": ("declare", "deklaruję"),
+    "accept": ("accept", "przyjmij"),
+    "with": ("with", "dając"),
+    "decline": ("decline", "odrzuć"),
+    "withdraw": ("withdraw", "wycofaj"),
+    "end": ("end", "koniec"),
+    "harvest": ("harvest", "zbierz"),
+    "buy": ("buy", "kup"),
+    "place": ("place", "połóż"),
+    "move": ("move", "przesuń"),
+    "none": ("none", "nic"),
+    "discard": ("discard", "wyrzuć"),
+    "keep": ("keep", "zatrzymaj"),
+    "leave": ("leave", "zostaw"),
+    "pass": ("pass", "pas"),
+}
+
+
+def is_command(word: str) -> bool:
+    """Whether ``word`` starts a command (in either language)."""
+    return _fold(word) in _KEYWORD
+
+
+def _say(word: str, lang: Lang) -> str:
+    en, pl = _SAY[word]
+    return pl if lang == "pl" else en
+
+
+# ---------------------------------------------------------------------- names of things
+
+
+def variety_name(key: str, lang: Lang = "en") -> str:
+    v = varieties().get(key)
+    if v is None:
+        return key
+    return v.name_pl if lang == "pl" else v.name
+
+
+def variety_word(key: str, lang: Lang = "en") -> str:
+    """A variety as written in commands: the key in English, the folded-free Polish name."""
+    if lang == "pl":
+        return variety_name(key, lang).lower()
+    return key
+
+
+def card_name(view: View, card: int, lang: Lang = "en") -> str:
+    text = variety_name(view.variety(card), lang)
+    kind = view.kind(card)
+    return f"{text} ({_kind_word(kind, lang)})" if kind else text
+
+
+_KINDS = {"lady": "dama", "child": "dziecko", "red": "czerwony", "black": "czarny"}
+
+
+def _kind_word(kind: str, lang: Lang) -> str:
+    return _KINDS.get(kind, kind) if lang == "pl" else kind
+
+
+def parse_variety(view: View, name: str, lang: Lang = "en") -> str:
+    """A variety key from how a player wrote it (key, English or Polish name, prefix)."""
+    low = _fold(name.strip())
+    keys = view.config.varieties
+    spell = {k: {k, _fold(variety_name(k, "en")), _fold(variety_name(k, "pl"))} for k in keys}
+    exact = [k for k in keys if low in spell[k]]
+    if exact:
+        return exact[0]
+    found = [k for k in keys if low and any(s.startswith(low) for s in spell[k])]
+    if len(found) == 1:
+        return found[0]
+    known = ", ".join(variety_word(k, lang) for k in keys)
+    if found:
+        which = ", ".join(variety_name(k, lang) for k in found)
+        raise CommandError(
+            _(
+                lang,
+                f"{name!r} could be {which}; write more of the name.",
+                f"{name!r} może znaczyć: {which}; napisz więcej liter.",
+            )
+        )
+    raise CommandError(
+        _(
+            lang,
+            f"No variety {name!r} in this game; it has: {known}.",
+            f"W tej grze nie ma odmiany {name!r}; są: {known}.",
+        )
+    )
+
+
+# ---------------------------------------------------------------------- card places
+
+
+def _places(view: View) -> dict[str, tuple[int, ...]]:
+    """Where the reader sees cards it may name in a command, by token prefix."""
+    me = view.me()
+    out: dict[str, tuple[int, ...]] = {
+        "": view.hand or (),
+        "d": view.drawn,
+        "t": me.trade_area,
+    }
+    for key, prefix in (("offer", "o"), ("revealed", "r")):
+        pile = view.public.get(key)
+        if isinstance(pile, list) and all(isinstance(c, int) for c in pile):
+            out[prefix] = tuple(pile)
+    return out
+
+
+def card_token(view: View, card: int, prefixes: str = "dtor") -> str:
+    """The token naming ``card`` for the reader (``3``, ``d1``, ``t2``); hand first."""
+    for prefix, cards in _places(view).items():
+        if (prefix == "" or prefix in prefixes) and card in cards:
+            return f"{prefix}{cards.index(card) + 1}"
+    raise ValueError(f"card {card} is not where seat {view.seat} can name it")
+
+
+def parse_card(view: View, token: str, allowed: str, lang: Lang = "en") -> int:
+    """The card a token names. ``allowed`` lists the places that make sense for the
+    command: ``h`` (hand), ``d``, ``t``, ``o``, ``r``."""
+    low = token.strip().lower()
+    prefix = low.rstrip("0123456789")
+    number = low[len(prefix) :]
+    if prefix == "h":
+        prefix = ""
+    key = prefix or "h"
+    where = {
+        "h": ("your hand", "twojej ręce"),
+        "d": ("the drawn cards", "odkrytych kartach"),
+        "t": ("your trade area", "twoim polu wymiany"),
+        "o": ("the offered cards", "oferowanych kartach"),
+        "r": ("the revealed cards", "odkrytych kartach pojedynku"),
+    }
+    tokens = ", ".join(
+        {"h": "1,2,…", "d": "d1,d2", "t": "t1,…", "o": "o1,…", "r": "r1,…"}[p] for p in allowed
+    )
+    if not number or len(prefix) > 1 or key not in "hdtor":
+        raise CommandError(
+            _(
+                lang,
+                f"{token!r} is not a card position; name cards by position: {tokens}.",
+                f"{token!r} nie jest pozycją karty; podaj pozycje: {tokens}.",
+            )
+        )
+    if key not in allowed:
+        if key == "d" and "h" in allowed:
+            raise CommandError(
+                _(
+                    lang,
+                    "Only the active player may offer the drawn cards (R-TRADE-2).",
+                    "Tylko aktywny gracz może oferować odkryte karty (R-TRADE-2).",
+                )
+            )
+        raise CommandError(
+            _(
+                lang,
+                f"cards from {where[key][0]} cannot be used here; use {tokens}.",
+                f"karty z {where[key][1]} nie mogą być tu użyte; użyj {tokens}.",
+            )
+        )
+    cards = _places(view).get(prefix, ())
+    k = int(number)
+    if not 1 <= k <= len(cards):
+        if key == "h":
+            raise CommandError(
+                _(
+                    lang,
+                    f"There is no card {k} in your hand; it holds {len(cards)}.",
+                    f"Nie ma karty {k} w twojej ręce; jest w niej {len(cards)}.",
+                )
+            )
+        raise CommandError(
+            _(
+                lang,
+                f"There is no {'drawn card' if key == 'd' else 'card'} {token} in "
+                f"{where[key][0]}; there are {len(cards)}.",
+                f"Nie ma karty {token} w {where[key][1]}; jest ich {len(cards)}.",
+            )
+        )
+    return cards[k - 1]
+
+
+def _field_number(view: View, token: str, lang: Lang) -> int:
+    n = len(view.me().fields)
+    if not token.isdigit() or not 1 <= int(token) <= n:
+        raise CommandError(
+            _(
+                lang,
+                f"{token!r} is not a field; your fields are numbered 1 to {n}.",
+                f"{token!r} nie jest polem; twoje pola mają numery od 1 do {n}.",
+            )
+        )
+    return int(token) - 1
+
+
+# ---------------------------------------------------------------------- actions as commands
+
+
+def render_action(action: Action, view: View, lang: Lang = "en") -> str:
+    """``action`` as a command the reader could type; :func:`parse_command` reads it back
+    as the same action."""
+    t = action.type
+    say = _say
+    if t is _T.PLANT:
+        assert action.field is not None
+        return f"{say('plant', lang)} {action.field + 1}"
+    if t is _T.STOP_PLANTING:
+        return say("stop", lang)
+    if t is _T.PROPOSE:
+        assert action.offer is not None
+        return render_offer(action.offer, view, lang)
+    if t is _T.ACCEPT:
+        out = f"{say('accept', lang)} {action.offer_id}"
+        if action.cards:
+            cards = ",".join(card_token(view, c, "d") for c in action.cards)
+            out += f" {say('with', lang)} {cards}"
+        return out
+    if t is _T.DECLINE:
+        return f"{say('decline', lang)} {action.offer_id}"
+    if t is _T.WITHDRAW:
+        return f"{say('withdraw', lang)} {action.offer_id}"
+    if t is _T.END_TRADING:
+        return say("end", lang)
+    if t in (_T.PLANT_TRADED, _T.PLANT_REVEALED):
+        assert action.card is not None and action.field is not None
+        where = "t" if t is _T.PLANT_TRADED else "or"
+        return f"{say('plant', lang)} {card_token(view, action.card, where)} {action.field + 1}"
+    if t is _T.HARVEST:
+        assert action.field is not None
+        return f"{say('harvest', lang)} {action.field + 1}"
+    if t is _T.BUY_FIELD:
+        return say("buy", lang)
+    if t is _T.PLACE_CHILD:
+        assert action.field is not None
+        return f"{say('place', lang)} {action.field + 1}"
+    if t is _T.MOVE_LADY:
+        if action.card is None:
+            return f"{say('move', lang)} {say('none', lang)}"
+        for i, f in enumerate(view.me().fields):
+            if action.card in f:
+                return f"{say('move', lang)} {i + 1} {f.index(action.card) + 1}"
+        raise ValueError(f"card {action.card} is on none of the reader's fields")
+    if t is _T.DISCARD:
+        assert action.card is not None
+        return f"{say('discard', lang)} {card_token(view, action.card, 'o')}"
+    if t is _T.SKIP_DISCARD:
+        return say("keep", lang)
+    if t is _T.END_REVEAL:
+        return say("leave", lang)
+    raise ValueError(f"no command for {action!r}")
+
+
+def render_offer(offer: Offer, view: View, lang: Lang = "en") -> str:
+    parts = [_say("offer", lang), str(offer.to)]
+    if offer.give:
+        parts += [_say("give", lang), ",".join(card_token(view, c, "d") for c in offer.give)]
+    if offer.want:
+        parts += [
+            _say("want", lang),
+            ",".join(f"{variety_word(v, lang)}:{n}" for v, n in offer.want),
+        ]
+    if offer.declared:
+        parts += [_say("declare", lang), ",".join(_claim_word(d, lang) for d in offer.declared)]
+    return " ".join(parts)
+
+
+def _claim_word(claim: str, lang: Lang) -> str:
+    return _kind_word(claim, lang) if claim else "-"
+
+
+def _parse_claim(word: str) -> str:
+    low = _fold(word)
+    if low in ("-", ""):
+        return ""
+    back = {_fold(pl): en for en, pl in _KINDS.items()}
+    return back.get(low, low)
+
+
+# ---------------------------------------------------------------------- commands as actions
+
+
+def clean_line(line: str) -> str:
+    """A model's answer line without the decoration models add (quotes, bullets, a
+    trailing full stop, a ``command:`` label)."""
+    s = line.strip().strip("`\"'*").strip()
+    for label in ("command:", "komenda:", "answer:", "odpowiedź:", "move:", "ruch:"):
+        if s.lower().startswith(label):
+            s = s[len(label) :].strip()
+    if s[:2] in ("- ", "> "):
+        s = s[2:].strip()
+    return s.rstrip(".").strip().strip("`\"'").strip()
+
+
+def parse_command(line: str, view: View, lang: Lang = "en") -> Action | None:
+    """One command → the action it names, or ``None`` for ``pass``. Anything that cannot
+    be read raises :class:`CommandError` with a message saying what to write; nothing is
+    checked against the engine here beyond what the reader's view shows."""
+    text = clean_line(line)
+    tokens = text.replace(",", " , ").replace(";", " , ").split()
+    if not tokens:
+        raise CommandError(_(lang, "The answer is empty; write one command.", "Pusta odpowiedź."))
+    head = _KEYWORD.get(_fold(tokens[0]))
+    args = [t for t in tokens[1:] if t != ","]
+    if view.seat is None:
+        raise CommandError("a spectator has no commands")
+    if head is None:
+        known = ", ".join(_say(k, lang) for k in _COMMANDS)
+        raise CommandError(
+            _(
+                lang,
+                f"Unknown command {tokens[0]!r}; commands: {known}.",
+                f"Nieznana komenda {tokens[0]!r}; komendy: {known}.",
+            )
+        )
+    if head == "pass":
+        _no_args(args, head, lang)
+        return None
+    if head == "offer":
+        return Action.propose(parse_offer(text, view, lang))
+    if head == "stop":
+        return Action.stop_planting()
+    if head == "end":
+        return Action.end_trading()
+    if head == "buy":
+        return Action.buy_field()
+    if head == "keep":
+        _no_args(args, head, lang)
+        return Action.skip_discard()
+    if head == "leave":
+        _no_args(args, head, lang)
+        return Action.end_reveal()
+    if head == "harvest":
+        _arity(args, 1, f"{_say('harvest', lang)} FIELD", lang)
+        return Action.harvest(_field_number(view, args[0], lang))
+    if head == "plant":
+        if len(args) == 1:
+            return Action.plant(_field_number(view, args[0], lang))
+        if len(args) == 3 and _fold(args[1]) in ("on", "na"):
+            args = [args[0], args[2]]
+        _arity(args, 2, f"{_say('plant', lang)} FIELD | {_say('plant', lang)} tN FIELD", lang)
+        low = args[0].lower()
+        field = _field_number(view, args[1], lang)
+        if low.startswith("t"):
+            return Action.plant_traded(parse_card(view, args[0], "t", lang), field)
+        return Action.plant_revealed(parse_card(view, args[0], "or", lang), field)
+    if head in ("decline", "withdraw", "accept"):
+        if not args or not args[0].lstrip("#").isdigit():
+            raise CommandError(
+                _(
+                    lang,
+                    f"write {_say(head, lang)} OFFER_NUMBER, e.g. {_say(head, lang)} 7.",
+                    f"napisz {_say(head, lang)} NUMER_OFERTY, np. {_say(head, lang)} 7.",
+                )
+            )
+        oid = int(args[0].lstrip("#"))
+        if head == "decline":
+            _arity(args, 1, f"{_say('decline', lang)} N", lang)
+            return Action.decline(oid)
+        if head == "withdraw":
+            _arity(args, 1, f"{_say('withdraw', lang)} N", lang)
+            return Action.withdraw(oid)
+        rest = args[1:]
+        if rest and _KEYWORD.get(_fold(rest[0])) in ("with", "give"):
+            rest = rest[1:]
+        cards = tuple(parse_card(view, tok, "hd", lang) for tok in rest)
+        if len(set(cards)) != len(cards):
+            raise CommandError(_(lang, "A card is named twice.", "Ta sama karta podana dwa razy."))
+        return Action.accept(oid, cards)
+    if head == "place":
+        _arity(args, 1, f"{_say('place', lang)} FIELD", lang)
+        field = _field_number(view, args[0], lang)
+        pending = view.pending
+        if pending is None or len(pending) < 3 or pending[1] != "place_child":
+            raise CommandError(
+                _(lang, "There is no child to place now.", "Nie ma teraz dziecka do położenia.")
+            )
+        return Action.place_child(int(pending[2]), field)
+    if head == "move":
+        if len(args) == 1 and _KEYWORD.get(_fold(args[0])) == "none":
+            return Action.move_lady(None)
+        _arity(args, 2, f"{_say('move', lang)} FIELD PLACE | {_say('move', lang)} none", lang)
+        f = _field_number(view, args[0], lang)
+        cards = view.me().fields[f]
+        if not args[1].isdigit() or not 1 <= int(args[1]) <= len(cards):
+            raise CommandError(
+                _(
+                    lang,
+                    f"field {f + 1} holds {len(cards)} cards; PLACE counts from 1 at the bottom.",
+                    f"pole {f + 1} ma {len(cards)} kart; MIEJSCE liczone od 1 od spodu.",
+                )
+            )
+        return Action.move_lady(cards[int(args[1]) - 1])
+    if head == "discard":
+        _arity(args, 1, f"{_say('discard', lang)} oN | {_say('discard', lang)} N", lang)
+        return Action.discard(parse_card(view, args[0], "ho", lang))
+    raise CommandError(
+        _(
+            lang,
+            f"{tokens[0]!r} is not a command on its own.",
+            f"{tokens[0]!r} nie jest samodzielną komendą.",
+        )
+    )
+
+
+_COMMANDS = (
+    "plant",
+    "stop",
+    "offer",
+    "accept",
+    "decline",
+    "withdraw",
+    "end",
+    "harvest",
+    "buy",
+    "pass",
+)
+
+
+def _no_args(args: Sequence[str], head: str, lang: Lang) -> None:
+    _arity(args, 0, _say(head, lang), lang)
+
+
+def _arity(args: Sequence[str], n: int, form: str, lang: Lang) -> None:
+    if len(args) != n:
+        raise CommandError(
+            _(
+                lang,
+                f"{form!r} takes {n} argument{'s' if n != 1 else ''}, got {len(args)}: "
+                f"write {form}.",
+                f"{form!r} ma {n} argument(y), podano {len(args)}: napisz {form}.",
+            )
+        )
+
+
+def parse_offer(line: str, view: View, lang: Lang = "en") -> Offer:
+    """``offer [SEAT] give 1,3 want chili:1 [declare red]`` → the offer. The seat may be
+    left out by a non-active player (it can trade only with the active one, R-TRADE-2)."""
+    if view.phase != "trade":
+        raise CommandError(
+            _(
+                lang,
+                "Offers can be made only in phase 2 (trading).",
+                "Oferty składa się tylko w fazie 2 (wymiana).",
+            )
+        )
+    tokens = clean_line(line).replace(",", " , ").split()[1:]
+    to: int | None = None
+    if tokens and tokens[0].isdigit():
+        to = int(tokens.pop(0))
+    parts: dict[str, list[str]] = {}
+    key: str | None = None
+    example = _(lang, "e.g. offer 2 give 1,3 want chili:1", "np. oferta 2 daję 1,3 chcę kowboj:1")
+    for tok in tokens:
+        word = _KEYWORD.get(_fold(tok))
+        if word in ("give", "want", "declare"):
+            key = word
+            if key in parts:
+                raise CommandError(
+                    _(lang, f"{tok!r} is given twice in the offer.", f"{tok!r} podano dwa razy.")
+                )
+            parts[key] = []
+        elif key is None:
+            raise CommandError(
+                _(
+                    lang,
+                    f"Cannot read the offer at {tok!r}; write {example}.",
+                    f"Nie rozumiem oferty przy {tok!r}; napisz {example}.",
+                )
+            )
+        elif tok != ",":
+            parts[key].append(tok)
+    me = view.seat
+    if to is None:
+        if me == view.active:
+            raise CommandError(
+                _(
+                    lang,
+                    "Say which seat the offer is for: offer SEAT give ...",
+                    "Podaj, do kogo jest oferta: oferta MIEJSCE daję ...",
+                )
+            )
+        to = view.active
+    if to == me or not 0 <= to < view.players:
+        raise CommandError(
+            _(
+                lang,
+                f"seat {to} cannot be your partner; seats are 0 to {view.players - 1}, "
+                f"you are seat {me}.",
+                f"miejsce {to} nie może być partnerem; miejsca 0–{view.players - 1}, "
+                f"ty jesteś {me}.",
+            )
+        )
+    if me != view.active and to != view.active:
+        raise CommandError(
+            _(
+                lang,
+                f"you may trade only with the active seat {view.active} (R-TRADE-2).",
+                f"możesz handlować tylko z aktywnym graczem {view.active} (R-TRADE-2).",
+            )
+        )
+    allowed = "hd" if me == view.active else "h"
+    give = tuple(parse_card(view, p, allowed, lang) for p in parts.get("give", []))
+    if len(set(give)) != len(give):
+        raise CommandError(_(lang, "A card is given twice.", "Ta sama karta podana dwa razy."))
+    want: list[tuple[str, int]] = []
+    for item in parts.get("want", []):
+        name, _sep, count = item.partition(":")
+        if (count and not count.isdigit()) or count == "0":
+            raise CommandError(
+                _(
+                    lang,
+                    f"Bad count in {item!r}: write VARIETY:COUNT, e.g. chili:2.",
+                    f"Zła liczba w {item!r}: napisz ODMIANA:LICZBA, np. kowboj:2.",
+                )
+            )
+        want.append((parse_variety(view, name, lang), int(count) if count else 1))
+    declared = tuple(_parse_claim(d) for d in parts.get("declare", []))
+    if declared and len(declared) != len(give):
+        raise CommandError(
+            _(
+                lang,
+                f"declare names one claim per given card ({len(give)}), got {len(declared)}; "
+                "write - for no claim.",
+                f"deklaracja musi mieć po jednej pozycji na daną kartę ({len(give)}).",
+            )
+        )
+    if not give and not want:
+        raise CommandError(
+            _(
+                lang,
+                f"The offer gives nothing and asks for nothing; write {example}.",
+                f"Oferta nic nie daje i o nic nie prosi; napisz {example}.",
+            )
+        )
+    return Offer(to, give, tuple(want), declared)
+
+
+def check_answer(action: Action, view: View, legal: Sequence[Action], lang: Lang = "en") -> None:
+    """Raise :class:`CommandError` unless ``action`` is allowed now, as far as the view can
+    tell: listed in ``legal``, or an offer or acceptance built by the rules of R-TRADE-1…4
+    (the legal list holds only a sample of those)."""
+    if action in legal:
+        return
+    t = action.type
+    if (
+        t is _T.PROPOSE
+        and action.offer is not None
+        and view.phase == "trade"
+        and view.pending is None
+    ):
+        _check_offer(action.offer, view, lang)
+        return
+    if t is _T.ACCEPT:
+        offer = next((o for o in view.offers if o.offer_id == action.offer_id), None)
+        if offer is not None and offer.to == view.seat:
+            want = dict(offer.want)
+            got: dict[str, int] = {}
+            for c in action.cards:
+                got[view.variety(c)] = got.get(view.variety(c), 0) + 1
+            if (
+                got == want
+                and (view.seat == view.active or not set(action.cards) & set(view.drawn))
+                and any(a.offer_id == action.offer_id for a in legal)
+            ):
+                return
+            asked = _want_text(offer.want, lang) or _(lang, "nothing", "nic")
+            raise CommandError(
+                _(
+                    lang,
+                    f"offer #{offer.offer_id} asks for {asked}; give exactly those cards "
+                    "from your hand (the active player may also give d1, d2).",
+                    f"oferta #{offer.offer_id} prosi o: {asked}; daj dokładnie te karty.",
+                )
+            )
+    raise CommandError(
+        _(
+            lang,
+            f"{render_action_safe(action, view, lang)!r} is not allowed now; "
+            "choose one of the legal moves listed.",
+            f"{render_action_safe(action, view, lang)!r} nie jest teraz dozwolone; "
+            "wybierz jeden z wymienionych ruchów.",
+        )
+    )
+
+
+def _check_offer(o: Offer, view: View, lang: Lang) -> None:
+    """The engine's offer rules that :func:`parse_offer` does not apply already
+    (R-TRADE-1…4, R-BLUFF-1/2), from what the proposer's view shows."""
+    from .game import MAX_OFFER_CARDS, MAX_OPEN_OFFERS
+    from .modules import hooks_for
+
+    hooks = hooks_for(view.config)
+    if not hooks.trading:
+        raise CommandError(
+            _(lang, "there is no trading in this game.", "w tej grze nie ma wymiany.")
+        )
+    mine = sum(1 for ov in view.offers if ov.proposer == view.seat)
+    if mine >= MAX_OPEN_OFFERS:
+        raise CommandError(
+            _(
+                lang,
+                f"at most {MAX_OPEN_OFFERS} of your offers may be open; withdraw one first.",
+                f"najwyżej {MAX_OPEN_OFFERS} twoich ofert może być otwartych; wycofaj jedną.",
+            )
+        )
+    if len(o.give) > MAX_OFFER_CARDS or sum(n for _v, n in o.want) > MAX_OFFER_CARDS:
+        raise CommandError(
+            _(
+                lang,
+                f"at most {MAX_OFFER_CARDS} cards on each side.",
+                f"najwyżej {MAX_OFFER_CARDS} kart z każdej strony.",
+            )
+        )
+    wanted = [v for v, _n in o.want]
+    if len(set(wanted)) != len(wanted):
+        raise CommandError(
+            _(
+                lang,
+                "name each wanted variety once, with its count (chili:2).",
+                "podaj każdą odmianę raz, z liczbą (kowboj:2).",
+            )
+        )
+    nothing: Any = None  # declared_error reads the card table only, not the game
+    for c, d in zip(o.give, o.declared, strict=False):
+        if d and c in view.drawn:
+            raise CommandError(
+                _(
+                    lang,
+                    "drawn cards are face up: nothing to declare about them (R-BLUFF-2).",
+                    "odkryte karty są widoczne: nie ma czego deklarować (R-BLUFF-2).",
+                )
+            )
+        err = hooks.declared_error(nothing, c, d)
+        if err:
+            raise CommandError(err)
+
+
+def render_action_safe(action: Action, view: View, lang: Lang) -> str:
+    try:
+        return render_action(action, view, lang)
+    except (ValueError, AssertionError):
+        return action.type.value
+
+
+# ---------------------------------------------------------------------- the view as text
+
+_PHASES: dict[str, tuple[str, str]] = {
+    "plant": ("phase 1, planting from the hand", "faza 1, sadzenie z ręki"),
+    "trade": ("phase 2, trading", "faza 2, wymiana"),
+    "plant_traded": ("phase 3, planting traded cards", "faza 3, sadzenie wymienionych kart"),
+    "over": ("game over", "koniec gry"),
+    "duel_offer": ("plant or discard the offer", "zasadź lub wyrzuć ofertę"),
+    "duel_discard": ("discard a hand card (or not)", "wyrzuć kartę z ręki (albo nie)"),
+    "duel_reveal": ("plant revealed cards", "zasadź odkryte karty"),
+}
+
+
+def phase_name(phase: str, lang: Lang = "en") -> str:
+    en, pl = _PHASES.get(phase, (phase, phase))
+    return pl if lang == "pl" else en
+
+
+def _field_text(view: View, cards: Sequence[int], pays: int, lang: Lang) -> str:
+    if not cards:
+        return _(lang, "empty", "puste")
+    key = view.variety(cards[-1])
+    name = variety_name(key, lang)
+    kinds = [view.kind(c) for c in cards]
+    text = f"{name} x{len(cards)}"
+    if any(kinds):
+        text += " [" + ",".join(_kind_word(k, lang) if k else "-" for k in kinds) + "]"
+    meter = "/".join(str(b) if b else "-" for b in varieties()[key].beanometer)
+    return text + _(lang, f" pays {pays} (meter {meter})", f" płaci {pays} (miernik {meter})")
+
+
+def _want_text(want: Iterable[Sequence[Any]], lang: Lang) -> str:
+    return ", ".join(f"{n} {variety_name(str(v), lang)}" for v, n in want)
+
+
+def _shown_text(view: View, card: int | None, shown: dict[str, Any], lang: Lang) -> str:
+    if card is not None:
+        text = card_name(view, card, lang)
+        if card in view.drawn:
+            text += f" (d{view.drawn.index(card) + 1})"
+        elif view.hand and card in view.hand:
+            text += _(
+                lang, f" (hand {view.hand.index(card) + 1})", f" (ręka {view.hand.index(card) + 1})"
+            )
+    else:
+        text = variety_name(str(shown.get("variety", "?")), lang)
+        if shown.get("kind"):
+            text += f" ({_kind_word(str(shown['kind']), lang)})"
+    if shown.get("declared"):
+        text += _(lang, " declared ", " deklarowany ") + _kind_word(str(shown["declared"]), lang)
+    return text
+
+
+def _offer_line(view: View, o: OfferView, lang: Lang) -> str:
+    give = ", ".join(
+        _shown_text(view, c, s, lang) for c, s in zip(o.give, o.shown, strict=True)
+    ) or _(lang, "nothing", "nic")
+    want = _want_text(o.want, lang) or _(lang, "nothing (a gift)", "nic (prezent)")
+    me = view.seat
+    if o.proposer == me:
+        return _(
+            lang,
+            f"#{o.offer_id} yours to seat {o.to}: you give {give}; you want {want}",
+            f"#{o.offer_id} twoja do miejsca {o.to}: dajesz {give}; chcesz {want}",
+        )
+    if o.to == me:
+        return _(
+            lang,
+            f"#{o.offer_id} from seat {o.proposer} TO YOU: you get {give}; you give {want}",
+            f"#{o.offer_id} od miejsca {o.proposer} DO CIEBIE: dostajesz {give}; dajesz {want}",
+        )
+    return _(
+        lang,
+        f"#{o.offer_id} seat {o.proposer} to seat {o.to}: gives {give}; wants {want}",
+        f"#{o.offer_id} miejsce {o.proposer} do miejsca {o.to}: daje {give}; chce {want}",
+    )
+
+
+def render_view(view: View, lang: Lang = "en") -> str:
+    """What ``view.seat`` sees, in a compact text a language model can read."""
+    if view.seat is None:
+        raise ValueError("render_view needs a seat's view")
+    cfg = view.config
+    me = view.seat
+    L: list[str] = []
+    active = (
+        _(lang, "you are the active player", "jesteś aktywnym graczem")
+        if view.active == me
+        else _(lang, f"seat {view.active} is active", f"aktywny jest gracz {view.active}")
+    )
+    L.append(
+        _(
+            lang,
+            f"Bohnanza, rules {cfg.rules}, {view.players} players. You are seat {me}. "
+            f"Turn {view.turn}, {active}; {phase_name(view.phase, lang)}.",
+            f"Fasolki/Bohnanza, zasady {cfg.rules}, {view.players} graczy. Jesteś miejscem "
+            f"{me}. Tura {view.turn}, {active}; {phase_name(view.phase, lang)}.",
+        )
+    )
+    top = card_name(view, view.discard_top, lang) if view.discard_top is not None else "-"
+    final = _(lang, " (final: the game ends this turn)", " (ostatni: gra kończy się w tej turze)")
+    L.append(
+        _(
+            lang,
+            f"Draw pile {view.draw_size}, discard pile {view.discard_size} (top {top}), "
+            f"run-outs {view.runouts} of {cfg.runouts_to_end}"
+            f"{final if view.final_runout else ''}; third fields left {view.third_fields_left} "
+            f"at {cfg.field_price} coins.",
+            f"Talia {view.draw_size}, odrzucone {view.discard_size} (na wierzchu {top}), "
+            f"wyczerpania talii {view.runouts} z {cfg.runouts_to_end}"
+            f"{final if view.final_runout else ''}; trzecich pól zostało "
+            f"{view.third_fields_left} po {cfg.field_price} monety.",
+        )
+    )
+    for s in view.seats:
+        who = _(lang, "you", "ty") if s.seat == me else ""
+        mark = "*" if s.seat == view.active else ""
+        fields = "; ".join(
+            f"{i + 1}) {_field_text(view, f, p, lang)}"
+            for i, (f, p) in enumerate(zip(s.fields, s.payouts, strict=True))
+        )
+        line = _(
+            lang,
+            f"Seat {s.seat}{mark}{' (' + who + ')' if who else ''}: {s.coins} "
+            f"coin{'' if s.coins == 1 else 's'}, {s.hand_size} "
+            f"card{'' if s.hand_size == 1 else 's'} in hand; fields: {fields}",
+            f"Miejsce {s.seat}{mark}{' (' + who + ')' if who else ''}: {s.coins} monet, "
+            f"{s.hand_size} kart w ręce; pola: {fields}",
+        )
+        if s.trade_area:
+            area = ", ".join(
+                f"t{k + 1} {card_name(view, c, lang)}" if s.seat == me else card_name(view, c, lang)
+                for k, c in enumerate(s.trade_area)
+            )
+            line += _(lang, f"; trade area: {area}", f"; pole wymiany: {area}")
+        L.append(line)
+    hand = view.hand or ()
+    cards = ", ".join(f"{k + 1} {card_name(view, c, lang)}" for k, c in enumerate(hand))
+    L.append(
+        _(
+            lang,
+            f"Your hand (front first, card 1 is planted next; order cannot change): "
+            f"{cards or 'empty'}",
+            f"Twoja ręka (od przodu, karta 1 będzie zasadzona najpierw; kolejności nie wolno "
+            f"zmieniać): {cards or 'pusta'}",
+        )
+    )
+    if view.drawn:
+        drawn = ", ".join(f"d{k + 1} {card_name(view, c, lang)}" for k, c in enumerate(view.drawn))
+        L.append(_(lang, f"Turned-up cards: {drawn}", f"Odkryte karty: {drawn}"))
+    for key, value in view.public.items():
+        if isinstance(value, list) and all(isinstance(c, int) for c in value):
+            prefix = {"offer": "o", "revealed": "r"}.get(key, "")
+            text = ", ".join(
+                f"{prefix}{k + 1} {card_name(view, c, lang)}"
+                if prefix
+                else card_name(view, c, lang)
+                for k, c in enumerate(value)
+            )
+            L.append(f"{key.replace('_', ' ').capitalize()}: {text or '-'}")
+        else:
+            L.append(f"{key.replace('_', ' ').capitalize()}: {value}")
+    if view.offers:
+        L.append(_(lang, "Open offers:", "Otwarte oferty:"))
+        L += ["  " + _offer_line(view, o, lang) for o in view.offers]
+    if view.pending is not None:
+        who, what, *rest = view.pending
+        if what == "place_child" and rest:
+            text = _(
+                lang,
+                f"place the received {card_name(view, int(rest[0]), lang)} on a field (R-LADY-7)",
+                f"położyć otrzymane {card_name(view, int(rest[0]), lang)} na polu (R-LADY-7)",
+            )
+        elif what == "move_lady":
+            text = _(lang, "move a lady two places up, or not (R-LADY-8)", "przesunąć damę")
+        else:
+            text = " ".join(str(x) for x in (what, *rest))
+        L.append(_(lang, f"Waiting for seat {who} to {text}.", f"Czekamy, aż gracz {who}: {text}."))
+    if view.over:
+        L.append(
+            _(
+                lang,
+                f"Game over. Scores {list(view.scores or ())}, winners {list(view.winners or ())}.",
+                f"Koniec gry. Wyniki {list(view.scores or ())}, zwycięzcy "
+                f"{list(view.winners or ())}.",
+            )
+        )
+    return "\n".join(L)
+
+
+def render_moves(view: View, legal: Sequence[Action], required: bool, lang: Lang = "en") -> str:
+    """The legal moves as commands. Ready-made offers are grouped by their terms with the
+    seats they may go to; any other offer in the grammar may be made as well."""
+    lines: list[str] = []
+    if not required:
+        lines.append(
+            f"{_say('pass', lang)}   " + _(lang, "(do nothing this round)", "(nic w tej rundzie)")
+        )
+    groups: dict[str, list[int]] = {}
+    for a in legal:
+        if a.type is _T.PROPOSE and a.offer is not None:
+            o = a.offer
+            text = render_offer(o._replace(to=0), view, lang)
+            head = _say("offer", lang) + " 0 "
+            groups.setdefault(text[len(head) :], []).append(o.to)
+        else:
+            lines.append(render_action(a, view, lang))
+    if groups:
+        lines.append(
+            _(
+                lang,
+                f"{sum(len(v) for v in groups.values())} ready-made offers in {len(groups)} "
+                "groups (SEAT|SEAT means either seat); you may also write any other offer:",
+                f"{sum(len(v) for v in groups.values())} gotowych ofert w {len(groups)} "
+                "grupach (MIEJSCE|MIEJSCE: do jednego z nich); możesz też napisać inną ofertę:",
+            )
+        )
+        items = list(groups.items())
+        for terms, seats in items[:MAX_OFFER_LINES]:
+            lines.append(f"  {_say('offer', lang)} {'|'.join(map(str, seats))} {terms}")
+        if len(items) > MAX_OFFER_LINES:
+            lines.append(
+                _(
+                    lang,
+                    f"  ... and {len(items) - MAX_OFFER_LINES} more groups of the same kind "
+                    "(other single cards, gifts or one-for-one offers).",
+                    f"  ... i {len(items) - MAX_OFFER_LINES} grup więcej tego samego rodzaju.",
+                )
+            )
+    return "\n".join(lines)
+
+
+def render_prompt(view: View, legal: Sequence[Action], required: bool, lang: Lang = "en") -> str:
+    """The user message of one decision: the table, the moves, and how to answer."""
+    to_me = [o for o in view.offers if o.to == view.seat]
+    if to_me and view.phase == "trade":
+        ask = _(
+            lang,
+            f"{'Offers' if len(to_me) > 1 else 'Offer'} "
+            f"{', '.join('#' + str(o.offer_id) for o in to_me)} "
+            f"{'are' if len(to_me) > 1 else 'is'} addressed to you. "
+            "Answer each of them (accept or decline), one command per line; you may add other "
+            "commands (a harvest, your own offer) on further lines.",
+            f"Oferty {', '.join('#' + str(o.offer_id) for o in to_me)} są skierowane do ciebie. "
+            "Odpowiedz na każdą (przyjmij albo odrzuć), jedna komenda w linii; możesz dodać "
+            "inne komendy w kolejnych liniach.",
+        )
+    else:
+        ask = _(
+            lang,
+            "Answer with one command on one line, nothing else.",
+            "Odpowiedz jedną komendą w jednej linii, bez niczego więcej.",
+        )
+    return (
+        render_view(view, lang)
+        + "\n\n"
+        + _(lang, "Legal moves now:", "Dozwolone ruchy:")
+        + "\n"
+        + render_moves(view, legal, required, lang)
+        + "\n\n"
+        + ask
+    )
+
+
+RULES_EN = """\
+You play the card game Bohnanza (bean trading). Goal: most coins at the end; ties go to \
+the player with more cards in hand, then share the win.
+Each player has 2 bean fields (a third may be bought). A field holds one variety only. \
+Harvesting a field pays coins by its beanometer: "meter 4/6/8/10" means 4 beans pay 1 coin, \
+6 pay 2, 8 pay 3, 10 pay 4 ("-" = no such level). A field with exactly one bean may not be \
+harvested while you have a field with more beans.
+Your hand order is fixed: you always plant from the front (card 1); new cards go to the back.
+A turn of the active player: (1) plant the front hand card (must), then optionally the \
+next one; (2) two cards are turned up (d1, d2); the active player trades them and hand \
+cards with anyone, the others trade hand cards with the active player only; received \
+cards go to the trade area; offers name the cards given (by position) and the varieties \
+wanted; gifts are allowed; (3) everybody plants their trade-area cards, the active \
+player also the turned-up cards kept; (4) the active player draws cards to the back of \
+the hand. When you must plant a card of a variety you have no field for, harvest one \
+first. The game ends when the draw pile runs out for the last time.
+Strategy hints: keep long fields growing, trade away cards that would force you to \
+harvest early, avoid planting a variety that breaks a valuable field."""
+
+RULES_PL = """\
+Grasz w grę karcianą Fasolki (Bohnanza). Cel: najwięcej monet na końcu; przy remisie \
+wygrywa gracz z większą liczbą kart w ręce, dalej zwycięstwo jest dzielone.
+Każdy ma 2 pola fasolek (trzecie można kupić). Na polu rośnie jedna odmiana. Zbiór pola \
+płaci monety według miernika: "miernik 4/6/8/10" znaczy, że 4 fasolki dają 1 monetę, 6 \
+dwie, 8 trzy, 10 cztery ("-" = brak takiego progu). Pola z jedną fasolką nie wolno zebrać, \
+gdy masz pole z większą liczbą fasolek.
+Kolejność kart w ręce jest stała: sadzisz zawsze z przodu (karta 1), nowe karty idą na koniec.
+Tura aktywnego gracza: (1) zasadź pierwszą kartę z ręki (obowiązkowo), potem ewentualnie \
+następną; (2) odkrywa się dwie karty (d1, d2); aktywny gracz wymienia je i karty z ręki z \
+każdym, pozostali wymieniają karty z ręki tylko z aktywnym; otrzymane karty trafiają na \
+pole wymiany; (3) wszyscy sadzą karty z pola wymiany; (4) aktywny gracz dobiera karty na \
+koniec ręki. Gra kończy się, gdy talia skończy się po raz ostatni."""
+
+
+def system_prompt(lang: Lang = "en") -> str:
+    """Rules in brief plus the command language: the system message for a model."""
+    if lang == "pl":
+        grammar = (
+            "Komendy (pola numerowane od 1, karty według pozycji: 1,2,… w ręce, d1,d2 odkryte, "
+            "t1,… pole wymiany):\n"
+            "  zasadź POLE | dość | oferta MIEJSCE daję 1,3 chcę kowboj:1 | "
+            "przyjmij N dając 2,4 | odrzuć N | wycofaj N | koniec | zasadź t1 POLE | "
+            "zbierz POLE | kup | pas\n"
+            "Komendy modułów, gdy są wymienione: połóż POLE, przesuń POLE MIEJSCE, przesuń nic, "
+            "wyrzuć o1, zatrzymaj, zostaw, zasadź r1 POLE, deklaruję KOLOR,... na końcu oferty."
+        )
+        return RULES_PL + "\n\n" + grammar
+    grammar = (
+        "Commands (fields numbered from 1; cards by position: 1,2,... in your hand, d1,d2 "
+        "turned-up, t1,... your trade area):\n"
+        "  plant FIELD | stop | offer SEAT give 1,3 want chili:1 | accept N with 2,4 | "
+        "decline N | withdraw N | end | plant t1 FIELD | harvest FIELD | buy | pass\n"
+        "Module commands when listed: place FIELD, move FIELD PLACE, move none, discard o1, "
+        "keep, leave, plant r1 FIELD, declare CLAIM,... at the end of an offer."
+    )
+    return RULES_EN + "\n\n" + grammar
+
+
+__all__ = [
+    "LANGS",
+    "CommandError",
+    "Lang",
+    "card_token",
+    "check_answer",
+    "clean_line",
+    "is_command",
+    "parse_card",
+    "parse_command",
+    "parse_offer",
+    "parse_variety",
+    "render_action",
+    "render_moves",
+    "render_offer",
+    "render_prompt",
+    "render_view",
+    "system_prompt",
+]

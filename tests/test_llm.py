@@ -1,0 +1,313 @@
+"""LLMAgent against a real Chat Completions server on loopback (tests/llm_server.py) whose
+"model" is the heuristic bot: its move rendered as a command, sometimes malformed,
+sometimes too slow."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from bohnanza import Action, Game
+from bohnanza.actions import Offer
+from bohnanza.agents import agent_names, make_agent
+from bohnanza.agents.heuristic import HeuristicAgent
+from bohnanza.agents.llm import Endpoint, LLMAgent, endpoint_from_spec
+from bohnanza.cli import main
+from bohnanza.driver import play
+from bohnanza.errors import ConfigError
+from bohnanza.records import make_record, replay
+from bohnanza.simulate import agent_seed, seat_record
+from bohnanza.text import render_action
+from bohnanza.tournament.runner import build_agent, parse_agent
+from llm_server import chat_server
+
+MALFORMED = ["I will plant my bean.", "harvest 9", "offer 1 give 99", "accept", "plant"]
+
+
+class HeuristicModel:
+    """Plays the heuristic's move for whichever seat the prompt names (the game object
+    is shared with the test: the agent waits for the answer, so the state is the one the
+    prompt shows). ``bad``: share of first answers that are malformed; ``slow``: share
+    of decisions answered only after ``delay`` seconds."""
+
+    def __init__(self, game: Game, bad: float = 0.0, slow: float = 0.0, delay: float = 0.0):
+        self.game = game
+        self.bad, self.slow, self.delay = bad, slow, delay
+        self.rng = random.Random(11)
+        self.bots = {s: HeuristicAgent(100 + s) for s in range(game.players)}
+        self.retries: list[str] = []
+
+    def __call__(self, messages: list[dict[str, str]]) -> tuple[str, float]:
+        last = messages[-1]["content"]
+        if last.startswith(("Error:", "Błąd:")):
+            self.retries.append(last)
+        first = messages[1]["content"]
+        m = re.search(r"You are seat (\d+)|Jesteś miejscem (\d+)", first)
+        assert m is not None
+        seat = int(m.group(1) or m.group(2))
+        lang = "pl" if m.group(2) else "en"
+        if len(messages) == 2 and self.rng.random() < self.slow:
+            return "pass", self.delay
+        if len(messages) == 2 and self.rng.random() < self.bad:
+            return self.rng.choice(MALFORMED), 0.0
+        required = "\npass   (" not in first and "\npas   (" not in first
+        game = self.game
+        view = game.view(seat)
+        choice = self.bots[seat].act(view, game.legal_actions(seat), required)
+        return (render_action(choice, view, lang) if choice else "pass"), 0.0
+
+
+def _play_with_llm(
+    rules: str, players: int, seed: int, model: HeuristicModel, endpoint: Endpoint
+) -> tuple[Game, LLMAgent, dict[str, Any]]:
+    game = model.game
+    llm = LLMAgent(agent_seed(seed, 0), endpoint)
+    agents = [llm] + [make_agent("heuristic", agent_seed(seed, k)) for k in range(1, players)]
+    log = play(game, agents)
+    names = [llm.spec] + ["heuristic"] * (players - 1)
+    record = make_record(
+        game, log.actions, [seat_record(n, a) for n, a in zip(names, agents, strict=True)]
+    )
+    return game, llm, json.loads(json.dumps(record))
+
+
+@pytest.mark.parametrize(
+    ("rules", "players", "lang"),
+    [("classic", 4, "en"), ("fasolki+fasolufka", 3, "pl"), ("fasolki+duel", 2, "en")],
+)
+def test_whole_games_with_malformed_answers(rules: str, players: int, lang: str) -> None:
+    seed = 21
+    game = Game.new(rules, players, seed=seed)
+    model = HeuristicModel(game, bad=0.15)
+    with chat_server(model) as server:
+        endpoint = Endpoint("scripted", server.url, "sk-test", timeout=10, lang=lang)  # type: ignore[arg-type]
+        game, llm, record = _play_with_llm(rules, players, seed, model, endpoint)
+        requests = server.requests
+    assert game.over
+    c = llm.counts
+    assert c["invalid"] > 0 and c["calls"] == len(requests) == c["asked"] + c["invalid"]
+    # Every malformed answer got the parser's message back and a retry (budget 2 > 0
+    # and the model answers a retry correctly): the heuristic never had to step in.
+    assert len(model.retries) == c["invalid"] and c["fallbacks"] == 0
+    assert all(r.count("\n") >= 1 for r in model.retries)
+    assert any(
+        "not a field" in r
+        or "nie jest polem" in r
+        or "no card" in r
+        or "karty" in r
+        or "argument" in r
+        or "Unknown command" in r
+        or "Nieznana" in r
+        for r in model.retries
+    )
+    # The key goes in the header, never into the record.
+    assert {r["auth"] for r in requests} == {"Bearer sk-test"}
+    assert "sk-test" not in json.dumps(record)
+    info = record["seats"][0]["llm"]
+    assert info["tokens"] > 0 and info["invalid"] == c["invalid"]
+    transcript = info["transcript"]
+    assert len(transcript) == c["asked"] and all(t["prompt"] and t["answers"] for t in transcript)
+    # Asked only where there was a choice: fewer questions than decisions taken.
+    assert 0 < c["asked"] < c["decisions"]
+    assert replay(record).result() == game.result()
+
+
+def test_timeouts_fall_back_to_the_heuristic() -> None:
+    seed = 5
+    game = Game.new("classic", 3, seed=seed)
+    model = HeuristicModel(game, slow=0.1, delay=0.6)
+    with chat_server(model) as server:
+        endpoint = Endpoint("scripted", server.url, timeout=0.2)
+        game, llm, record = _play_with_llm("classic", 3, seed, model, endpoint)
+    assert game.over
+    c = llm.counts
+    assert c["unavailable"] == c["fallbacks"] > 0
+    noted = [t for t in record["seats"][0]["llm"]["transcript"] if t.get("fallback")]
+    assert len(noted) == c["fallbacks"]
+    assert all("no answer" in t["errors"][0] and t["action"] for t in noted)
+    assert replay(record).result() == game.result()
+
+
+def test_unreachable_endpoint_still_finishes_the_game() -> None:
+    game = Game.new("fasolki", 3, seed=2)
+    llm = LLMAgent(0, Endpoint("m", "http://127.0.0.1:9/v1", timeout=0.5))
+    play(game, [llm, make_agent("heuristic", 1), make_agent("heuristic", 2)])
+    c = llm.counts
+    # Five failures in a row, then the heuristic plays on without asking (no timeout
+    # per decision); every decision is accounted for.
+    assert game.over and c["unavailable"] == c["fallbacks"] == c["asked"] == 5
+    assert c["skipped"] > 20
+
+
+def test_specs_and_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    e = endpoint_from_spec("llm:gpt-x@http://h:1/v1", {"OPENAI_API_KEY": "k1"})
+    assert (e.model, e.url, e.key, e.chat_url) == (
+        "gpt-x",
+        "http://h:1/v1",
+        "k1",
+        "http://h:1/v1/chat/completions",
+    )
+    env = {
+        "BOHNANZA_LLM_MODEL": "m",
+        "BOHNANZA_LLM_URL": "https://x/v1/chat/completions",
+        "BOHNANZA_LLM_KEY": "k2",
+        "OPENAI_API_KEY": "k1",
+        "BOHNANZA_LLM_LANG": "pl",
+    }
+    e = endpoint_from_spec("llm", env)
+    assert (e.model, e.key, e.lang, e.chat_url) == (
+        "m",
+        "k2",
+        "pl",
+        "https://x/v1/chat/completions",
+    )
+    assert "k2" not in repr(e)
+    for bad in ("llm", "llm:m", "llm:m@ftp://x", "llmx"):
+        with pytest.raises(ConfigError):
+            endpoint_from_spec(bad, {})
+    assert agent_names("llm:m@http://h/v1,heuristic", 4)[0] == "llm:m@http://h/v1"
+    assert isinstance(make_agent("llm:m@http://h/v1", 3), LLMAgent)
+    assert isinstance(build_agent("llm:m@http://h/v1", 3), LLMAgent)  # tournaments
+    with pytest.raises(ConfigError):
+        parse_agent("llm:m@nowhere")
+
+
+def test_simulate_cli_stores_prompts_with_the_record(tmp_path: Path) -> None:
+    """``bohnanza simulate --agents llm:MODEL@URL,... --workers 2``: games run in threads
+    with requests in flight at once; each record keeps the model's prompts and answers
+    and replays."""
+    inflight = [0, 0]  # now, most
+    lock = threading.Lock()
+
+    # The CLI builds its own games, so this model only reads the prompt: it answers the
+    # first legal move listed (a dull but valid player).
+    def first_move(messages: list[dict[str, str]]) -> tuple[str, float]:
+        with lock:
+            inflight[0] += 1
+            inflight[1] = max(inflight)
+        time.sleep(0.002)
+        section = messages[1]["content"].split("Legal moves now:\n")[1].split("\n\n")[0]
+        moves = [x for x in section.split("\n") if not x.startswith((" ", "pass"))]
+        moves = [x for x in moves if not x[0].isdigit()]
+        with lock:
+            inflight[0] -= 1
+        return (moves[0] if moves else "pass"), 0.0
+
+    with chat_server(first_move) as server:
+        result = CliRunner().invoke(
+            main,
+            [
+                "simulate",
+                "--rules",
+                "first-edition",
+                "--players",
+                "3",
+                "--games",
+                "2",
+                "--workers",
+                "2",
+                "--agents",
+                f"llm:dull@{server.url},heuristic",
+                "--records",
+                str(tmp_path),
+            ],
+        )
+    assert result.exit_code == 0, result.output
+    assert inflight[1] == 2
+    paths = sorted(tmp_path.glob("*.json"))
+    assert len(paths) == 2
+    for path in paths:
+        record = json.loads(path.read_text())
+        info = record["seats"][0]["llm"]
+        assert record["seats"][0]["agent"] == f"llm:dull@{server.url}"
+        assert info["asked"] > 10 and info["fallbacks"] == 0 and info["invalid"] == 0
+        assert "Legal moves now:" in info["transcript"][0]["prompt"]
+        replay(record)
+
+
+def test_offers_to_the_seat_are_answered_in_one_call() -> None:
+    game = Game.new(
+        "classic", 4, seed=5, deck=["blue", "chili", "blue", "wax", "soy"] + ["stink"] * 5
+    )
+    game.apply(0, Action.plant(0))
+    game.apply(0, Action.stop_planting())
+    hand = game.hands[0]
+    game.apply(0, Action.propose(Offer(1, (hand[0],), (("stink", 1),))))
+    game.apply(0, Action.propose(Offer(1, (hand[2],))))
+    ids = [o.offer_id for o in game.view(1).offers]
+    with chat_server(lambda m: (f"accept {ids[0]} with 1\ndecline {ids[1]}", 0.0)) as server:
+        llm = LLMAgent(1, Endpoint("m", server.url, timeout=5))
+        first = llm.act(game.view(1), game.legal_actions(1), False)
+        assert first == Action.accept(ids[0], (game.hands[1][0],))
+        game.apply(1, first)
+        second = llm.act(game.view(1), game.legal_actions(1), False)
+        assert second == Action.decline(ids[1])
+        assert len(server.requests) == 1
+        prompt = server.requests[0]["body"]["messages"][1]["content"]
+        assert f"Offers #{ids[0]}, #{ids[1]} are addressed to you" in prompt
+        # Nothing new waits for it: later rounds of the turn pass without a request.
+        game.apply(1, second)
+        assert llm.act(game.view(1), game.legal_actions(1), False) is None
+        assert len(server.requests) == 1
+
+
+def test_web_lobby_lists_the_model_only_when_configured() -> None:
+    """``llm`` is in the web server's bot list when the server is started with an endpoint
+    in the environment (a fresh interpreter, as a server starts)."""
+    code = (
+        "from bohnanza.web.tables import Settings; from bohnanza.agents import make_agent; "
+        "print('llm' in Settings().bots()); make_agent('llm', 1)"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BOHNANZA_LLM")}
+    plain = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert plain.stdout == "False\n" and "needs a model and a URL" in plain.stderr
+    env |= {"BOHNANZA_LLM_MODEL": "m", "BOHNANZA_LLM_URL": "http://127.0.0.1:9/v1"}
+    configured = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True
+    )
+    assert configured.stdout == "True\n" and configured.returncode == 0, configured.stderr
+
+
+def _first_listed(messages: list[dict[str, str]]) -> tuple[str, float]:
+    section = messages[1]["content"].split("Legal moves now:\n")[1].split("\n\n")[0]
+    moves = [x for x in section.split("\n") if not x.startswith((" ", "pass"))]
+    moves = [x for x in moves if not x[0].isdigit()]
+    return (moves[0] if moves else "pass"), 0.0
+
+
+def test_play_against_a_model_in_the_terminal(tmp_path: Path) -> None:
+    record_path = tmp_path / "game.json"
+    with chat_server(_first_listed) as server:
+        result = CliRunner().invoke(
+            main,
+            [
+                "play",
+                "--rules",
+                "classic",
+                "--players",
+                "3",
+                "--bots",
+                f"llm:dull@{server.url},heuristic",
+                "--seed",
+                "4",
+                "--record",
+                str(record_path),
+            ],
+            input="1\n" * 60 + "q\n",
+        )
+    assert result.exit_code == 0, result.output
+    record = json.loads(record_path.read_text())
+    assert record["seats"][0] == {"agent": "human"}
+    assert record["seats"][1]["llm"]["asked"] > 0
+    replay(record)
