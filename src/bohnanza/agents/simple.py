@@ -43,6 +43,10 @@ class RandomAgent(Agent):
         choice = self.rng.choice(options)
         if choice is not None and choice.type is _T.PROPOSE:
             self._offers += 1
+        if choice is not None and choice.type is _T.BUY_FIELD and view.treasury is not None:
+            # R-LADY-10: any three coins of the treasury, in any order onto the discard pile.
+            price = view.config.field_price
+            choice = Action.buy_field(tuple(self.rng.sample(view.treasury, price)))
         return choice
 
 
