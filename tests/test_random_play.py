@@ -428,12 +428,13 @@ def test_fasolufka_child_placed_by_another_seats_action_refreshes_the_cached_vie
     lady move; when that seat's ``move_lady`` lets the child be placed, the receiver's field
     changes, but ``Game._execute`` only refreshes the cached public view of the acting seat,
     the active seat and a trade partner. Bots (the driver hands them cached views) then see
-    the receiver's old fields."""
-    game, _ = position("fasolki+fasolufka", 3, 1009, 941, agents="random")
-    assert game.pending == (0, "move_lady", 0, 71)
-    assert game.extra["queue"] == [[2, "place_child", 103]]
+    the receiver's old fields. (The position moved from seed 1009 when random bots began
+    choosing the coins of a third field, R-LADY-10.)"""
+    game, _ = position("fasolki+fasolufka", 3, 1013, 709, agents="random")
+    assert game.pending == (1, "move_lady", 1, 20)
+    assert game.extra["queue"] == [[2, "place_child", 71]]
     for seat in range(3):
         game.view(seat, cached=True)  # fill the cache, as the driver does
-    game.apply(0, Action.move_lady(None))
-    assert 103 in game.fields[2][0]
-    assert game.view(1, cached=True) == game.view(1)
+    game.apply(1, Action.move_lady(None))
+    assert 71 in game.fields[2][2]
+    assert game.view(0, cached=True) == game.view(0)
