@@ -40,11 +40,12 @@ def tiny_search(seed: int) -> SearchAgent:
 
 
 def hidden_cards(game: Game, seat: int) -> set[int]:
-    """Card ids ``seat`` may not see: other hands, the draw pile, every treasury, the
-    discard pile below its top, cards out of the game."""
+    """Card ids ``seat`` may not see: other hands, the draw pile, every treasury (but its
+    own in fasolufka, R-LADY-10), the discard pile below its top, cards out of the game."""
     out: set[int] = set(game.draw) | set(game.discard[:-1]) | set(game.out)
     for s in range(game.players):
-        out.update(game.treasury[s])
+        if s != seat or not game.hooks.own_treasury_visible:
+            out.update(game.treasury[s])
         if s != seat:
             out.update(game.hands[s])
     # Cards offered from a hand may appear in a view only to their proposer.
