@@ -767,7 +767,9 @@ class Hooks:
         return []
 
     def anytime_actions(self, game: Game, seat: int) -> list[Action]:
-        """Harvests and the field purchase, when their timing allows (R-HARV-1, R-FIELD-1)."""
+        """Harvests and the field purchase, when their timing allows (R-HARV-1, R-FIELD-1).
+        The purchase is listed once, naming no coins: where the buyer chooses them
+        (R-LADY-10), any valid choice passes :meth:`check` just as the template does."""
         if game.pending is not None or (
             not self._base_timing and self.may_act_out_of_turn(game, seat)
         ):

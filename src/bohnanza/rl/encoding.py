@@ -618,6 +618,8 @@ class Encoding:
         ]
         if me is not None:
             lines.append(f"seat {me} (you), hand: {_names(cfg, view.hand or ())}")
+        if view.treasury:
+            lines.append(f"your coins: {_names(cfg, view.treasury)}")
         if view.drawn:
             lines.append(f"drawn: {_names(cfg, view.drawn)}")
         for sv in view.seats:
