@@ -359,11 +359,25 @@ class _Checker:
         self.structure()
         self.hand_order()
         self.cached_views()
+        if action.type is _T.BUY_FIELD and action.cards:
+            self.chosen_coins(seat, action)
         if events is not None:
             self.event_leaks(events)
         every = self.checks.full_every
         if every == 1 or (every > 1 and self.rng.random() * every < 1) or self.game.over:
             self.full()
+
+    def chosen_coins(self, seat: int, action: Action) -> None:
+        """R-LADY-10: the named coins left the buyer's treasury and lie on the discard pile
+        in the order named (unless a module spends them elsewhere)."""
+        g = self.game
+        if set(action.cards) & set(g.treasury[seat]):
+            raise self.fail(f"{action!r}: a paid coin is still in seat {seat}'s treasury")
+        if g.discard[-len(action.cards) :] != list(action.cards):
+            raise self.fail(
+                f"{action!r}: the discard pile ends with {g.discard[-3:]}, not the coins in "
+                "the order named (R-LADY-10)"
+            )
 
     # -- 1. conservation and structure (every action)
 
