@@ -5,8 +5,9 @@ paid by its top card (R-LADY-3/4/5, the lady beanometers being *assumed* card da
 child placed on a field lets its owner move a lady two places up (R-LADY-8), a decision
 that is pending before anything else may happen; children received in a trade go straight
 onto a matching field (R-LADY-7). Offers show only the variety (R-LADY-6: the base
-behaviour already). Third fields: two in the box, bought only in one's own turn (R-LADY-9), paid with three
-coins the buyer chooses, in the order they go onto the discard pile (R-LADY-10).
+behaviour already). Third fields: two in the box, bought only in one's own turn (R-LADY-9),
+paid with three coins the buyer chooses, in the order they go onto the discard pile
+(R-LADY-10).
 """
 
 from __future__ import annotations
