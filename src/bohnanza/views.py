@@ -4,8 +4,9 @@ Views are named tuples (immutable, and cheap to build: a bot gets one per decisi
 A :class:`View` is built from the game and then holds no reference to it: nothing private
 can be reached from a view object. Card ids appear in a view only for cards its reader
 may see (own hand, own treasury where the rule set shows it, fields, trade areas, drawn
-cards, the discard pile's top, the cards of one's own offers); a card offered from another seat's hand appears as what its owner
-declared about it, without its id (DESIGN-NOTES: card ids that leak).
+cards, the discard pile's top, the cards of one's own offers); a card offered from another
+seat's hand appears as what its owner declared about it, without its id (DESIGN-NOTES:
+card ids that leak).
 """
 
 from __future__ import annotations
