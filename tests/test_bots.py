@@ -40,11 +40,12 @@ def tiny_search(seed: int) -> SearchAgent:
 
 
 def hidden_cards(game: Game, seat: int) -> set[int]:
-    """Card ids ``seat`` may not see: other hands, the draw pile, every treasury, the
-    discard pile below its top, cards out of the game."""
+    """Card ids ``seat`` may not see: other hands, the draw pile, every treasury (but its
+    own in fasolufka, R-LADY-10), the discard pile below its top, cards out of the game."""
     out: set[int] = set(game.draw) | set(game.discard[:-1]) | set(game.out)
     for s in range(game.players):
-        out.update(game.treasury[s])
+        if s != seat or not game.hooks.own_treasury_visible:
+            out.update(game.treasury[s])
         if s != seat:
             out.update(game.hands[s])
     # Cards offered from a hand may appear in a view only to their proposer.
@@ -175,7 +176,9 @@ def mid_game(rules: str, players: int, seed: int, turns: int, options: dict[str,
 def reshuffle_hidden(game: Game, seat: int, rng: random.Random) -> Game:
     """The same game for ``seat``: every card it cannot see moved to another hidden place."""
     g = game.clone()
-    places = [g.draw, g.discard, g.out, *g.treasury]
+    own_coins_seen = game.view(seat).treasury is not None  # fasolufka (R-LADY-10)
+    treasuries = [t for s, t in enumerate(g.treasury) if s != seat or not own_coins_seen]
+    places = [g.draw, g.discard, g.out, *treasuries]
     places += [g.hands[s] for s in range(g.players) if s != seat]
     cards = [c for p in places for c in (p[:-1] if p is g.discard else p)]
     rng.shuffle(cards)

@@ -222,6 +222,49 @@ def test_fasolufka_child_placement_and_lady_move() -> None:
     assert env.game is not None and env.game.fields[1][0] == [child, lady]
 
 
+def test_fasolufka_buy_pays_with_the_canonical_coins_and_sees_only_its_own_r_lady_10() -> None:
+    # R-LADY-10: the one buy index pays with the canonical choice (bohnanza.coins); the
+    # observation counts the observer's own coins, never another seat's.
+    from bohnanza.coins import choose_coins
+
+    def state(swap: bool) -> Game:
+        data = Game(make_config("fasolki+fasolufka", 3), seed=3).to_dict()
+        data["treasury"][0] = data["draw"][:4]
+        data["treasury"][1] = data["draw"][4:6]
+        del data["draw"][:6]
+        if swap:  # another card, of another variety, in seat 1's treasury
+            cfg = make_config("fasolki+fasolufka", 3)
+            old = data["treasury"][1][0]
+            j = next(
+                i for i, c in enumerate(data["draw"]) if cfg.variety_of(c) != cfg.variety_of(old)
+            )
+            data["treasury"][1][0], data["draw"][j] = data["draw"][j], old
+        return Game.from_dict(data)
+
+    env, twin = make_env(("fasolki+fasolufka", 3, {})), make_env(("fasolki+fasolufka", 3, {}))
+    env.reset(seed=0)
+    twin.reset(seed=0)
+    env.set_game(state(False))
+    twin.set_game(state(True))
+    enc = env.encoding
+    game = env.game
+    assert game is not None and env.agent_selection == "player_0"
+    view = game.view(0)
+    buy = enc.base("buy_field")
+    assert env.action_mask()[buy] == 1
+    coins = choose_coins(view)
+    assert len(coins) == 3 and set(coins) <= set(game.treasury[0])
+    assert enc.decode(view, buy) == Action.buy_field(coins)
+    assert enc.index_of(view, Action.buy_field(tuple(game.treasury[0][:3]))) == buy
+    s, size = enc.obs_parts["treasury"]
+    obs = env.observe("player_0")["observation"]
+    assert obs[s : s + size].sum() > 0
+    assert np.array_equal(obs, twin.observe("player_0")["observation"])
+    discard = list(game.discard)
+    env.step(buy)
+    assert game.discard == discard + list(coins)
+
+
 # ---------------------------------------------------------------------- observations
 
 

@@ -399,3 +399,46 @@ def test_typed_commands_use_the_shared_grammar() -> None:
     assert [f[0] for f in game.fields[0] if f] and game.fields[0][1] and not game.fields[0][0]
     assert seen == ["harvest 5", "plant 2", "stop", "q"]
     assert game.phase == TRADE
+
+
+def test_fasolufka_buyer_picks_the_coins_in_order_r_lady_10() -> None:
+    # R-LADY-10: the person sees their own coins, picks three of them in discard order (a
+    # bad pick is explained and asked again); the others' coins stay counts.
+    game = Game.new("fasolki+fasolufka", 3, seed=4)
+    for seat, n in ((0, 5), (1, 3)):
+        game.treasury[seat] += game.draw[:n]
+        del game.draw[:n]
+    coins = list(game.treasury[0])
+    answers = iter(["1,1,2", "7,1,2", "1,2", "c"])
+    state = {"bought": False, "cancelled": False}
+
+    def choose(term: TerminalGame, prompt: str) -> str:
+        if prompt.startswith("Coins to pay"):
+            answer = next(answers, "3,1,5")
+            state["cancelled"] = state["cancelled"] or answer == "c"
+            state["bought"] = answer == "3,1,5"
+            return answer
+        if state["bought"]:
+            return "q"
+        buy = Action.buy_field()
+        return str(term.menu.index(buy) + 1) if buy in term.menu else "1"
+
+    session = Session(game, 0, "autarky", choose)
+    session.term.play()
+    text = session.text
+    describe = game.config.describe
+    assert "Your coins: " + ", ".join(describe(c) for c in coins) in text
+    assert "Your coins: 1 " + describe(coins[0]) in text
+    assert "Each coin can pay only once." in text
+    assert "There is no coin 7; you have 5." in text
+    assert "Pick exactly 3 coins, not 2." in text
+    assert state["cancelled"]
+    paid = [coins[2], coins[0], coins[4]]
+    assert game.discard[-3:] == paid
+    assert game.treasury[0] == [coins[1], coins[3]]
+    assert "discarding " + ", ".join(describe(c) for c in paid) in text
+    # Seat 1's coins are never named on the person's screen before they are paid.
+    assert all(f"Your coins: {describe(c)}" not in text for c in game.treasury[1])
+    # The record holds the choice (the staged coins are not part of the setup, so it is
+    # checked here without a replay; tests/modules/test_fasolufka_coins.py replays).
+    assert session.term.record()["actions"][0] == {"seat": 0, "type": "buy_field", "cards": paid}

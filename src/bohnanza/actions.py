@@ -26,7 +26,7 @@ class ActionType(StrEnum):
     END_TRADING = "end_trading"  # phase 2: the active player ends trading (R-TRADE-6)
     PLANT_TRADED = "plant_traded"  # phase 3: plant a card from your trade area (R-PLANT-4)
     HARVEST = "harvest"  # any time allowed (R-HARV-1)
-    BUY_FIELD = "buy_field"  # buy a third field (R-FIELD-1)
+    BUY_FIELD = "buy_field"  # buy a third field (R-FIELD-1); cards: the chosen coins (R-LADY-10)
     MOVE_LADY = "move_lady"  # fasolufka: move a lady after a child (R-LADY-8); card=None declines
     PLACE_CHILD = "place_child"  # fasolufka: put a received child on a field (R-LADY-7)
     DISCARD = "discard"  # duel: discard an offer card, or one hand card (R-DUEL-3)
@@ -180,8 +180,13 @@ class Action(NamedTuple):
         return cls(ActionType.HARVEST, field=field)
 
     @classmethod
-    def buy_field(cls) -> Action:
-        return _BUY
+    def buy_field(cls, coins: tuple[int, ...] = ()) -> Action:
+        """``coins``: in ``fasolufka`` the three treasury cards that pay, in the order they
+        go onto the discard pile (the last ends on top, R-LADY-10). Empty: the coins on top
+        of the treasury pay (R-FIELD-3; the only form the other rule sets accept)."""
+        if not coins:
+            return _BUY
+        return cls(ActionType.BUY_FIELD, cards=tuple(coins))
 
     @classmethod
     def move_lady(cls, card: int | None) -> Action:
@@ -220,6 +225,8 @@ class Action(NamedTuple):
             args += [str(self.card), str(self.field)]
         elif t in (ActionType.PLANT, ActionType.HARVEST):
             args.append(str(self.field))
+        elif t is ActionType.BUY_FIELD and self.cards:
+            args.append(repr(self.cards))
         elif t in (ActionType.MOVE_LADY, ActionType.DISCARD):
             args.append(repr(self.card))
         return f"Action.{t.value}({', '.join(args)})"

@@ -359,11 +359,25 @@ class _Checker:
         self.structure()
         self.hand_order()
         self.cached_views()
+        if action.type is _T.BUY_FIELD and action.cards:
+            self.chosen_coins(seat, action)
         if events is not None:
             self.event_leaks(events)
         every = self.checks.full_every
         if every == 1 or (every > 1 and self.rng.random() * every < 1) or self.game.over:
             self.full()
+
+    def chosen_coins(self, seat: int, action: Action) -> None:
+        """R-LADY-10: the named coins left the buyer's treasury and lie on the discard pile
+        in the order named (unless a module spends them elsewhere)."""
+        g = self.game
+        if set(action.cards) & set(g.treasury[seat]):
+            raise self.fail(f"{action!r}: a paid coin is still in seat {seat}'s treasury")
+        if g.discard[-len(action.cards) :] != list(action.cards):
+            raise self.fail(
+                f"{action!r}: the discard pile ends with {g.discard[-3:]}, not the coins in "
+                "the order named (R-LADY-10)"
+            )
 
     # -- 1. conservation and structure (every action)
 
@@ -472,6 +486,8 @@ class _Checker:
                 out.update(f)
         if seat is not None:
             out.update(g.hands[seat])
+            if g.hooks.own_treasury_visible:
+                out.update(g.treasury[seat])
             for p, o in g.offers.values():
                 if p == seat:
                     out.update(o.give)
@@ -570,6 +586,10 @@ class _Checker:
             "active": g.active,
             "drawn": tuple(g.drawn),
             "hand": tuple(g.hands[k]) if k is not None else None,
+            # R-LADY-10: the reader's own treasury, and nobody else's
+            "treasury": tuple(g.treasury[k])
+            if k is not None and g.hooks.own_treasury_visible
+            else None,
         }
         for name, value in facts.items():
             if getattr(view, name) != value:
@@ -704,6 +724,7 @@ class _Checker:
                 self.probes += 1
                 if _is_legal(g, s, a):
                     raise self.fail(f"{a!r} by seat {s} should be illegal but passes check()")
+            self.coin_probes(s, Action.buy_field() in legal)
         # apply() itself must refuse and change nothing: probe through the real entry point
         s = self.rng.randrange(g.players)
         probes = [a for a in self.candidates(s) if a.type not in _SAMPLED_TYPES]
@@ -792,6 +813,39 @@ class _Checker:
             elif o.want:
                 acts.append(Action.accept(oid, (some,)))  # a card it does not hold
         return acts
+
+    def coin_probes(self, seat: int, buy_listed: bool) -> None:
+        """A buy naming its coins (R-LADY-10): where the rule set lets the buyer choose,
+        any three distinct coins of the seat's treasury, in any order, pass exactly when the
+        listed template does, and a wrong count, a repeated coin or a card from elsewhere
+        never passes; elsewhere every coin list is refused (R-FIELD-3)."""
+        g = self.game
+        rng = self.rng
+        t = g.treasury[seat]
+        price = g.config.field_price
+        choosing = g.hooks.own_treasury_visible
+        if len(t) >= price:
+            pick = tuple(rng.sample(t, price))
+            self.probes += 1
+            if _is_legal(g, seat, Action.buy_field(pick)) != (buy_listed and choosing):
+                raise self.fail(
+                    f"buying with {pick} for seat {seat}: check() disagrees with the listed "
+                    f"template (listed: {buy_listed}, the buyer chooses: {choosing})"
+                )
+        bad: list[tuple[int, ...]] = [tuple(t[: price - 1]), (rng.choice(self.deck),) * price]
+        if len(t) > price:
+            bad.append(tuple(t[: price + 1]))
+        if t:
+            bad.append((t[0],) * price)
+        elsewhere = [c for c in self.deck if c not in t]
+        if elsewhere and len(t) >= price - 1:
+            bad.append((*t[: price - 1], rng.choice(elsewhere)))
+        for coins in bad:
+            if not coins:
+                continue
+            self.probes += 1
+            if _is_legal(g, seat, Action.buy_field(coins)):
+                raise self.fail(f"buying with {coins} by seat {seat} passes check()")
 
     # -- the end
 

@@ -26,6 +26,7 @@ from .actions import Action, ActionType, Offer
 from .agents import make_agent
 from .agents.base import Agent
 from .cards import varieties
+from .coins import choose_coins
 from .driver import AgentError
 from .errors import ConfigError, IllegalAction
 from .game import OVER, PLANT, PLANT_TRADED, TRADE, Game
@@ -307,12 +308,60 @@ class TerminalGame:
             if isinstance(entry, _Pass):
                 self.write("You pass.")
                 return False
+            if entry.type is _T.BUY_FIELD and not entry.cards and view.treasury is not None:
+                entry = self._ask_coins(view)
+                if entry is None:
+                    self.write(self._menu_text(view))
+                    continue
             try:
                 self._apply(self.human, entry)
             except IllegalAction as exc:
                 self.write(f"Not allowed: {exc}")
                 continue
             return True
+
+    def _ask_coins(self, view: View) -> Action | None:
+        """Fasolufka (R-LADY-10): which three treasury coins pay for the field, in the order
+        they go onto the discard pile. ``None``: the person changed their mind."""
+        coins = view.treasury or ()
+        price = self.config.field_price
+        suggestion = choose_coins(view)
+        self.write(
+            "Your coins: "
+            + "  ".join(f"{i + 1} {self._card(c)}" for i, c in enumerate(coins))
+            + f"\nPick {price} of them, in the order they go onto the discard pile (the last "
+            "ends on top, where the others see it), e.g. "
+            + ",".join(str(i + 1) for i in range(price))
+            + "."
+        )
+        hint = ",".join(str(coins.index(c) + 1) for c in suggestion)
+        while True:
+            line = self.read(f"Coins to pay (Enter: {hint}, c cancel)").strip().lower()
+            if line in ("c", "cancel"):
+                return None
+            if line in ("q", "quit", "exit"):
+                raise _Quit
+            if not line:
+                return Action.buy_field(suggestion)
+            try:
+                return Action.buy_field(self._coins_at(line, coins, price))
+            except BadInput as exc:
+                self.write(str(exc))
+
+    @staticmethod
+    def _coins_at(line: str, coins: Sequence[int], price: int) -> tuple[int, ...]:
+        parts = line.replace(",", " ").split()
+        if not all(p.isdigit() for p in parts):
+            raise BadInput(f"Write {price} coin numbers, e.g. 1,2,3.")
+        picks = [int(p) for p in parts]
+        if len(picks) != price:
+            raise BadInput(f"Pick exactly {price} coins, not {len(picks)}.")
+        if len(set(picks)) != len(picks):
+            raise BadInput("Each coin can pay only once.")
+        bad = [k for k in picks if not 1 <= k <= len(coins)]
+        if bad:
+            raise BadInput(f"There is no coin {bad[0]}; you have {len(coins)}.")
+        return tuple(coins[k - 1] for k in picks)
 
     def _parse(self, line: str, view: View) -> MenuEntry | None:
         """What the person typed: a menu entry, or None for "nothing to do, ask again"."""
@@ -434,7 +483,13 @@ class TerminalGame:
             coins = me.payouts[a.field]
             return f"harvest field {a.field + 1} ({self._field(cards)} → {_count(coins, 'coin')})"
         if t is _T.BUY_FIELD:
-            return f"buy a third field for {self.config.field_price} coins (you have {me.coins})"
+            text = f"buy a third field for {self.config.field_price} coins (you have {me.coins})"
+            if a.cards:
+                paid = ", ".join(self._card(c) for c in a.cards)
+                return f"{text}, paying {paid} (the last on top of the discard pile)"
+            if view.treasury is not None:
+                return f"{text}; you choose which"
+            return text
         if t is _T.END_TRADING:
             if view.drawn:
                 kept = ", ".join(self._card(c) for c in view.drawn)
@@ -637,6 +692,8 @@ class TerminalGame:
             lines.append(f"Your hand: {cards}   (* front card, planted next)")
         else:
             lines.append("Your hand: empty")
+        if view.treasury:  # fasolufka: one's own coins are known (R-LADY-10)
+            lines.append("Your coins: " + ", ".join(self._card(c) for c in view.treasury))
         if view.offers:
             lines.append("Open offers:")
             for o in view.offers:
@@ -747,7 +804,11 @@ class TerminalGame:
                 + extra
             )
         if t == "buy_field":
-            return f"{who(seat, 'buy')} a third field for {e['price']} coins"
+            text = f"{who(seat, 'buy')} a third field for {e['price']} coins"
+            if e.get("cards"):  # fasolufka: the chosen coins, now face up (R-LADY-10)
+                paid = ", ".join(self._card(int(c)) for c in e["cards"])
+                text += f", discarding {paid} (the last on top)"
+            return text
         if t == "offer":
             give = [self._shown(g.get("card"), g) for g in e.get("give", [])]
             if "give_cards" in e:  # one's own offer: the cards are known

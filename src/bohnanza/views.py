@@ -3,9 +3,10 @@
 Views are named tuples (immutable, and cheap to build: a bot gets one per decision).
 A :class:`View` is built from the game and then holds no reference to it: nothing private
 can be reached from a view object. Card ids appear in a view only for cards its reader
-may see (own hand, fields, trade areas, drawn cards, the discard pile's top, the cards of
-one's own offers); a card offered from another seat's hand appears as what its owner
-declared about it, without its id (DESIGN-NOTES: card ids that leak).
+may see (own hand, own treasury where the rule set shows it, fields, trade areas, drawn
+cards, the discard pile's top, the cards of one's own offers); a card offered from another
+seat's hand appears as what its owner declared about it, without its id (DESIGN-NOTES:
+card ids that leak).
 """
 
 from __future__ import annotations
@@ -70,6 +71,10 @@ class View(NamedTuple):
     public: dict[str, Any]
     scores: tuple[int, ...] | None
     winners: tuple[int, ...] | None
+    #: The reader's own treasury, oldest coin first, where the rule set lets a player look
+    #: at it (``fasolufka``, R-LADY-10); ``None`` elsewhere and for the spectator. Other
+    #: seats' treasuries are only counts (``SeatView.coins``, R-INFO-2).
+    treasury: tuple[int, ...] | None = None
 
     @property
     def over(self) -> bool:
@@ -93,7 +98,7 @@ class View(NamedTuple):
 
     def visible_cards(self) -> set[int]:
         """Every card id this view holds (for leak checks)."""
-        out: set[int] = set(self.hand or ()) | set(self.drawn)
+        out: set[int] = set(self.hand or ()) | set(self.drawn) | set(self.treasury or ())
         if self.discard_top is not None:
             out.add(self.discard_top)
         for s in self.seats:
@@ -147,6 +152,7 @@ class View(NamedTuple):
             "third_fields_left": self.third_fields_left,
             "field_price": self.config.field_price,
             "hand": [cj(c) for c in self.hand] if self.hand is not None else None,
+            "treasury": [cj(c) for c in self.treasury] if self.treasury is not None else None,
             "drawn": [cj(c) for c in self.drawn],
             "seats": self.seats_json(),
             "offers": [
@@ -243,6 +249,7 @@ def make_view(game: Game, seat: int | None, cache: list[SeatView | None] | None 
             hooks.public_extra(game, seat) if game.extra else _EMPTY,
             game.scores,
             game.winners,
+            tuple(game.treasury[seat]) if seat is not None and hooks.own_treasury_visible else None,
         ),
     )
 

@@ -262,3 +262,51 @@ def test_two_browsers_trade_with_each_other(
     a.screenshot(path=str(shots / "board-polish.png"), full_page=True)
     b.screenshot(path=str(shots / "board-phone-after-reload.png"), full_page=True)
     assert not errors, errors
+
+
+def test_fasolufka_buyer_picks_three_coins_in_order_r_lady_10(
+    browser: Any, server: ServerThread, shots: Path
+) -> None:
+    # R-LADY-10: the buyer sees their own coins, picks three in discard order (the order is
+    # shown, the buy button waits for exactly three) and the engine pays with exactly those.
+    made = server.create(rules="fasolki+fasolufka", players=3, seed=2)
+    table_id = made["table"]["id"]
+    errors: list[str] = []
+    page = new_page(browser, DESKTOP, errors)
+    page.goto(server.url + "/")
+    page.evaluate(
+        "([k, v]) => localStorage.setItem(k, v)", [f"bohnanza.token.{table_id}", made["token"]]
+    )
+    page.goto(f"{server.url}/t/{table_id}")
+    page.click("#btn-start")
+    page.wait_for_selector("#board:not([hidden])")
+    # Stage five coins (the bottom of the draw pile) while the person is to plant; the bots
+    # wait for the person meanwhile. The page reloads to get the new state.
+    game = server.app.state.manager.tables[table_id].game
+    assert game is not None and game.active == 0 and game.phase == "plant"
+    coins = game.draw[:5]
+    del game.draw[:5]
+    game.treasury[0] += coins
+    game._seat_views = [None] * game.players
+    page.reload()
+    page.wait_for_selector("#board:not([hidden])")
+    page.wait_for_function("document.querySelectorAll('#my-treasury .card').length === 5")
+    page.click("#btn-buy-field")
+    page.wait_for_selector("#coin-pick")
+    assert page.locator("#confirm-yes").is_disabled()
+    for c in (coins[3], coins[0], coins[4]):
+        page.click(f"#coin-pick .card[data-coin='{c}']")
+    ranks = page.locator("#coin-pick .coin-rank").all_inner_texts()
+    assert sorted(ranks) == ["1", "2", "3"]
+    assert page.locator("#coin-order").inner_text().count("→") == 2
+    page.screenshot(path=str(shots / "fasolufka-coins.png"), full_page=True)
+    assert page.locator("#confirm-yes").is_enabled()
+    page.click("#confirm-yes")
+    page.wait_for_function("document.querySelectorAll('#my-fields .field').length >= 3")
+    game = server.app.state.manager.tables[table_id].game  # the server may swap the object
+    assert game is not None
+    assert game.discard[-3:] == [coins[3], coins[0], coins[4]]
+    assert game.treasury[0] == [coins[1], coins[2]]
+    page.wait_for_function("document.querySelectorAll('#my-treasury .card').length === 2")
+    assert "→" in page.locator("#log").inner_text()
+    assert not errors, errors

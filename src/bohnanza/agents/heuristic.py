@@ -38,6 +38,7 @@ from typing import Any
 
 from ..actions import Action, ActionType, Offer
 from ..cards import lady_beanometers, varieties
+from ..coins import with_coins
 from ..modules.fasolkopajaki import race_coins
 from ..rules import GameConfig
 from ..views import OfferView, View
@@ -619,7 +620,9 @@ class HeuristicAgent(Agent):
         for a in legal:
             if a.type is _T.BUY_FIELD:
                 price = pos.view.config.field_price
-                return a if pos.third_field_worth() >= price + BUY_MARGIN else None
+                if pos.third_field_worth() < price + BUY_MARGIN:
+                    return None
+                return with_coins(pos.view, a)  # fasolufka: which coins pay (R-LADY-10)
         return None
 
     def _pending(self, pos: Position, legal: Sequence[Action]) -> Action:

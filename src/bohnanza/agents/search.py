@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..actions import Action, ActionType, Offer
+from ..coins import with_coins
 from ..errors import IllegalAction
 from ..game import Game
 from ..views import View
@@ -70,6 +71,8 @@ class Determiniser:
         hand_sizes[self.me] = 0
         self.hand_sizes = hand_sizes
         self.coins = [s.coins for s in view.seats]
+        if view.treasury is not None:  # its own coins are known (R-LADY-10), not dealt
+            self.coins[self.me] = 0
         below = view.discard_size - (1 if view.discard_top is not None else 0)
         self.below = below
         known = view.draw_size + below + sum(hand_sizes) + sum(self.coins)
@@ -136,6 +139,8 @@ class Determiniser:
         if view.discard_top is not None:
             discard.append(view.discard_top)
         treasury = [[pool.pop() for _ in range(self.coins[s])] for s in range(n)]
+        if view.treasury is not None:
+            treasury[self.me] = list(view.treasury)
         out = pool
         hands[self.me] = list(view.hand or ())
         offers: list[dict[str, Any]] = []
@@ -324,6 +329,7 @@ class SearchAgent(Agent):
             if not addressed and view.active != me and not proposing:
                 return out  # nothing to answer or offer: the heuristic's pass stands
             for a in legal:
+                a = with_coins(view, a)  # a buy template gets the coins (R-LADY-10)
                 if a.type in _TRADE_CHOICES and a not in out:
                     out.append(a)
             if proposing:
@@ -339,6 +345,7 @@ class SearchAgent(Agent):
                 out.append(None)
         else:
             for a in legal:
+                a = with_coins(view, a)
                 if a.type in _SKIP or a in out:
                     continue
                 out.append(a)

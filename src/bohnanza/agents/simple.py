@@ -22,6 +22,7 @@ class RandomAgent(Agent):
     def __init__(self, seed: int = 0, max_offers: int = 2) -> None:
         super().__init__(seed)
         self.rng = random.Random(seed)
+        self.coin_rng = random.Random(f"coins {seed}")
         self.max_offers = max_offers
         self._turn = -1
         self._offers = 0
@@ -43,6 +44,11 @@ class RandomAgent(Agent):
         choice = self.rng.choice(options)
         if choice is not None and choice.type is _T.PROPOSE:
             self._offers += 1
+        if choice is not None and choice.type is _T.BUY_FIELD and view.treasury is not None:
+            # R-LADY-10: any three coins of the treasury, in any order onto the discard pile.
+            price = view.config.field_price
+            # Its own generator, so the choice leaves the stream of other decisions as it was.
+            choice = Action.buy_field(tuple(self.coin_rng.sample(view.treasury, price)))
         return choice
 
 

@@ -229,16 +229,41 @@ class Hooks:
             return f"a third field costs {price} coins and it has {game.coins(seat)} (R-FIELD-2)"
         return None
 
-    def buy_field(self, game: Game, seat: int) -> None:
-        """Pay with the coins on top of the treasury (R-FIELD-3)."""
+    def buy_field(self, game: Game, seat: int, coins: tuple[int, ...] = ()) -> None:
+        """Pay with the coins on top of the treasury (R-FIELD-3), or with the ``coins``
+        chosen where the rule set lets the buyer choose (checked by :meth:`coins_error`),
+        which go onto the discard pile in that order."""
         price = self.config.field_price
         t = game.treasury[seat]
-        paid = t[len(t) - price :]
-        del t[len(t) - price :]
+        if coins:
+            paid = list(coins)
+            for c in paid:
+                t.remove(c)
+        else:
+            paid = t[len(t) - price :]
+            del t[len(t) - price :]
         self.spend_coins(game, paid)
         game.fields[seat].append([])
         game.supply -= 1
+        if game._events is not None:
+            self.emit_buy(game, seat, price, paid)
+
+    def emit_buy(self, game: Game, seat: int, price: int, paid: list[int]) -> None:
         game.emit("buy_field", seat, price=price)
+
+    #: Whether a seat's view shows the cards of its own treasury (R-LADY-10); elsewhere
+    #: coins are face down and a view holds only their count (R-INFO-2).
+    own_treasury_visible: ClassVar[bool] = False
+
+    def coins_error(self, game: Game, seat: int, coins: tuple[int, ...]) -> str | None:
+        """Why a buy may not name ``coins``: here the price is always the top of the
+        treasury (R-FIELD-3); a rule set that lets the buyer choose overrides this."""
+        if coins:
+            return (
+                f"in {self.config.rules} the price is paid with the coins on top of the "
+                "treasury; a buy names no coins (R-FIELD-3)"
+            )
+        return None
 
     def spend_coins(self, game: Game, cards: list[int]) -> None:
         game.discard.extend(cards)
@@ -515,7 +540,11 @@ class Hooks:
             raise game.fail(seat, what, err)  # the reason cites its rule; .rule is read from it
 
     def _check_buy(self, game: Game, seat: int, action: Action) -> None:
-        err = self.may_act_out_of_turn(game, seat) or self.buy_error(game, seat)
+        err = (
+            self.may_act_out_of_turn(game, seat)
+            or self.buy_error(game, seat)
+            or self.coins_error(game, seat, action.cards)
+        )
         if err:
             raise game.fail(seat, "buy a third field", err)
 
@@ -553,7 +582,7 @@ class Hooks:
         elif t is _T.HARVEST:
             self.harvest(game, seat, action.field)  # type: ignore[arg-type]
         elif t is _T.BUY_FIELD:
-            self.buy_field(game, seat)
+            self.buy_field(game, seat, action.cards)
         elif t is _T.PLANT_TRADED:
             card = action.card  # type: ignore[assignment]
             game.trade[seat].remove(card)
@@ -738,7 +767,9 @@ class Hooks:
         return []
 
     def anytime_actions(self, game: Game, seat: int) -> list[Action]:
-        """Harvests and the field purchase, when their timing allows (R-HARV-1, R-FIELD-1)."""
+        """Harvests and the field purchase, when their timing allows (R-HARV-1, R-FIELD-1).
+        The purchase is listed once, naming no coins: where the buyer chooses them
+        (R-LADY-10), any valid choice passes :meth:`check` just as the template does."""
         if game.pending is not None or (
             not self._base_timing and self.may_act_out_of_turn(game, seat)
         ):

@@ -5,7 +5,9 @@ paid by its top card (R-LADY-3/4/5, the lady beanometers being *assumed* card da
 child placed on a field lets its owner move a lady two places up (R-LADY-8), a decision
 that is pending before anything else may happen; children received in a trade go straight
 onto a matching field (R-LADY-7). Offers show only the variety (R-LADY-6: the base
-behaviour already). Third fields: two in the box, bought only in one's own turn (R-LADY-9).
+behaviour already). Third fields: two in the box, bought only in one's own turn (R-LADY-9),
+paid with three coins the buyer chooses, in the order they go onto the discard pile
+(R-LADY-10).
 """
 
 from __future__ import annotations
@@ -197,3 +199,32 @@ class FasolufkaHooks(Hooks):
         if seat != game.active:
             return "in Fasolufka a third field is bought only in one's own turn (R-LADY-9)"
         return super().buy_error(game, seat)
+
+    # ---------------------------------------------------------------- the buyer's coins (R-LADY-10)
+
+    #: The coin cards differ here (men, ladies, children), so their owner may look at them.
+    own_treasury_visible = True
+
+    def coins_error(self, game: Game, seat: int, coins: tuple[int, ...]) -> str | None:
+        """The buyer names which coins pay and their order onto the discard pile. A buy
+        that names none pays with the top of the treasury (the R-FIELD-3 default), which is
+        also how records made before R-LADY-10 replay."""
+        if not coins:
+            return None
+        price = self.config.field_price
+        if len(coins) != price:
+            return (
+                f"a third field is paid with exactly {price} coins of the treasury, "
+                f"not {len(coins)} (R-LADY-10)"
+            )
+        if len(set(coins)) != len(coins):
+            return f"a coin is named twice in {list(coins)} (R-LADY-10)"
+        mine = game.treasury[seat]
+        missing = [c for c in coins if c not in mine]
+        if missing:
+            return f"card {missing[0]} is not a coin in its treasury (R-LADY-10)"
+        return None
+
+    def emit_buy(self, game: Game, seat: int, price: int, paid: list[int]) -> None:
+        # The paid coins lie face up on the discard pile now: everyone may see them.
+        game.emit("buy_field", seat, price=price, cards=list(paid))

@@ -22,6 +22,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..actions import Action, ActionType, Offer
+from ..coins import with_coins
 from ..game import MAX_OPEN_OFFERS
 from ..rules import GameConfig
 from ..views import OfferView, View
@@ -265,7 +266,7 @@ class Encoding:
         if t is _T.STOP_PLANTING:
             return seg["stop_planting"][0]
         if t is _T.BUY_FIELD:
-            return seg["buy_field"][0]
+            return seg["buy_field"][0]  # every choice of coins (R-LADY-10) maps here
         if t is _T.END_TRADING:
             return seg["end_trading"][0]
         if t is _T.PLANT_TRADED:
@@ -401,7 +402,8 @@ class Encoding:
         if name == "stop_planting":
             return Action.stop_planting()
         if name == "buy_field":
-            return Action.buy_field()
+            # Fasolufka: the canonical coins, least useful to the others (R-LADY-10).
+            return with_coins(view, Action.buy_field())
         if name == "end_trading":
             return Action.end_trading()
         if name == PASS:
@@ -474,7 +476,7 @@ class Encoding:
                 ("outgoing", OFFER_SLOTS * (1 + n + c + v)),
             ]
         if self.fasolufka:
-            parts += [("pending", 2 + FIELDS + LADY_SLOTS)]
+            parts += [("pending", 2 + FIELDS + LADY_SLOTS), ("treasury", self.c)]
         if self.duel:
             parts += [("duel_offer", DUEL_SLOTS * c), ("duel_revealed", DUEL_SLOTS * c)]
         self.obs_parts: dict[str, tuple[int, int]] = {}
@@ -550,6 +552,9 @@ class Encoding:
         if self.trading:
             self._offers_into(out, p["incoming"][0], self.incoming(view), me, True)
             self._offers_into(out, p["outgoing"][0], self.outgoing(view), me, False)
+        if self.fasolufka and view.treasury:
+            # One's own coins, which the buyer of a third field chooses from (R-LADY-10).
+            self._counts_into(out, p["treasury"][0], view.treasury, 10.0)
         if self.fasolufka and view.pending is not None:
             s = p["pending"][0]
             pend = view.pending
@@ -613,6 +618,8 @@ class Encoding:
         ]
         if me is not None:
             lines.append(f"seat {me} (you), hand: {_names(cfg, view.hand or ())}")
+        if view.treasury:
+            lines.append(f"your coins: {_names(cfg, view.treasury)}")
         if view.drawn:
             lines.append(f"drawn: {_names(cfg, view.drawn)}")
         for sv in view.seats:

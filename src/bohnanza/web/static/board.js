@@ -211,6 +211,7 @@ Board.eventText = function (table, e) {
         coins: e.coins,
       });
     case "buy_field":
+      if (e.cards && e.cards.length) return B.t("ev.buy_field_coins", { who, price: e.price, cards: e.cards.map((c) => Board.cardText(c)).join(" → ") });
       return B.t("ev.buy_field", { who, price: e.price });
     case "draw":
       return e.card !== undefined ? B.t("ev.draw_own", { who, card: Board.cardText(e.card) }) : B.t("ev.draw", { who });

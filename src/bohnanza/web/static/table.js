@@ -520,6 +520,10 @@ function renderMine() {
     );
   }
   panel.append(fields);
+  // Fasolufka: one's own coins are known to their owner (R-LADY-10).
+  if (v.treasury && v.treasury.length) {
+    panel.append(el("div", { class: "treasury", id: "my-treasury" }, el("span", { class: "label", text: t("your_coins") }), v.treasury.map((c) => B.card(c, { small: true }))));
+  }
   // The trade area: received and kept cards, planted in phase 3.
   if (mine.trade_area.length) {
     panel.append(
@@ -605,8 +609,42 @@ async function harvest(i) {
 
 async function buyField() {
   const v = T.state.view;
-  const body = el("p", { text: t("buy_question", { n: v.field_price, coins: me().coins }) });
-  if (await B.confirm(t("buy_title"), body, t("buy"))) act({ type: "buy_field" });
+  const question = el("p", { text: t("buy_question", { n: v.field_price, coins: me().coins }) });
+  if (!v.treasury) {
+    if (await B.confirm(t("buy_title"), question, t("buy"))) act({ type: "buy_field" });
+    return;
+  }
+  // Fasolufka (R-LADY-10): pick the coins, in the order they go onto the discard pile.
+  const picked = [];
+  const pick = el("div", { class: "coin-pick", id: "coin-pick" });
+  const order = el("p", { class: "coin-order", id: "coin-order" });
+  const body = el("div", null, question, el("p", { text: t("buy_pick_coins", { n: v.field_price }) }), pick, order);
+  const answer = B.confirm(t("buy_title"), body, t("buy"));
+  const ok = document.querySelector("#confirm-yes");
+  const draw = () => {
+    pick.replaceChildren(
+      ...v.treasury.map((c) => {
+        const e = B.card(c, { small: true });
+        const k = picked.indexOf(c.id);
+        e.classList.add("pickable");
+        e.dataset.coin = c.id;
+        if (k >= 0) {
+          e.classList.add("selected");
+          e.append(el("span", { class: "coin-rank", text: String(k + 1) }));
+        }
+        e.addEventListener("click", () => {
+          if (k >= 0) picked.splice(k, 1);
+          else if (picked.length < v.field_price) picked.push(c.id);
+          draw();
+        });
+        return e;
+      })
+    );
+    order.textContent = picked.length ? t("coin_order", { cards: picked.map((id) => Board.cardText(id)).join(" → ") }) : "";
+    ok.disabled = picked.length !== v.field_price;
+  };
+  draw();
+  if (await answer) act({ type: "buy_field", cards: picked.slice() });
 }
 
 // ------------------------------------------------------------------ trading
