@@ -197,6 +197,23 @@ def mask_url(url: str) -> str:
     return f"{scheme}://{user}:***@{host}" if ":" in auth else url
 
 
+def hide_password(text: str, url: str) -> str:
+    """``text`` (an error message, say) with the password of ``url`` masked wherever it
+    occurs, the URL itself included."""
+    try:
+        from sqlalchemy.engine import make_url
+
+        password = make_url(url).password
+    except Exception:
+        _scheme, sep, rest = url.partition("://")
+        auth = rest.rpartition("@")[0] if sep else ""
+        password = auth.split(":", 1)[1] if ":" in auth else None
+    text = text.replace(url, mask_url(url))
+    if password:
+        text = text.replace(str(password), "***")
+    return text
+
+
 # ------------------------------------------------------------------ HTTP hardening
 
 #: Every response's security headers: no scripts but the server's own files, no framing
@@ -235,13 +252,16 @@ def host_allowed(scope: Scope, allowed: tuple[str, ...]) -> bool:
     ``.example.org``: the domain and its subdomains) or, when none are given, localhost
     names and the address the connection arrived at.
     """
-    host = None
-    for key, value in scope.get("headers", []):
-        if key == b"host":
-            host = host_name(value.decode("latin-1"))
-            break
-    if host is None:
-        return False
+    hosts = [
+        host_name(value.decode("latin-1"))
+        for key, value in scope.get("headers", [])
+        if key == b"host"
+    ]
+    # Exactly one Host: with two, a proxy and the server could each read another.
+    return len(hosts) == 1 and _name_allowed(hosts[0], scope, allowed)
+
+
+def _name_allowed(host: str, scope: Scope, allowed: tuple[str, ...]) -> bool:
     if allowed:
         for name in allowed:
             name = name.lower()

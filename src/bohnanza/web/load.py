@@ -602,6 +602,15 @@ class ServerProc:
             "0",
             "--database-url",
             f"sqlite:///{self.db}",
+            # One address plays every table here: the per-address limits are off.
+            "--create-limit",
+            "0",
+            "--tables-per-address",
+            "0",
+            "--ws-per-address",
+            "0",
+            "--ws-total",
+            "0",
             *(extra or []),
         ]
         self.proc = subprocess.Popen(args, stdout=self.log, stderr=subprocess.STDOUT)

@@ -86,7 +86,7 @@ def default_database_url() -> str:
 class Settings:
     """Server settings. Times are in seconds."""
 
-    database_url: str = field(default_factory=default_database_url)
+    database_url: str = field(default_factory=default_database_url, repr=False)
     away_timeout: float = 60.0  # a person away this long is replaced by a bot
     bot_delay: float = 0.5  # pause after each bot action, so people can follow
     bot_grace: float = 3.0  # an active bot waits this long for people to propose
