@@ -24,7 +24,9 @@ PHONE = {"width": 390, "height": 844}
 
 
 def new_page(browser: Any, viewport: dict[str, int], errors: list[str]) -> Any:
-    ctx = browser.new_context(viewport=viewport, is_mobile=viewport["width"] < 600)
+    # bypass_csp: Playwright's wait_for_function evaluates strings, which the pages'
+    # Content-Security-Policy forbids; test_security checks the pages under the CSP.
+    ctx = browser.new_context(viewport=viewport, is_mobile=viewport["width"] < 600, bypass_csp=True)
     page = ctx.new_page()
     page.set_default_timeout(15_000)
     page.on("pageerror", lambda e: errors.append(str(e)))
