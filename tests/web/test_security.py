@@ -340,6 +340,37 @@ def test_search_bots_per_table_are_capped(make_server: Callable[..., ServerThrea
         assert r.status_code == 400 and "search" in r.json()["error"]
 
 
+def test_search_bots_beyond_the_server_cap_think_briefly_and_say_so(
+    make_server: Callable[..., ServerThread], caplog: pytest.LogCaptureFixture
+) -> None:
+    """Search bots think in worker processes; past ``search_total`` seats server-wide a
+    table's search bots fall back to a short budget, and the log says which table."""
+    caplog.set_level("WARNING", logger="bohnanza.web")
+    server = make_server(
+        away_timeout=0.0, limits=limits(search_total=1, search_processes=1, search_fallback=0.05)
+    )
+    manager = server.app.state.manager
+    ids = []
+    for _ in range(2):
+        made = server.create(
+            seats=[{"kind": "person"}, {"kind": "bot", "bot": "search"}, {"kind": "bot"}]
+        )
+        ids.append(made["table"]["id"])
+        a = server.client(made["table"]["id"], made["token"])
+        a.request({"type": "start"})
+        a.request({"type": "leave"})
+        a.close()
+    deadline = time.monotonic() + 60
+    while not any(ids[1] in r.getMessage() and "search" in r.getMessage() for r in caplog.records):
+        assert time.monotonic() < deadline, "no fallback was logged"
+        time.sleep(0.1)
+    assert not any(ids[0] in r.getMessage() for r in caplog.records)
+    # Both games move (the search decisions come back from the worker process).
+    while any(manager.tables[t].seq < 10 for t in ids):
+        assert time.monotonic() < deadline, "a search table is stuck"
+        time.sleep(0.1)
+
+
 # ------------------------------------------------------------------ memory
 
 
