@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sqlite3
 import statistics
 import time
 
@@ -51,7 +52,9 @@ def main() -> None:
     try:
         run(server.url, args)
         cpu = server.cpu_seconds()
-        print(f"server CPU seconds: {cpu}")
+        with sqlite3.connect(server.db) as db:
+            (actions,) = db.execute("select count(*) from bohnanza_actions").fetchone()
+        print(f"server CPU seconds (main process): {cpu}; bot actions stored: {actions}")
         for line in server.problems()[:10]:
             print("server:", line)
     finally:
