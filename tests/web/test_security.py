@@ -397,6 +397,14 @@ def test_finished_game_leaves_memory_and_rematch_respects_the_limit(
     a = server.client(table, made["token"])
     server.settings.max_tables = 0
     assert a.request({"type": "rematch"})["code"] == "rate_limited"
+    server.settings.max_tables = 1000
+    # A rematch is a new table of the asker's address: it counts against its limit.
+    server.create()
+    server.settings.limits.open_tables_per_address = 1
+    assert a.request({"type": "rematch"})["code"] == "rate_limited"
+    server.settings.limits.open_tables_per_address = 2
+    a.send({"type": "rematch"})
+    assert a.wait_for(lambda m: m["type"] == "rematch")["table"] in manager.tables
     a.close()
 
 

@@ -820,6 +820,10 @@ class Manager:
                     raise ProtocolError(
                         "rate_limited", "the server has too many open tables; try later", msg.id
                     )
+                open_ids = [t.id for t in self.tables.values() if t.status in ("lobby", "playing")]
+                refused = self.guard.may_create(conn.address, open_ids)
+                if refused is not None:  # a rematch is a new table of the asker's
+                    raise ProtocolError("rate_limited", refused[0], msg.id)
                 settings = {k: v for k, v in table.settings.items() if k not in ("seed", "deck")}
                 seats = [Seat(s.seat, s.kind, s.bot, s.name, s.token_hash) for s in table.seats]
                 new = Table(
@@ -854,6 +858,7 @@ class Manager:
                     if s.kind == "person":
                         s.away_since = now
                 self.tables[new.id] = new
+                self.guard.creators[new.id] = conn.address
                 table.rematch = new.id
                 self._start_pump(new)
             for c in table.conns:

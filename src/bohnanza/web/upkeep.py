@@ -22,7 +22,7 @@ import multiprocessing
 import secrets
 import time
 from collections.abc import Sequence
-from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from ..actions import Action
@@ -172,9 +172,17 @@ class BotPools:
                     self.limits.search_fallback,
                     full,
                 )
-        choice, after = await loop.run_in_executor(
-            self.processes(), _search_decide, agent, view, list(legal), required
-        )
+        pool = self.processes()
+        try:
+            choice, after = await loop.run_in_executor(
+                pool, _search_decide, agent, view, list(legal), required
+            )
+        except BrokenExecutor:
+            # A worker died (killed, out of memory): the next decision gets a new pool.
+            if self._processes is pool:
+                self._processes = None
+                pool.shutdown(wait=False, cancel_futures=True)
+            raise
         table.agents[(seat, kind)] = after
         return choice
 
