@@ -199,7 +199,9 @@ class GuardedServer(ServerThread):
 
 
 def test_slow_headers_and_silent_connections_are_cut_off(sqlite_url: str) -> None:
-    srv = GuardedServer(settings_for(sqlite_url), ServerLimits(header_timeout=0.8)).start()
+    srv = GuardedServer(
+        settings_for(sqlite_url), ServerLimits(header_timeout=0.8, max_concurrency=16)
+    ).start()
     try:
         silent = socket.create_connection(("127.0.0.1", srv.port))
         slow = socket.create_connection(("127.0.0.1", srv.port))
@@ -212,6 +214,17 @@ def test_slow_headers_and_silent_connections_are_cut_off(sqlite_url: str) -> Non
         assert time.monotonic() - started < 3
         with srv.http() as http:  # a whole request is answered, and so are WebSockets
             assert http.get("/healthz").status_code == 200
+        # A crowd of silent connections past the concurrency cap: the server answers
+        # the excess with 503 (it keeps a descriptor to do so), and is free again once
+        # the header deadline has closed them.
+        crowd = [socket.create_connection(("127.0.0.1", srv.port)) for _ in range(20)]
+        time.sleep(0.1)
+        with srv.http() as http:
+            assert http.get("/healthz").status_code == 503
+            time.sleep(1.0)
+            assert http.get("/healthz").status_code == 200
+        for s in crowd:
+            s.close()
         table = srv.create()["table"]["id"]
         c = srv.client(table)
         time.sleep(1.2)  # past the header deadline: the WebSocket is not cut
