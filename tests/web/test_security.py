@@ -490,6 +490,12 @@ def test_pages_work_under_the_content_security_policy(browser: Any, server: Serv
         page.press("#chat-input", "Enter")
         page.wait_for_selector(f"#chat li:nth-child({i + 1})")
     assert page.locator("#chat li").count() == 3
+    # A new line is appended: the lines already shown are the same elements.
+    page.evaluate("document.querySelector('#chat li').dataset.mark = 'kept'")
+    page.fill("#chat-input", "hello 3")
+    page.press("#chat-input", "Enter")
+    page.wait_for_selector("#chat li:nth-child(4)")
+    assert page.locator("#chat li[data-mark='kept']").count() == 1
     page.goto(f"{server.url}/replay/{table}")
     page.wait_for_load_state("networkidle")
     assert violations == []
