@@ -267,13 +267,15 @@ def test_a_seat_taken_but_never_connected_is_played_by_a_bot(
 
 def test_chat_is_rate_limited_stripped_and_capped(make_server: Callable[..., ServerThread]) -> None:
     server = make_server(limits=limits(chat_per_minute=4, chat_keep=3))
-    made = server.create()
+    made = two_seats(server)
     table = made["table"]["id"]
     a = server.client(table, made["token"])
     # Right-to-left override, isolates, zero-width characters: gone.
     a.send({"type": "chat", "text": "pay\u202e\u2066me\u200b\u2069 now"})
     line = a.wait_for(lambda m: m["type"] == "chat")
     assert line["text"] == "payme now" and clean_text(line["text"]) == line["text"]
+    # Names too: a joining player's right-to-left override is dropped.
+    assert server.join(table, "Eve\u202eevE")["table"]["seats"][1]["name"] == "EveevE"
     only_format = a.request({"type": "chat", "text": "\u202e\u200b"})
     assert only_format["code"] == "bad_message"
     for i in range(3):

@@ -74,6 +74,7 @@ async def sweep(manager: Manager, now: float) -> None:
                     log.warning("could not delete the idle lobby table %s", table.id)
                     continue
                 manager.tables.pop(table.id, None)
+                manager.bots.forget(table.id)
                 log.info("lobby table %s expired (nobody connected)", table.id)
         elif (
             table.status in ("over", "broken")
@@ -82,6 +83,7 @@ async def sweep(manager: Manager, now: float) -> None:
             and (table.pump is None or table.pump.done())
         ):
             manager.tables.pop(table.id, None)
+            manager.bots.forget(table.id)
 
 
 def spectator_may_join(table: Table, cap: int) -> bool:
@@ -120,6 +122,12 @@ class BotPools:
                 )
                 self._processes = ProcessPoolExecutor(self.limits.search_processes, ctx)
         return self._processes
+
+    def forget(self, table_id: str) -> None:
+        """Drop what is kept about a table that left memory."""
+        self.fell_back.discard(table_id)
+        for key in [k for k in self.full if k[0] == table_id]:
+            del self.full[key]
 
     def close(self) -> None:
         self.threads.shutdown(wait=False, cancel_futures=True)
