@@ -121,9 +121,9 @@ def test_trust_proxy_and_open_tables_per_address(make_server: Callable[..., Serv
 
 
 def test_idle_lobby_table_expires_but_not_while_somebody_is_there(
-    make_server: Callable[..., ServerThread],
+    make_server: Callable[..., ServerThread], db_url: str
 ) -> None:
-    server = make_server(limits=limits(lobby_expiry=0.6))
+    server = make_server(db_url, limits=limits(lobby_expiry=0.6))
     idle = server.create()["table"]["id"]
     watched = server.create()
     c = server.client(watched["table"]["id"], watched["token"])
@@ -265,8 +265,10 @@ def test_a_seat_taken_but_never_connected_is_played_by_a_bot(
 # ------------------------------------------------------------------ chat
 
 
-def test_chat_is_rate_limited_stripped_and_capped(make_server: Callable[..., ServerThread]) -> None:
-    server = make_server(limits=limits(chat_per_minute=4, chat_keep=3))
+def test_chat_is_rate_limited_stripped_and_capped(
+    make_server: Callable[..., ServerThread], db_url: str
+) -> None:
+    server = make_server(db_url, limits=limits(chat_per_minute=4, chat_keep=3))
     made = two_seats(server)
     table = made["table"]["id"]
     a = server.client(table, made["token"])
@@ -305,7 +307,8 @@ def test_chat_per_table_limit(make_server: Callable[..., ServerThread]) -> None:
 # ------------------------------------------------------------------ host controls
 
 
-def test_host_controls(server: ServerThread) -> None:
+def test_host_controls(make_server: Callable[..., ServerThread], db_url: str) -> None:
+    server = make_server(db_url)
     made = two_seats(server)
     table = made["table"]["id"]
     joined = server.join(table, "Bob")
