@@ -5,6 +5,7 @@ import. Nothing here is imported by the tests themselves: specs name it."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 MODULE = "byob_bots"
@@ -93,3 +94,13 @@ def write_bots(folder: Path) -> Path:
     (info / "METADATA").write_text(METADATA, encoding="utf-8")
     (info / "entry_points.txt").write_text(ENTRY_POINTS, encoding="utf-8")
     return folder
+
+
+def forget_bots() -> None:
+    """Drop the package from this process (imported modules and resolved specs), so that
+    a test writing it into another folder resolves it there and not from an earlier test's."""
+    from bohnanza.agents import specs
+
+    for name in [m for m in sys.modules if m.startswith("byob_")]:
+        del sys.modules[name]
+    specs._CACHE.clear()

@@ -24,18 +24,18 @@ from bohnanza.cli import main
 from bohnanza.errors import ConfigError
 from bohnanza.tournament import TournamentSpec, parse_agent, run_tournament
 from bohnanza.tournament.runner import agent_stats
-from external_bots import BROKEN, COUNTING, DISTRIBUTION, MODULE, PUBLISHED, write_bots
+from external_bots import BROKEN, COUNTING, DISTRIBUTION, MODULE, PUBLISHED, forget_bots, write_bots
 
 
 @pytest.fixture(scope="module")
 def bots(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """The external package's folder, on ``sys.path`` for this module's tests only."""
+    forget_bots()
     folder = write_bots(tmp_path_factory.mktemp("byob"))
     sys.path.insert(0, str(folder))
     yield folder
     sys.path.remove(str(folder))
-    for name in [m for m in sys.modules if m.startswith("byob_")]:
-        del sys.modules[name]
+    forget_bots()
 
 
 def run(*args: str) -> tuple[int, str, str]:

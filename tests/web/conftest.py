@@ -28,6 +28,7 @@ import httpx
 import uvicorn
 
 from bohnanza.web.app import create_app
+from bohnanza.web.limits import Limits
 from bohnanza.web.protocol import MAX_FRAME
 from bohnanza.web.tables import Settings
 
@@ -56,6 +57,7 @@ class ServerThread:
             log_level="warning",
             ws_max_size=MAX_FRAME,
             lifespan="on",
+            proxy_headers=False,  # as bohnanza serve: X-Forwarded-For only with --trust-proxy
         )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
@@ -119,6 +121,9 @@ def settings_for(db_url: str, **overrides: Any) -> Settings:
         "bot_wait": 0.5,
         "away_timeout": 60.0,
         "testing": True,
+        # Tests create many tables from one address (127.0.0.1): the per-address limits
+        # are off unless a test sets its own.
+        "limits": Limits(create_per_minute=0, open_tables_per_address=0, ws_per_address=0),
     }
     values.update(overrides)
     return Settings(**values)

@@ -17,6 +17,8 @@ import pytest
 
 from .conftest import ServerThread
 
+PlaywrightTimeout = pytest.importorskip("playwright.sync_api").TimeoutError
+
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 DESKTOP = {"width": 1280, "height": 900}
@@ -24,7 +26,9 @@ PHONE = {"width": 390, "height": 844}
 
 
 def new_page(browser: Any, viewport: dict[str, int], errors: list[str]) -> Any:
-    ctx = browser.new_context(viewport=viewport, is_mobile=viewport["width"] < 600)
+    # bypass_csp: Playwright's wait_for_function evaluates strings, which the pages'
+    # Content-Security-Policy forbids; test_security checks the pages under the CSP.
+    ctx = browser.new_context(viewport=viewport, is_mobile=viewport["width"] < 600, bypass_csp=True)
     page = ctx.new_page()
     page.set_default_timeout(15_000)
     page.on("pageerror", lambda e: errors.append(str(e)))
@@ -62,7 +66,10 @@ def ui_step(page: Any) -> bool:
     ):
         loc = page.locator(sel)
         if loc.count():
-            loc.first.click()
+            try:
+                loc.first.click(timeout=3000)
+            except PlaywrightTimeout:  # re-rendered away between the count and the click
+                return False
             return True
     if page.evaluate("document.body.dataset.need") == "1":
         # Nothing fits: harvest the fullest field, seeing the payout first.

@@ -472,12 +472,13 @@ def test_the_rate_limit_refills_at_twenty_a_second(server: ServerThread) -> None
 
 
 def test_connections_per_table_are_capped(make_server: Callable[..., ServerThread]) -> None:
-    """One client cannot open unlimited WebSockets to a table; others still get in once
+    """One client cannot watch a table on unlimited WebSockets; others still get in once
     some close, and other tables are not affected."""
     server = make_server(max_connections=3)
     table = server.create()["table"]["id"]
     held = [server.client(table) for _ in range(3)]
     extra = Client(server.ws_url, table)
+    extra.send({"type": "hello"})
     msg = extra.recv()
     assert msg["type"] == "error" and msg["code"] == "too_many_connections"
     with pytest.raises(ConnectionClosed) as info:

@@ -4,16 +4,24 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from bohnanza.cli import main
-from external_bots import COUNTING, PUBLISHED, write_bots
+from external_bots import COUNTING, PUBLISHED, forget_bots, write_bots
 
 from .conftest import ServerThread
+
+
+@pytest.fixture(autouse=True)
+def _fresh_package() -> Iterator[None]:
+    """Each test writes the package into its own folder: resolve it from there."""
+    forget_bots()
+    yield
+    forget_bots()
 
 
 def test_the_lobby_offers_only_allowed_external_bots(

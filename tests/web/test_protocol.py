@@ -603,10 +603,10 @@ def test_leave_during_the_game_hands_the_seat_to_a_bot(server: ServerThread) -> 
 
 
 def test_finished_game_rematch_and_replay(make_server: Callable[..., ServerThread]) -> None:
-    from bohnanza.agents import AGENTS
+    from bohnanza.agents import lobby_agents
 
     # Every quick bot kind plays (a searching bot would make the test slow).
-    quick = [k for k in sorted(AGENTS) if k != "search"]
+    quick = [k for k in lobby_agents() if k != "search"]
     srv = make_server(away_timeout=0.0)
     made = srv.create(
         seed=4,

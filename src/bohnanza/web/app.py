@@ -8,6 +8,7 @@ static files (no build step) that talk to ``/api/...`` and ``/ws/{table}``; see
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, MutableMapping
 from contextlib import asynccontextmanager
 from importlib import resources
@@ -23,9 +24,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..rules import all_rulesets
 from .i18n import strings
+from .limits import Hardening, client_address
 from .protocol import MAX_MESSAGE, dumps, error
 from .store import Store
-from .tables import LobbyError, Manager, Settings
+from .tables import Conn, LobbyError, Manager, Settings
 
 STATIC = Path(str(resources.files("bohnanza.web").joinpath("static")))
 
@@ -52,6 +54,7 @@ class CreateTable(BaseModel):
     name: str = Field(default="", max_length=40)
     seed: int | None = Field(default=None, ge=0, lt=2**62)
     deck: list[str | int] | None = Field(default=None, max_length=200)
+    private: bool = False
 
 
 class JoinTable(BaseModel):
@@ -146,6 +149,8 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         title="Bohnanza", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None
     )
     app.add_middleware(BodyLimit)
+    # Outermost: unknown Host names are refused before anything else runs.
+    app.add_middleware(Hardening, limits=settings.limits)
 
     def manager_of(request: Request | WebSocket) -> Manager:
         manager: Manager = request.app.state.manager
@@ -203,9 +208,18 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     async def list_tables(request: Request) -> dict[str, Any]:
         return {"tables": await manager_of(request).recent()}
 
-    @app.post("/api/tables")
-    async def create(request: Request, body: CreateTable) -> dict[str, Any]:
+    @app.post("/api/tables", response_model=None)
+    async def create(request: Request, body: CreateTable) -> dict[str, Any] | Response:
         manager = manager_of(request)
+        address = client_address(request.scope, settings.limits.trust_proxy)
+        live = (t.id for t in manager.tables.values() if t.status in ("lobby", "playing"))
+        refused = manager.guard.may_create(address, live)
+        if refused is not None:
+            return JSONResponse(
+                {"error": refused[0], "code": "rate_limited"},
+                status_code=429,
+                headers={"Retry-After": str(refused[1])},
+            )
         table, seat, token = await manager.create_table(
             rules=body.rules,
             players=body.players,
@@ -215,7 +229,9 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
             name=body.name,
             seed=body.seed,
             deck=body.deck,
+            private=body.private,
         )
+        manager.guard.creators[table.id] = address
         return {"table": table.info(), "seat": seat, "token": token}
 
     async def find(request: Request, table_id: str) -> Any:
@@ -258,37 +274,64 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
             return
         await websocket.accept()
         manager = manager_of(websocket)
-        try:
-            table = await manager.get(table_id)
-        except LobbyError as exc:  # the database is unavailable: say so, not a traceback
-            await websocket.send_text(dumps(error("server_error", exc.message)))
-            await websocket.close(1011)
-            return
-        if table is None:
-            await websocket.send_text(dumps(error("no_table", f"there is no table {table_id!r}")))
-            await websocket.close(4404)
-            return
-        if len(table.conns) >= settings.max_connections:
+        address = client_address(websocket.scope, settings.limits.trust_proxy)
+        refused = manager.guard.open_socket(address)
+        if refused is not None:
             # Every connection costs a task, a queue and a copy of each broadcast: one
-            # client opening thousands would slow the table for everybody.
-            await websocket.send_text(
-                dumps(error("too_many_connections", "this table has too many connections"))
-            )
+            # client opening thousands would slow the server for everybody.
+            await websocket.send_text(dumps(error("rate_limited", refused)))
             await websocket.close(1013)
             return
-        conn = manager.connect(table, websocket)
         try:
-            while True:
-                message = await websocket.receive()
-                if message["type"] == "websocket.disconnect":
-                    break
-                raw = message.get("text")
-                if raw is None:
-                    raw = message.get("bytes")
-                await manager.handle(conn, raw)
-        except (WebSocketDisconnect, RuntimeError):
-            pass
+            try:
+                table = await manager.get(table_id)
+            except LobbyError as exc:  # the database is unavailable: say so, no traceback
+                await websocket.send_text(dumps(error("server_error", exc.message)))
+                await websocket.close(1011)
+                return
+            if table is None:
+                await websocket.send_text(
+                    dumps(error("no_table", f"there is no table {table_id!r}"))
+                )
+                await websocket.close(4404)
+                return
+            conn = manager.connect(table, websocket)
+            conn.address = address
+            await _serve_socket(manager, conn, websocket, settings.limits.hello_timeout)
         finally:
-            await manager.disconnect(conn)
+            manager.guard.close_socket(address)
 
     return app
+
+
+async def _serve_socket(
+    manager: Manager, conn: Conn, websocket: WebSocket, hello_timeout: float
+) -> None:
+    """Read a connection's frames until it closes. One that has not said a valid
+    ``hello`` within ``hello_timeout`` seconds is closed (4408): idle sockets must not
+    hold places that players and spectators need."""
+    deadline = asyncio.get_running_loop().time() + hello_timeout
+    try:
+        while True:
+            if conn.authed or hello_timeout <= 0:
+                message = await websocket.receive()
+            else:
+                left = deadline - asyncio.get_running_loop().time()
+                try:
+                    if left <= 0:
+                        raise TimeoutError
+                    message = await asyncio.wait_for(websocket.receive(), left)
+                except TimeoutError:
+                    with contextlib.suppress(Exception):
+                        await websocket.close(4408, "no hello")
+                    break
+            if message["type"] == "websocket.disconnect":
+                break
+            raw = message.get("text")
+            if raw is None:
+                raw = message.get("bytes")
+            await manager.handle(conn, raw)
+    except (WebSocketDisconnect, RuntimeError):
+        pass
+    finally:
+        await manager.disconnect(conn)

@@ -61,6 +61,141 @@ import click
     help="An agent the lobby may seat as a bot besides the built-in ones, e.g. "
     "mypkg.bots:Greedy or a name from `bohnanza agents`; repeatable. No other code is run.",
 )
+@click.option(
+    "--allowed-host",
+    "allowed_hosts",
+    multiple=True,
+    metavar="NAME",
+    help="A host name the server answers to (the Host header), e.g. bohnanza.example.org or "
+    ".example.org (with subdomains), '*' for any; repeatable. Default: localhost names and "
+    "the address a request arrives at (anything else is refused: DNS rebinding).",
+)
+@click.option(
+    "--trust-proxy",
+    is_flag=True,
+    help="Behind a reverse proxy: take the client address (for the per-address limits) "
+    "from the last X-Forwarded-For entry.",
+)
+@click.option(
+    "--max-tables",
+    default=1000,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Tables in the lobby or in play at once.",
+)
+@click.option(
+    "--create-limit",
+    default=5,
+    show_default=True,
+    type=click.IntRange(min=0),
+    help="Tables one address may create a minute (0: no limit).",
+)
+@click.option(
+    "--tables-per-address",
+    default=10,
+    show_default=True,
+    type=click.IntRange(min=0),
+    help="Open tables (lobby or playing) one address may have created (0: no limit).",
+)
+@click.option(
+    "--ws-per-address",
+    default=50,
+    show_default=True,
+    type=click.IntRange(min=0),
+    help="WebSockets one address may hold open (0: no limit).",
+)
+@click.option(
+    "--ws-total",
+    default=5000,
+    show_default=True,
+    type=click.IntRange(min=0),
+    help="WebSockets open at once in all (0: no limit).",
+)
+@click.option(
+    "--spectators",
+    default=200,
+    show_default=True,
+    type=click.IntRange(min=0),
+    help="Spectators' WebSockets per table (seated players always get in).",
+)
+@click.option(
+    "--hello-timeout",
+    default=5.0,
+    show_default=True,
+    type=click.FloatRange(min=0),
+    help="Seconds a WebSocket has to say hello before it is closed.",
+)
+@click.option(
+    "--chat-limit",
+    default=20,
+    show_default=True,
+    type=click.IntRange(min=0),
+    help="Chat lines one address may send to one table a minute (0: no limit).",
+)
+@click.option(
+    "--table-chat-limit",
+    default=120,
+    show_default=True,
+    type=click.IntRange(min=0),
+    help="Chat lines one table takes a minute from everybody (0: no limit).",
+)
+@click.option(
+    "--chat-keep",
+    default=200,
+    show_default=True,
+    type=click.IntRange(min=0),
+    help="Chat lines stored per table; older ones are deleted (0: all).",
+)
+@click.option(
+    "--lobby-expiry",
+    default=900.0,
+    show_default=True,
+    type=click.FloatRange(min=0),
+    help="Seconds after which a lobby table nobody is connected to is deleted (0: never).",
+)
+@click.option(
+    "--header-timeout",
+    default=10.0,
+    show_default=True,
+    type=click.FloatRange(min=0),
+    help="Seconds a connection has to send its request headers.",
+)
+@click.option(
+    "--max-concurrency",
+    default=6000,
+    show_default=True,
+    type=click.IntRange(min=16),
+    help="Connections at once (HTTP and WebSocket); more get 503. Kept below the file limit.",
+)
+@click.option(
+    "--bot-threads",
+    default=2,
+    show_default=True,
+    type=click.IntRange(min=1, max=64),
+    help="Threads for the bots' decisions (apart from the database's).",
+)
+@click.option(
+    "--search-processes",
+    default=2,
+    show_default=True,
+    type=click.IntRange(min=0, max=64),
+    help="Processes for the search bots' thinking (0: in the bot threads).",
+)
+@click.option(
+    "--search-per-table",
+    default=3,
+    show_default=True,
+    type=click.IntRange(min=0),
+    help="Search bots one table may have (0: no limit).",
+)
+@click.option(
+    "--search-total",
+    default=12,
+    show_default=True,
+    type=click.IntRange(min=0),
+    help="Search bots playing at full budget server-wide; the others think 0.1 s a move "
+    "(0: no limit).",
+)
 @click.option("--testing", is_flag=True, hidden=True, help="Allow fixed seeds and decks.")
 @click.option("--log-level", default="warning", show_default=True, hidden=True)
 def serve(
@@ -72,16 +207,35 @@ def serve(
     bot_grace: float,
     allow_origins: tuple[str, ...],
     allow_agents: tuple[str, ...],
+    allowed_hosts: tuple[str, ...],
+    trust_proxy: bool,
+    max_tables: int,
+    create_limit: int,
+    tables_per_address: int,
+    ws_per_address: int,
+    ws_total: int,
+    spectators: int,
+    hello_timeout: float,
+    chat_limit: int,
+    table_chat_limit: int,
+    chat_keep: int,
+    lobby_expiry: float,
+    header_timeout: float,
+    max_concurrency: int,
+    bot_threads: int,
+    search_processes: int,
+    search_per_table: int,
+    search_total: int,
     testing: bool,
     log_level: str,
 ) -> None:
     """Run the multiplayer web app and print the address to open."""
     try:
         import uvicorn
-        from sqlalchemy.engine import make_url
 
         from .app import create_app
-        from .protocol import MAX_FRAME
+        from .limits import Limits, hide_password, mask_url
+        from .serving import ServerLimits, uvicorn_config
         from .store import Store
         from .tables import Settings, default_database_url
     except ImportError as exc:
@@ -100,11 +254,13 @@ def serve(
         raise click.BadParameter(f"port must be 0 to 65535, not {port}", param_hint="--port")
     url = database_url or default_database_url()
     try:
-        shown = make_url(url).render_as_string(hide_password=True)
+        shown = mask_url(url)
         store = Store(url)
     except Exception as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise click.ClickException(f"cannot open the database {url!r}: {first}") from None
+        raise click.ClickException(
+            hide_password(f"cannot open the database {mask_url(url)!r}: {first}", url)
+        ) from None
     try:
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         sock = socket.socket(family, socket.SOCK_STREAM)
@@ -122,19 +278,31 @@ def serve(
         allowed_origins=tuple(allow_origins),
         allowed_agents=tuple(a.strip() for a in allow_agents),
         testing=testing,
+        max_tables=max_tables,
+        max_connections=spectators,
+        limits=Limits(
+            create_per_minute=create_limit,
+            open_tables_per_address=tables_per_address,
+            ws_per_address=ws_per_address,
+            ws_total=ws_total,
+            hello_timeout=hello_timeout,
+            chat_per_minute=chat_limit,
+            chat_per_table_minute=table_chat_limit,
+            chat_keep=chat_keep,
+            lobby_expiry=lobby_expiry,
+            trust_proxy=trust_proxy,
+            allowed_hosts=tuple(allowed_hosts),
+            bot_threads=bot_threads,
+            search_processes=search_processes,
+            search_per_table=search_per_table,
+            search_total=search_total,
+        ),
     )
     app = create_app(settings, store)
-    config = uvicorn.Config(
+    config = uvicorn_config(
         app,
-        log_level=log_level,
-        ws_max_size=MAX_FRAME,
-        ws_ping_interval=20,
-        ws_ping_timeout=30,
-        # No permessage-deflate: compressing every state (1-4 KB of JSON) cost about a
-        # tenth of the server's CPU per move (docs/reliability.md, "Load"); the bytes
-        # saved are a few KB a minute per player.
-        ws_per_message_deflate=False,
-        timeout_graceful_shutdown=3,
+        ServerLimits(header_timeout=header_timeout, max_concurrency=max_concurrency),
+        log_level,
     )
     actual = sock.getsockname()[1]
     shown_host = f"[{host}]" if ":" in host else host

@@ -586,10 +586,23 @@ class Seat:
 # ------------------------------------------------------------------ the server process
 
 
+#: ``bohnanza serve`` options that lift the per-address limits (one client, many tables).
+OPEN_LIMITS = [
+    "--create-limit",
+    "0",
+    "--tables-per-address",
+    "0",
+    "--ws-per-address",
+    "0",
+    "--ws-total",
+    "0",
+]
+
+
 class ServerProc:
     """``python -m bohnanza.web`` on a free port with a temporary SQLite database."""
 
-    def __init__(self, extra: list[str] | None = None) -> None:
+    def __init__(self, extra: list[str] | None = None, limits: bool = True) -> None:
         self.dir = Path(tempfile.mkdtemp(prefix="bohnanza-load-"))
         self.db = self.dir / "games.db"
         self.log_path = self.dir / "server.log"
@@ -602,6 +615,8 @@ class ServerProc:
             "0",
             "--database-url",
             f"sqlite:///{self.db}",
+            # One address plays every table here: the per-address limits are off.
+            *(OPEN_LIMITS if limits else []),
             *(extra or []),
         ]
         self.proc = subprocess.Popen(args, stdout=self.log, stderr=subprocess.STDOUT)

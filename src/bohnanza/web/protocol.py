@@ -22,7 +22,15 @@ MAX_NAME = 40
 MAX_TOKEN = 200
 MAX_ID = 64
 
-CLIENT_TYPES = ("hello", "action", "chat", "start", "leave", "rematch", "ping")
+CLIENT_TYPES = ("hello", "action", "chat", "start", "leave", "rematch", "ping", "host")
+#: What a table's host may do (a ``host`` message's ``op``), with the field each needs.
+HOST_OPS = {
+    "remove": "seat",  # remove the player from a seat before the start
+    "private": "value",  # true: listed nowhere, reachable by its link only
+    "spectator_chat": "value",  # false: spectators cannot chat
+    "mute": "chatter",  # the chatter's lines are refused at this table
+    "unmute": "chatter",
+}
 
 
 class ProtocolError(Exception):
@@ -42,6 +50,10 @@ class ClientMessage:
     token: str | None = None
     action: dict[str, Any] | None = None
     text: str | None = None
+    op: str | None = None
+    seat: int | None = None
+    value: bool | None = None
+    chatter: str | None = None
 
 
 def _msg_id(data: dict[str, Any]) -> str | int | None:
@@ -124,8 +136,32 @@ def parse_client_message(raw: str | bytes | None, limit: int = MAX_MESSAGE) -> C
         if len(text) > MAX_CHAT:
             raise ProtocolError("too_large", f"chat text is longer than {MAX_CHAT}", msg_id)
         return ClientMessage(kind, msg_id, text=text.strip())
+    if kind == "host":
+        return _host_message(data, msg_id)
     _only(data, set(), msg_id)
     return ClientMessage(kind, msg_id)
+
+
+def _host_message(data: dict[str, Any], msg_id: str | int | None) -> ClientMessage:
+    op = data.get("op")
+    if not isinstance(op, str) or op not in HOST_OPS:
+        raise ProtocolError(
+            "bad_message", f"op must be one of {', '.join(HOST_OPS)}, not {op!r}", msg_id
+        )
+    need = HOST_OPS[op]
+    _only(data, {"op", need}, msg_id)
+    value = data.get(need)
+    if need == "seat":
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 7:
+            raise ProtocolError("bad_message", "seat must be a seat number (0-6)", msg_id)
+        return ClientMessage("host", msg_id, op=op, seat=value)
+    if need == "value":
+        if not isinstance(value, bool):
+            raise ProtocolError("bad_message", "value must be true or false", msg_id)
+        return ClientMessage("host", msg_id, op=op, value=value)
+    if not isinstance(value, str) or not 0 < len(value) <= MAX_ID:
+        raise ProtocolError("bad_message", "chatter must be a chatter id from a chat line", msg_id)
+    return ClientMessage("host", msg_id, op=op, chatter=value)
 
 
 def _safe_id(data: dict[str, Any]) -> str | int | None:

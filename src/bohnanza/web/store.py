@@ -27,6 +27,7 @@ from sqlalchemy import (
     String,
     Text,
     create_engine,
+    delete,
     event,
     insert,
     select,
@@ -285,11 +286,43 @@ class Store:
                 raise KeyError(old_id)
             old.rematch = new_table.id
 
-    def add_chat(self, table_id: str, seat: int | None, name: str, text_: str) -> float:
+    def add_chat(
+        self, table_id: str, seat: int | None, name: str, text_: str, keep: int = 0
+    ) -> float:
+        """Store a chat line; with ``keep``, only the table's last ``keep`` lines stay."""
         now = time.time()
         with self._tx() as s:
-            s.add(ChatRow(table_id=table_id, seat=seat, name=name, text=text_, created=now))
+            row = ChatRow(table_id=table_id, seat=seat, name=name, text=text_, created=now)
+            s.add(row)
+            if keep > 0:
+                s.flush()
+                newest = (
+                    select(ChatRow.id)
+                    .where(ChatRow.table_id == table_id)
+                    .order_by(ChatRow.id.desc())
+                    .limit(keep)
+                )
+                s.execute(
+                    delete(ChatRow).where(ChatRow.table_id == table_id, ChatRow.id.not_in(newest))
+                )
         return now
+
+    def save_settings(self, table_id: str, settings: dict[str, Any]) -> None:
+        with self._tx() as s:
+            s.execute(
+                update(TableRow).where(TableRow.id == table_id).values(settings=_dump(settings))
+            )
+
+    def delete_lobby_table(self, table_id: str) -> bool:
+        """Delete a table that is still in the lobby (no game, nothing worth keeping)."""
+        with self._tx() as s:
+            row = s.get(TableRow, table_id)
+            if row is None or row.status != "lobby":
+                return False
+            s.execute(delete(ChatRow).where(ChatRow.table_id == table_id))
+            s.execute(delete(SeatRow).where(SeatRow.table_id == table_id))
+            s.delete(row)
+            return True
 
     # ------------------------------------------------------------------ reads
 

@@ -44,6 +44,7 @@ from ..records import make_record, new_game
 from ..rules import make_config
 from ..shuffle import fresh_seed
 from ..views import SeatView, View, make_view
+from .limits import Guard, Limits
 from .protocol import (
     MAX_MESSAGE,
     ClientMessage,
@@ -54,6 +55,7 @@ from .protocol import (
     parse_client_message,
 )
 from .store import Store, StoredSeat, StoredTable
+from .upkeep import BotPools, chatter_id, check_chat, host_command, spectator_may_join, upkeep
 
 log = logging.getLogger("bohnanza.web")
 
@@ -85,7 +87,7 @@ def default_database_url() -> str:
 class Settings:
     """Server settings. Times are in seconds."""
 
-    database_url: str = field(default_factory=default_database_url)
+    database_url: str = field(default_factory=default_database_url, repr=False)
     away_timeout: float = 60.0  # a person away this long is replaced by a bot
     bot_delay: float = 0.5  # pause after each bot action, so people can follow
     bot_grace: float = 3.0  # an active bot waits this long for people to propose
@@ -97,7 +99,8 @@ class Settings:
     # Origins (scheme://host[:port]) whose pages may open WebSockets besides the server's
     # own; a browser's cross-site WebSocket would otherwise act with the visitor's tokens.
     allowed_origins: tuple[str, ...] = ()
-    max_connections: int = 200  # open WebSockets per table (players, spectators, tabs)
+    max_connections: int = 200  # spectators' WebSockets per table (seated players: always)
+    limits: Limits = field(default_factory=Limits)  # per-address limits, hosts, bot pools
     # Agent specs beyond the built-in ones that tables may seat as bots (``bohnanza serve
     # --allow-agent``): code from outside the package runs only if the operator named it.
     allowed_agents: tuple[str, ...] = ()
@@ -135,6 +138,8 @@ class Conn:
     writer: asyncio.Task[None] | None = None
     closed: bool = False
     allowance: float = float(RATE_BURST)  # messages it may send now (a token bucket)
+    address: str = ""  # the client's address (for the per-address limits)
+    close_code: int = 1008  # what the writer closes the socket with when it stops
     checked: float = field(default_factory=time.monotonic)
 
     def within_rate(self) -> bool:
@@ -245,6 +250,9 @@ class Table:
             "rematch": self.rematch,
             "rematch_of": self.rematch_of,
             "spectators": sum(1 for c in self.conns if c.authed and c.seat is None),
+            "host": s.get("host"),
+            "private": bool(s.get("private", False)),
+            "spectator_chat": bool(s.get("spectator_chat", True)),
         }
         if self.game is not None and self.game.over:
             out["result"] = self.game.result()
@@ -292,6 +300,9 @@ class Manager:
         self.store = store if store is not None else Store(settings.database_url)
         self.tables: dict[str, Table] = {}
         self._closing = False
+        self.guard = Guard(settings.limits)
+        self.bots = BotPools(settings.limits)
+        self._upkeep: asyncio.Task[None] | None = None
 
     # ------------------------------------------------------------------ life cycle
 
@@ -308,9 +319,14 @@ class Manager:
                 self._start_pump(table)
         if self.tables:
             log.info("resumed %d unfinished table(s)", len(self.tables))
+        self._upkeep = asyncio.create_task(upkeep(self), name="upkeep")
 
     async def stop(self) -> None:
         self._closing = True
+        if self._upkeep is not None:
+            self._upkeep.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._upkeep
         for table in list(self.tables.values()):
             if table.pump is not None:
                 table.pump.cancel()
@@ -322,6 +338,7 @@ class Manager:
         for task in pumps:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+        self.bots.close()
         self.store.close()
 
     def _from_stored(self, stored: StoredTable) -> Table:
@@ -357,6 +374,7 @@ class Manager:
         name: str,
         seed: int | None = None,
         deck: list[str | int] | None = None,
+        private: bool = False,
     ) -> tuple[Table, int, str]:
         """A new table in the lobby; its creator takes the first seat for a person."""
         live = sum(1 for t in self.tables.values() if t.status in ("lobby", "playing"))
@@ -382,6 +400,11 @@ class Manager:
                 made.append(Seat(i, "bot", bot, ""))
             else:
                 raise LobbyError(f"seat {i}: kind must be 'person' or 'bot', not {kind!r}")
+        searching = sum(1 for s in made if s.kind == "bot" and s.bot == "search")
+        if searching > self.settings.limits.search_per_table > 0:
+            raise LobbyError(
+                f"a table may have at most {self.settings.limits.search_per_table} search bots"
+            )
         people = [s for s in made if s.kind == "person"]
         if not people:
             raise LobbyError("a table needs at least one seat for a person")
@@ -394,7 +417,10 @@ class Manager:
             "players": players,
             "options": dict(options),
             "trade_limit": trade_limit,
+            "host": people[0].seat,
         }
+        if private:
+            settings["private"] = True
         if seed is not None:
             settings["seed"] = seed
         if deck is not None:
@@ -410,6 +436,7 @@ class Manager:
         first = people[0]
         first.name = clean_name(name, f"Player {first.seat + 1}")
         first.token_hash = hash_token(token)
+        first.away_since = time.monotonic()  # the away clock runs until they connect
         try:
             await asyncio.to_thread(
                 self.store.create_table,
@@ -443,6 +470,8 @@ class Manager:
             token = secrets.token_urlsafe(24)
             chosen.name = clean_name(name, f"Player {chosen.seat + 1}")
             chosen.token_hash = hash_token(token)
+            if chosen.conns == 0:
+                chosen.away_since = time.monotonic()  # until they connect (or never)
             try:
                 # In a thread: a locked database must not stop the event loop.
                 await asyncio.to_thread(self.store.save_seats, table.id, [chosen.stored()])
@@ -482,7 +511,7 @@ class Manager:
         """Open and recent tables, for the lobby list."""
         out: dict[str, dict[str, Any]] = {}
         for t in self.tables.values():
-            if t.status in ("lobby", "playing"):
+            if t.status in ("lobby", "playing") and not t.settings.get("private"):
                 out[t.id] = t.info()
         try:
             recent = await asyncio.to_thread(self.store.recent, 50)
@@ -490,7 +519,7 @@ class Manager:
             log.exception("could not list the recent tables")
             raise LobbyError(UNAVAILABLE, 503) from None
         for stored in recent:
-            if stored.id not in out:
+            if stored.id not in out and not stored.settings.get("private"):
                 live = self.tables.get(stored.id)
                 if live is not None:
                     out[stored.id] = live.info()
@@ -545,7 +574,7 @@ class Manager:
         finally:
             conn.closed = True
         with contextlib.suppress(Exception):
-            await conn.ws.close(1008, "too slow")
+            await conn.ws.close(conn.close_code, "too slow" if conn.close_code == 1008 else None)
 
     async def disconnect(self, conn: Conn) -> None:
         table = conn.table
@@ -615,6 +644,8 @@ class Manager:
             await self._leave(table, conn, msg)
         elif msg.type == "rematch":
             await self._rematch(table, conn, msg)
+        elif msg.type == "host":
+            await host_command(self, conn, msg)
 
     async def _hello(self, conn: Conn, msg: ClientMessage) -> None:
         table = conn.table
@@ -635,6 +666,14 @@ class Manager:
             log.warning("table %s: could not read the chat", table.id, exc_info=True)
             chat = []
         async with table.lock:
+            if seat is None and not spectator_may_join(table, self.settings.max_connections):
+                # Seated players always get in; only watchers are capped, and sockets
+                # that never said hello do not count (they are closed at the deadline).
+                conn.send(error("too_many_connections", "this table has too many spectators"))
+                conn.close_code = 1013
+                with contextlib.suppress(asyncio.QueueFull):
+                    conn.queue.put_nowait(None)
+                return
             conn.authed = True
             conn.seat = seat
             if seat is not None:
@@ -659,15 +698,28 @@ class Manager:
     async def _chat(self, conn: Conn, msg: ClientMessage) -> None:
         table = conn.table
         assert msg.text is not None
+        text = check_chat(self, conn, msg)
         name = table.seats[conn.seat].name if conn.seat is not None else ""
         try:
             stamp = await asyncio.to_thread(
-                self.store.add_chat, table.id, conn.seat, name, msg.text
+                self.store.add_chat,
+                table.id,
+                conn.seat,
+                name,
+                text,
+                self.settings.limits.chat_keep,
             )
         except Exception:
             log.exception("table %s: could not save a chat line", table.id)
             raise ProtocolError("server_error", "could not save the message", msg.id) from None
-        line = {"type": "chat", "seat": conn.seat, "name": name, "text": msg.text, "time": stamp}
+        line = {
+            "type": "chat",
+            "seat": conn.seat,
+            "name": name,
+            "text": text,
+            "time": stamp,
+            "chatter": chatter_id(table, conn),
+        }
         async with table.lock:
             for c in table.conns:
                 if c.authed:
@@ -695,6 +747,10 @@ class Manager:
                 raise ProtocolError("server_error", "could not save the game", msg.id) from None
             table.game = game
             table.status = "playing"
+            now = time.monotonic()
+            for s in table.seats:
+                if s.kind == "person" and s.conns == 0 and s.away_since is None:
+                    s.away_since = now  # never connected: the away clock starts now
             game.collect_events()
             conn.send({"type": "ack", "seq": 0, **({"id": msg.id} if msg.id is not None else {})})
             self._broadcast_info(table)
@@ -707,6 +763,9 @@ class Manager:
             settings["rules"],
             settings["players"],
             options=settings.get("options") or {},
+            # 128 bits: a player's own cards must not single out the seed (and with it
+            # every hand and draw); the seed leaves the server only in the finished
+            # game's record.
             seed=int(seed) if seed is not None else fresh_seed(),
             deck=settings.get("deck"),
         )
@@ -757,6 +816,15 @@ class Manager:
                     "not_allowed", "a rematch is possible once the game is over", msg.id
                 )
             if table.rematch is None:
+                live = sum(1 for t in self.tables.values() if t.status in ("lobby", "playing"))
+                if live >= self.settings.max_tables:
+                    raise ProtocolError(
+                        "rate_limited", "the server has too many open tables; try later", msg.id
+                    )
+                open_ids = [t.id for t in self.tables.values() if t.status in ("lobby", "playing")]
+                refused = self.guard.may_create(conn.address, open_ids)
+                if refused is not None:  # a rematch is a new table of the asker's
+                    raise ProtocolError("rate_limited", refused[0], msg.id)
                 settings = {k: v for k, v in table.settings.items() if k not in ("seed", "deck")}
                 seats = [Seat(s.seat, s.kind, s.bot, s.name, s.token_hash) for s in table.seats]
                 new = Table(
@@ -791,6 +859,7 @@ class Manager:
                     if s.kind == "person":
                         s.away_since = now
                 self.tables[new.id] = new
+                self.guard.creators[new.id] = conn.address
                 table.rematch = new.id
                 self._start_pump(new)
             for c in table.conns:
@@ -1147,10 +1216,13 @@ class Manager:
         if not legal:
             return None
         try:
-            # In a worker thread: a searching bot may think for a while, and the server
-            # must go on serving other tables meanwhile. The table's lock is held, so
-            # the game does not change under it (the view is an immutable copy anyway).
-            choice = await asyncio.to_thread(agent.act, game.view(seat), legal, required)
+            # Off the event loop, in the bots' own pools (the database's threads stay
+            # free): a searching bot may think for a while, and the server must go on
+            # serving other tables meanwhile. The table's lock is held, so the game does
+            # not change under it (the view is an immutable copy anyway).
+            choice = await self.bots.decide(
+                self, table, seat, kind, game.view(seat), legal, required
+            )
         except Exception:
             log.exception("table %s: bot at seat %d failed", table.id, seat)
             choice = None

@@ -107,7 +107,8 @@ function onMessage(msg) {
       break;
     case "chat":
       T.chat.push(msg);
-      renderChat();
+      if (T.chat.length > CHAT_KEEP) T.chat.splice(0, T.chat.length - CHAT_KEEP);
+      appendChat(msg);
       if (T.ui.tab !== "chat") $("#tab-chat").classList.add("unread");
       break;
     case "rematch": {
@@ -257,6 +258,9 @@ function renderLobby() {
     if (!s.taken && T.seat === null) {
       row.append(el("button", { type: "button", class: "primary take-seat", text: t("take_seat"), onclick: () => takeSeat(s.seat) }));
     }
+    if (isHost() && s.kind === "person" && s.taken && s.seat !== T.seat) {
+      row.append(el("button", { type: "button", class: "secondary remove-seat", text: t("remove_player"), onclick: () => send({ type: "host", op: "remove", seat: s.seat }) }));
+    }
     return row;
   });
   const open = tb.seats.filter((s) => s.kind === "person" && !s.taken).length;
@@ -302,6 +306,7 @@ function renderLobby() {
         el("button", { type: "button", id: "btn-leave", class: "secondary", text: t("leave"), onclick: () => send({ type: "leave" }) })
       )
     );
+    if (isHost()) parts.push(hostControls(tb));
   } else if (T.seat === null && tb.status === "lobby") {
     parts.push(el("p", { class: "hint", text: open ? t("pick_seat") : t("table_full") }));
   }
@@ -309,6 +314,17 @@ function renderLobby() {
   const typed = $("#join-name") && $("#join-name").value;
   box.replaceChildren(...parts);
   if (typed && $("#join-name")) $("#join-name").value = typed;
+}
+
+function hostControls(tb) {
+  const box = (id, key, checked, op) =>
+    el(
+      "label",
+      { class: "host-option" },
+      el("input", { type: "checkbox", id, checked, onchange: (ev) => send({ type: "host", op, value: ev.target.checked }) }),
+      " " + t(key)
+    );
+  return el("div", { class: "host-controls" }, box("host-private", "private_table", !!tb.private, "private"), box("host-spectator-chat", "spectator_chat_on", tb.spectator_chat !== false, "spectator_chat"));
 }
 
 async function takeSeat(seat) {
@@ -926,15 +942,35 @@ function renderLog() {
   if (atEnd || true) list.scrollTop = list.scrollHeight;
 }
 
+// Lines kept on the page; a new line is appended (the list is not redrawn: a busy
+// chat would otherwise rebuild hundreds of elements per line).
+const CHAT_KEEP = 200;
+
+function chatLine(m) {
+  const who = m.seat === null || m.seat === undefined ? t("spectator") : m.name || Board.seatName(T.table, m.seat);
+  const li = el("li", null, el("b", { text: who + ": " }), m.text);
+  if (isHost() && m.chatter && m.chatter !== "s" + T.seat) {
+    li.append(" ", el("button", { type: "button", class: "link mute", text: t("mute"), onclick: () => send({ type: "host", op: "mute", chatter: m.chatter }) }));
+  }
+  return li;
+}
+
 function renderChat() {
   const list = $("#chat");
-  list.replaceChildren(
-    ...T.chat.map((m) => {
-      const who = m.seat === null || m.seat === undefined ? t("spectator") : m.name || Board.seatName(T.table, m.seat);
-      return el("li", null, el("b", { text: who + ": " }), m.text);
-    })
-  );
+  list.replaceChildren(...T.chat.map(chatLine));
   list.scrollTop = list.scrollHeight;
+}
+
+function appendChat(m) {
+  const list = $("#chat");
+  const atEnd = list.scrollTop + list.clientHeight >= list.scrollHeight - 30;
+  list.append(chatLine(m));
+  while (list.childElementCount > CHAT_KEEP) list.firstElementChild.remove();
+  if (atEnd) list.scrollTop = list.scrollHeight;
+}
+
+function isHost() {
+  return !!T.table && T.seat !== null && T.table.host === T.seat;
 }
 
 function showTab(tab) {

@@ -1,0 +1,310 @@
+"""Abuse limits and HTTP hardening for the web server.
+
+Everything here is about strangers on the network, not about the game: how many tables,
+sockets and chat lines one client address may have or send, which ``Host`` names the
+server answers to, the security headers of every response, and what text may reach
+other people's screens. The numbers live in :class:`Limits` (``Settings.limits``);
+``bohnanza serve`` sets them from its options (``docs/web.md``, "Limits").
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import time
+import unicodedata
+from collections import deque
+from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from fastapi.responses import JSONResponse
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+@dataclass(slots=True)
+class Limits:
+    """Per-address and server-wide limits. Times in seconds; 0 turns a limit off."""
+
+    create_per_minute: int = 5  # tables one address may create a minute
+    open_tables_per_address: int = 10  # lobby or playing tables one address created
+    ws_per_address: int = 50  # open WebSockets from one address
+    ws_total: int = 5000  # open WebSockets in all
+    hello_timeout: float = 5.0  # a socket that said no valid hello by then is closed
+    chat_per_minute: int = 20  # chat lines one address may send to one table a minute
+    chat_per_table_minute: int = 120  # chat lines a table takes a minute, all senders
+    chat_keep: int = 200  # chat lines stored per table (older ones are deleted)
+    lobby_expiry: float = 15 * 60.0  # a lobby table nobody is connected to is deleted
+    finished_grace: float = 60.0  # a finished game without connections leaves memory
+    trust_proxy: bool = False  # take the client address from X-Forwarded-For
+    # Host names (or addresses) the server answers to; empty: localhost names and the
+    # address a request arrived at (``--allowed-host``; "*" allows any).
+    allowed_hosts: tuple[str, ...] = ()
+    bot_threads: int = 2  # threads for the bots' decisions (apart from the database's)
+    search_processes: int = 2  # processes for the search bots' decisions
+    search_per_table: int = 3  # search bot seats one table may have
+    search_total: int = 12  # search seats playing at once at full budget, server-wide
+    search_fallback: float = 0.1  # seconds a search bot thinks beyond that
+
+
+class RateLimiter:
+    """At most ``count`` events per ``window`` seconds per key (a sliding window).
+
+    Keys that fell silent are forgotten when their window has passed, so a flood of
+    addresses costs memory only for as long as it lasts.
+    """
+
+    def __init__(self, count: int, window: float = 60.0) -> None:
+        self.count = count
+        self.window = window
+        self.hits: dict[str, deque[float]] = {}
+        self._swept = time.monotonic()
+
+    def allow(self, key: str, now: float | None = None) -> bool:
+        """Record one event for ``key`` if it is within the limit; False if not."""
+        if self.count <= 0:
+            return True
+        now = time.monotonic() if now is None else now
+        if now - self._swept > self.window:
+            self._sweep(now)
+        q = self.hits.setdefault(key, deque())
+        while q and q[0] <= now - self.window:
+            q.popleft()
+        if len(q) >= self.count:
+            return False
+        q.append(now)
+        return True
+
+    def retry_after(self, key: str, now: float | None = None) -> int:
+        now = time.monotonic() if now is None else now
+        q = self.hits.get(key)
+        if not q:
+            return 0
+        return max(1, int(q[0] + self.window - now + 0.999))
+
+    def _sweep(self, now: float) -> None:
+        self._swept = now
+        for key in [k for k, q in self.hits.items() if not q or q[-1] <= now - self.window]:
+            del self.hits[key]
+
+
+@dataclass(slots=True)
+class Guard:
+    """The server's counters of what each client address holds and does."""
+
+    limits: Limits
+    creations: RateLimiter = field(init=False)
+    chat: RateLimiter = field(init=False)
+    table_chat: RateLimiter = field(init=False)
+    sockets: dict[str, int] = field(default_factory=dict)
+    total_sockets: int = 0
+    creators: dict[str, str] = field(default_factory=dict)  # table id -> address
+
+    def __post_init__(self) -> None:
+        self.creations = RateLimiter(self.limits.create_per_minute)
+        self.chat = RateLimiter(self.limits.chat_per_minute)
+        self.table_chat = RateLimiter(self.limits.chat_per_table_minute)
+
+    def open_socket(self, address: str) -> str | None:
+        """Count a new WebSocket from ``address``; why not, if it may not open one."""
+        lim = self.limits
+        if lim.ws_total and self.total_sockets >= lim.ws_total:
+            return "the server has too many connections; try again later"
+        if lim.ws_per_address and self.sockets.get(address, 0) >= lim.ws_per_address:
+            return "too many connections from your address"
+        self.sockets[address] = self.sockets.get(address, 0) + 1
+        self.total_sockets += 1
+        return None
+
+    def close_socket(self, address: str) -> None:
+        left = self.sockets.get(address, 0) - 1
+        if left > 0:
+            self.sockets[address] = left
+        else:
+            self.sockets.pop(address, None)
+        self.total_sockets = max(0, self.total_sockets - 1)
+
+    def may_create(self, address: str, open_ids: Iterable[str]) -> tuple[str, int] | None:
+        """Why ``address`` may not create a table now and the seconds to wait, or None.
+
+        ``open_ids`` are the ids of the tables in the lobby or in play; a table is
+        counted against its creator's address while it is one of them.
+        """
+        lim = self.limits
+        if lim.open_tables_per_address:
+            live = set(open_ids)
+            mine = sum(1 for t, a in self.creators.items() if a == address and t in live)
+            for gone in [t for t in self.creators if t not in live]:
+                del self.creators[gone]
+            if mine >= lim.open_tables_per_address:
+                return ("too many open tables from your address; finish or leave one", 60)
+        if not self.creations.allow(address):
+            return ("too many tables created; wait a minute", self.creations.retry_after(address))
+        return None
+
+    def may_chat(self, address: str, table_id: str) -> bool:
+        if not self.table_chat.allow(table_id):
+            return False
+        return self.chat.allow(f"{table_id} {address}")
+
+
+def client_address(scope: Scope, trust_proxy: bool) -> str:
+    """The address a request comes from: the peer's, or with ``trust_proxy`` the last
+    address a reverse proxy appended to ``X-Forwarded-For`` (the one it saw; earlier
+    entries are the client's own say and prove nothing)."""
+    if trust_proxy:
+        for key, value in scope.get("headers", []):
+            if key == b"x-forwarded-for":
+                last = value.decode("latin-1").split(",")[-1].strip()
+                try:
+                    return str(ipaddress.ip_address(last))
+                except ValueError:
+                    break
+    client = scope.get("client")
+    return str(client[0]) if client else "unknown"
+
+
+# ------------------------------------------------------------------ text
+
+
+def clean_text(text: str) -> str:
+    """Text for other people's screens: without format characters (category Cf: the
+    bidirectional overrides and isolates, zero-width joiners and spaces) that can make
+    a line read other than what it holds, and without control characters."""
+    return "".join(ch for ch in text if unicodedata.category(ch) not in ("Cf", "Cc", "Cs"))
+
+
+def mask_url(url: str) -> str:
+    """A database URL fit to print or log: its password (if any) shown as ``***``."""
+    try:
+        from sqlalchemy.engine import make_url
+
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:
+        pass
+    # Not a URL SQLAlchemy reads: hide whatever sits between "user:" and "@".
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return url
+    auth, at, host = rest.rpartition("@")
+    if not at:
+        return url
+    user = auth.split(":", 1)[0]
+    return f"{scheme}://{user}:***@{host}" if ":" in auth else url
+
+
+def hide_password(text: str, url: str) -> str:
+    """``text`` (an error message, say) with the password of ``url`` masked wherever it
+    occurs, the URL itself included."""
+    try:
+        from sqlalchemy.engine import make_url
+
+        password = make_url(url).password
+    except Exception:
+        _scheme, sep, rest = url.partition("://")
+        auth = rest.rpartition("@")[0] if sep else ""
+        password = auth.split(":", 1)[1] if ":" in auth else None
+    text = text.replace(url, mask_url(url))
+    if password:
+        text = text.replace(str(password), "***")
+    return text
+
+
+# ------------------------------------------------------------------ HTTP hardening
+
+#: Every response's security headers: no scripts but the server's own files, no framing
+#: (clickjacking), no guessing of content types, no Referer (it would carry table ids).
+SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
+    (
+        b"content-security-policy",
+        b"default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+        b"img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; "
+        b"form-action 'self'; frame-ancestors 'none'",
+    ),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"x-frame-options", b"DENY"),
+)
+
+LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
+
+
+def host_name(value: str) -> str:
+    """The host part of a ``Host`` header, lower case, without port or brackets."""
+    value = value.strip().lower()
+    if value.startswith("["):
+        return value[1:].split("]", 1)[0]
+    if value.count(":") == 1:
+        value = value.split(":", 1)[0]
+    return value.rstrip(".")
+
+
+def host_allowed(scope: Scope, allowed: tuple[str, ...]) -> bool:
+    """Whether the request's ``Host`` names this server.
+
+    A page on an attacker's domain whose name they re-point at 127.0.0.1 (DNS
+    rebinding) reaches a local server as same-origin; it still sends its own name as
+    ``Host``, which is refused here. Accepted: the names in ``allowed`` (``*``: any;
+    ``.example.org``: the domain and its subdomains) or, when none are given, localhost
+    names and the address the connection arrived at.
+    """
+    hosts = [
+        host_name(value.decode("latin-1"))
+        for key, value in scope.get("headers", [])
+        if key == b"host"
+    ]
+    # Exactly one Host: with two, a proxy and the server could each read another.
+    return len(hosts) == 1 and _name_allowed(hosts[0], scope, allowed)
+
+
+def _name_allowed(host: str, scope: Scope, allowed: tuple[str, ...]) -> bool:
+    if allowed:
+        for name in allowed:
+            name = name.lower()
+            if name == "*" or host == name.strip("[]"):
+                return True
+            if name.startswith(".") and (host == name[1:] or host.endswith(name)):
+                return True
+        return False
+    if host in LOCAL_HOSTS or host.endswith(".localhost"):
+        return True
+    server = scope.get("server")
+    return server is not None and host == str(server[0]).lower()
+
+
+class Hardening:
+    """ASGI middleware: refuse unknown ``Host`` names (400, or a refused WebSocket
+    handshake) and add the security headers to every HTTP response."""
+
+    def __init__(self, app: ASGIApp, limits: Limits) -> None:
+        self.app = app
+        self.limits = limits
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        kind = scope["type"]
+        if kind not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        if not host_allowed(scope, self.limits.allowed_hosts):
+            if kind == "websocket":
+                await send({"type": "websocket.close", "code": 4400})
+                return
+            response = JSONResponse({"error": "unknown host name"}, status_code=400)
+            await response(scope, receive, self._with_headers(send))
+            return
+        await self.app(scope, receive, self._with_headers(send) if kind == "http" else send)
+
+    @staticmethod
+    def _with_headers(send: Send) -> Send:
+        async def wrapped(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                names = {k.lower() for k, _ in message.get("headers", [])}
+                extra = [(k, v) for k, v in SECURITY_HEADERS if k not in names]
+                message["headers"] = [*message.get("headers", []), *extra]
+            await send(message)
+
+        return wrapped
