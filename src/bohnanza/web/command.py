@@ -53,6 +53,18 @@ import click
     help="A web origin (https://example.org) whose pages may open the game's WebSockets, "
     "besides this server's own; repeatable. Others are refused (cross-site WebSockets).",
 )
+@click.option(
+    "--public",
+    is_flag=True,
+    help="Listen on every network interface (same as --host 0.0.0.0) and print the "
+    "addresses friends on the network can open.",
+)
+@click.option(
+    "--trust-proxy",
+    is_flag=True,
+    help="Behind a reverse proxy (Caddy, nginx): believe its X-Forwarded-Host and "
+    "X-Forwarded-Proto headers when building invite links. Only with a proxy in front.",
+)
 @click.option("--testing", is_flag=True, hidden=True, help="Allow fixed seeds and decks.")
 @click.option("--log-level", default="warning", show_default=True, hidden=True)
 def serve(
@@ -63,6 +75,8 @@ def serve(
     bot_delay: float,
     bot_grace: float,
     allow_origins: tuple[str, ...],
+    public: bool,
+    trust_proxy: bool,
     testing: bool,
     log_level: str,
 ) -> None:
@@ -72,6 +86,7 @@ def serve(
         from sqlalchemy.engine import make_url
 
         from .app import create_app
+        from .invite import listen_addresses
         from .protocol import MAX_FRAME
         from .store import Store
         from .tables import Settings, default_database_url
@@ -79,6 +94,8 @@ def serve(
         raise click.ClickException(
             f"the web app needs its extra ({exc.name} is missing): pip install 'bohnanza[web]'"
         ) from None
+    if public:
+        host = "0.0.0.0"
     if not 0 <= port <= 65535:
         raise click.BadParameter(f"port must be 0 to 65535, not {port}", param_hint="--port")
     url = database_url or default_database_url()
@@ -97,8 +114,12 @@ def serve(
     except OSError as exc:
         store.close()
         raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    actual = sock.getsockname()[1]
+    addresses = listen_addresses(host, actual)
     settings = Settings(
         database_url=url,
+        public_addresses=tuple(addresses),
+        trust_proxy=trust_proxy,
         away_timeout=away_timeout,
         bot_delay=bot_delay,
         bot_grace=bot_grace,
@@ -117,10 +138,14 @@ def serve(
         # saved are a few KB a minute per player.
         ws_per_message_deflate=False,
         timeout_graceful_shutdown=3,
+        proxy_headers=trust_proxy,
+        forwarded_allow_ips="*" if trust_proxy else None,
     )
-    actual = sock.getsockname()[1]
-    shown_host = f"[{host}]" if ":" in host else host
-    click.echo(f"Bohnanza is running: open http://{shown_host}:{actual}/")
+    click.echo(f"Bohnanza is running: open {addresses[0]}")
+    for other in addresses[1:]:
+        click.echo(f"  friends on your network: {other}")
+    if len(addresses) == 1 and host not in ("0.0.0.0", "::"):
+        click.echo("  (only this machine can connect; --public lets friends on your network in)")
     click.echo(f"database: {shown}  (Ctrl-C stops the server)")
     sys.stdout.flush()
     tune_gc()

@@ -41,8 +41,10 @@ from ..errors import BohnanzaError, ConfigError, IllegalAction, RecordError
 from ..events import Event
 from ..game import TRADE, Game
 from ..records import make_record
+from ..refusals import explain
 from ..rules import make_config
 from ..views import SeatView, View, make_view
+from .clocks import Clocks, parse_clock
 from .protocol import (
     MAX_MESSAGE,
     ClientMessage,
@@ -97,6 +99,10 @@ class Settings:
     # own; a browser's cross-site WebSocket would otherwise act with the visitor's tokens.
     allowed_origins: tuple[str, ...] = ()
     max_connections: int = 200  # open WebSockets per table (players, spectators, tabs)
+    # Invites (web/invite.py): the addresses a public server printed, and whether the
+    # X-Forwarded-Host/-Proto headers of a reverse proxy are believed.
+    public_addresses: tuple[str, ...] = ()
+    trust_proxy: bool = False
 
 
 def hash_token(token: str) -> str:
@@ -214,6 +220,7 @@ class Table:
     pump: asyncio.Task[None] | None = None
     agents: dict[tuple[int, str], Agent] = field(default_factory=dict)
     trade: TradeState | None = None
+    clocks: Clocks | None = None  # the players' time banks (web/clocks.py), if any
     touched: float = field(default_factory=time.monotonic)
     # A write failed: it may still have been committed (a connection lost while the
     # commit was under way), so the stored record is read back before the next write.
@@ -231,6 +238,7 @@ class Table:
             "players": s["players"],
             "options": s.get("options", {}),
             "trade_limit": s.get("trade_limit", 0),
+            "clock": s.get("clock", "none"),
             "status": self.status,
             "created": self.created,
             "seats": [seat.public() for seat in self.seats],
@@ -358,6 +366,7 @@ class Manager:
         name: str,
         seed: int | None = None,
         deck: list[str | int] | None = None,
+        clock: str = "none",
     ) -> tuple[Table, int, str]:
         """A new table in the lobby; its creator takes the first seat for a person."""
         live = sum(1 for t in self.tables.values() if t.status in ("lobby", "playing"))
@@ -386,6 +395,12 @@ class Manager:
             raise LobbyError("a table needs at least one seat for a person")
         if not 0 <= trade_limit <= 3600:
             raise LobbyError("the trading time limit is 0 (none) to 3600 seconds")
+        try:
+            clock_spec = parse_clock(clock, self.settings.testing)
+        except ValueError as exc:
+            raise LobbyError(str(exc)) from None
+        if clock_spec is not None and trade_limit == 0:
+            trade_limit = clock_spec.trade
         if (seed is not None or deck is not None) and not self.settings.testing:
             raise LobbyError("seed and deck can only be fixed on a test server")
         settings: dict[str, Any] = {
@@ -394,6 +409,8 @@ class Manager:
             "options": dict(options),
             "trade_limit": trade_limit,
         }
+        if clock_spec is not None:
+            settings["clock"] = clock
         if seed is not None:
             settings["seed"] = seed
         if deck is not None:
@@ -828,12 +845,12 @@ class Manager:
             try:
                 game.check(seat, action)
             except IllegalAction as exc:
-                conn.send(error("illegal", str(exc), msg.id, exc.rule))
+                conn.send(refusal_message(game, seat, action, exc, msg.id))
                 return
             try:
                 events = await self._commit(table, seat, action)
             except IllegalAction as exc:
-                conn.send(error("illegal", str(exc), msg.id, exc.rule))
+                conn.send(refusal_message(game, seat, action, exc, msg.id))
                 return
             except Exception:
                 log.exception("table %s: could not save an action", table.id)
@@ -924,6 +941,7 @@ class Manager:
             if seat is not None
             else [],
         }
+        out.update(self._clock_view(table))
         if log:
             out["log"] = [e.for_seat(seat) for e in table.events[-LOG_ON_CONNECT:]]
         if full or log:
@@ -962,7 +980,8 @@ class Manager:
 
     def _after(self, table: Table, events: Sequence[Event]) -> None:
         """Tell everybody about a committed action, then let the pump look again."""
-        self._broadcast_state(table, events)
+        notes = self._clock_tick(table, time.monotonic())
+        self._broadcast_state(table, [*events, *notes])
         if table.status == "over":
             self._broadcast_info(table)
         table.kick.set()
@@ -972,6 +991,47 @@ class Manager:
         for conn in table.conns:
             if conn.authed and conn is not skip:
                 conn.send(info)
+
+    # ------------------------------------------------------------------ clocks
+
+    def _clock_tick(self, table: Table, now: float) -> list[Event]:
+        """Bring the table's clocks up to ``now`` (web/clocks.py); the timeout notes it
+        returns are in the log already."""
+        game = table.game
+        if game is None:
+            return []
+        if game.phase == TRADE and not game.over:
+            if table.trade is None or table.trade.turn != game.turn:
+                table.trade = TradeState(game.turn, now)
+        if table.clocks is None:
+            spec = parse_clock(str(table.settings.get("clock") or "none"), True)
+            if spec is None:
+                return []
+            people = frozenset(s.seat for s in table.seats if s.kind == "person")
+            table.clocks = Clocks.new(spec, game.players, people)
+        table.clocks.people = frozenset(s.seat for s in table.seats if s.kind == "person")
+        notes = table.clocks.update(game, now)
+        table.events += notes
+        return notes
+
+    def _clock_view(self, table: Table) -> dict[str, Any]:
+        """The clocks and the trading countdown, for a ``state`` message."""
+        game = table.game
+        out: dict[str, Any] = {}
+        now = time.monotonic()
+        if table.clocks is not None:
+            out["clock"] = table.clocks.snapshot(now)
+        limit = float(table.settings.get("trade_limit") or 0)
+        ts = table.trade
+        if (
+            limit > 0
+            and game is not None
+            and game.phase == TRADE
+            and ts is not None
+            and ts.turn == game.turn
+        ):
+            out["trade_left"] = round(max(0.0, ts.started + limit - now), 1)
+        return out
 
     # ------------------------------------------------------------------ the pump
 
@@ -1035,7 +1095,15 @@ class Manager:
         game = table.game
         assert game is not None
         wakes: list[float] = []
+        notes = self._clock_tick(table, now)
+        if notes:  # "time ran out: the bot plays for ...", before the bot's move
+            self._broadcast_state(table, notes)
         bots = self._bot_seats(table, now, wakes)
+        if table.clocks is not None:
+            bots |= table.clocks.bot_seats(game)
+            due = table.clocks.due()
+            if due is not None:
+                wakes.append(due)
         if game.pending is not None:
             seat = game.pending[0]
             if seat in bots:
@@ -1057,6 +1125,9 @@ class Manager:
         limit = float(table.settings.get("trade_limit") or 0)
         if limit > 0:
             if now >= ts.started + limit:
+                note = Event("trade_time_up", game.active, {}, None)
+                table.events.append(note)
+                self._broadcast_state(table, [note])
                 return (game.active, Action.end_trading(), True), None
             wakes.append(ts.started + limit)
         # An offer to a bot gets an answer at once (accept or decline, the bot's choice;
@@ -1213,6 +1284,17 @@ class Manager:
         if table.status != "over" or table.game is None:
             raise LobbyError("the record is shown once the game is over", 403)
         return make_record(table.game, table.actions, self._record_seats(table))
+
+
+def refusal_message(
+    game: Game, seat: int, action: Action, exc: IllegalAction, msg_id: str | int | None
+) -> dict[str, Any]:
+    """An ``illegal`` error with the refusal as data (``refusal``: code, rule, 1-based
+    params), so that the page words it in its own language; ``message`` stays the
+    engine's English for programs."""
+    out = error("illegal", str(exc), msg_id, exc.rule)
+    out["refusal"] = explain(game, seat, action, exc).to_json()
+    return out
 
 
 def card_table(game: Game) -> list[list[str]]:
