@@ -47,6 +47,7 @@ _T = ActionType
 #: Events that report the card a draw took (logged before that draw's run-out).
 _CARD_EVENTS = frozenset(("draw", "turn_over", "reveal"))
 
+
 class Game:
     """A game in progress. Create with :meth:`Game.new`; drive with :meth:`apply`."""
 

@@ -100,9 +100,7 @@ class Clocks:
 
     def due(self) -> float | None:
         """When the next running bank runs out (monotonic)."""
-        times = [
-            since + self.banks[s] for s, since in self.running.items() if s not in self.out
-        ]
+        times = [since + self.banks[s] for s, since in self.running.items() if s not in self.out]
         return min(times, default=None)
 
     def snapshot(self, now: float) -> dict[str, Any]:

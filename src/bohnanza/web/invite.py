@@ -38,10 +38,8 @@ def lan_addresses() -> list[str]:
 
 def listen_addresses(host: str, port: int) -> list[str]:
     """Every ``http://address:port/`` a browser may use to reach a server on ``host``."""
-    if host in ("0.0.0.0", "::", ""):
-        hosts = ["127.0.0.1", *lan_addresses()]
-    else:
-        hosts = [host]
+    wildcard = host in ("0.0.0.0", "::", "")
+    hosts = ["127.0.0.1", *lan_addresses()] if wildcard else [host]
     return [f"http://{f'[{h}]' if ':' in h else h}:{port}/" for h in hosts]
 
 

@@ -22,7 +22,17 @@ MAX_NAME = 40
 MAX_TOKEN = 200
 MAX_ID = 64
 
-CLIENT_TYPES = ("hello", "action", "chat", "start", "leave", "rematch", "ping")
+CLIENT_TYPES = (
+    "hello",
+    "action",
+    "chat",
+    "start",
+    "leave",
+    "rematch",
+    "rematch_join",
+    "rematch_decline",
+    "ping",
+)
 
 
 class ProtocolError(Exception):

@@ -78,7 +78,8 @@ def render_markdown(text: str) -> str:
                 i += 1
             head = "".join(f"<th>{_inline(c)}</th>" for c in rows[0])
             body = "".join(
-                "<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in row) + "</tr>" for row in rows[1:]
+                "<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in row) + "</tr>"
+                for row in rows[1:]
             )
             out.append(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
         elif line.startswith("- "):
@@ -102,11 +103,7 @@ def render_markdown(text: str) -> str:
         else:
             para = [line.strip()]
             i += 1
-            while (
-                i < len(lines)
-                and lines[i].strip()
-                and not lines[i].startswith(("#", "|", "- "))
-            ):
+            while i < len(lines) and lines[i].strip() and not lines[i].startswith(("#", "|", "- ")):
                 para.append(lines[i].strip())
                 i += 1
             out.append(f"<p>{_inline(' '.join(para))}</p>")

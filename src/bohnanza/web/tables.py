@@ -631,6 +631,10 @@ class Manager:
             await self._leave(table, conn, msg)
         elif msg.type == "rematch":
             await self._rematch(table, conn, msg)
+        elif msg.type == "rematch_join":
+            await self._rematch_join(table, conn, msg)
+        elif msg.type == "rematch_decline":
+            await self._rematch_decline(table, conn, msg)
 
     async def _hello(self, conn: Conn, msg: ClientMessage) -> None:
         table = conn.table
@@ -767,6 +771,13 @@ class Manager:
                 table.kick.set()
 
     async def _rematch(self, table: Table, conn: Conn, msg: ClientMessage) -> None:
+        """Propose a rematch: a new table in the lobby with the same settings and bots.
+
+        Its proposer takes their old seat there at once; every other person is invited
+        (``rematch_invite``) and joins or declines by choice (``rematch_join``,
+        ``rematch_decline``: a bot then takes the seat); spectators stay where they are.
+        """
+        assert conn.seat is not None
         async with table.lock:
             if table.status != "over":
                 raise ProtocolError(
@@ -774,24 +785,22 @@ class Manager:
                 )
             if table.rematch is None:
                 settings = {k: v for k, v in table.settings.items() if k not in ("seed", "deck")}
-                seats = [Seat(s.seat, s.kind, s.bot, s.name, s.token_hash) for s in table.seats]
+                seats = [
+                    Seat(s.seat, s.kind, s.bot, "")
+                    if s.kind == "person"
+                    else Seat(s.seat, s.kind, s.bot, s.name)
+                    for s in table.seats
+                ]
                 new = Table(
                     id=new_id(),
                     created=time.time(),
-                    status="playing",
+                    status="lobby",
                     settings=settings,
                     seats=seats,
                     rematch_of=table.id,
                 )
-                game = self._new_game(settings)
-                setup = make_record(game, [], self._record_seats(new))
                 stored = StoredTable(
-                    new.id,
-                    new.created,
-                    "playing",
-                    settings,
-                    [s.stored() for s in seats],
-                    setup=setup,
+                    new.id, new.created, "lobby", settings, [s.stored() for s in seats]
                 )
                 try:
                     await asyncio.to_thread(self.store.set_rematch, table.id, stored)
@@ -800,22 +809,59 @@ class Manager:
                     raise ProtocolError(
                         "server_error", "could not save; try again", msg.id
                     ) from None
-                game.collect_events()
-                new.game = game
-                now = time.monotonic()
-                for s in new.seats:
-                    if s.kind == "person":
-                        s.away_since = now
                 self.tables[new.id] = new
                 table.rematch = new.id
-                self._start_pump(new)
+                for c in table.conns:
+                    if c.authed and c.seat is not None and c.seat != conn.seat:
+                        c.send({"type": "rematch_invite", "table": new.id, "from": conn.seat})
+                self._broadcast_info(table)
+        await self._rematch_join(table, conn, msg)
+
+    async def _rematch_table(self, table: Table, msg: ClientMessage) -> Table:
+        new = await self.get(table.rematch) if table.rematch is not None else None
+        if new is None:
+            raise ProtocolError("not_allowed", "there is no rematch to answer", msg.id)
+        return new
+
+    async def _rematch_join(self, table: Table, conn: Conn, msg: ClientMessage) -> None:
+        """Take one's old seat at the rematch (a fresh token, sent to this connection)."""
+        assert conn.seat is not None
+        new = await self._rematch_table(table, msg)
+        seat = table.seats[conn.seat]
+        taken = new.seats[conn.seat]
+        if taken.kind == "person" and taken.token_hash is not None:
+            raise ProtocolError("not_allowed", "that seat at the rematch is taken", msg.id)
+        if new.status != "lobby" or taken.kind != "person":
+            raise ProtocolError("not_allowed", "the rematch has no seat for you", msg.id)
+        try:
+            _number, token = await self.join(new, seat.name, conn.seat)
+        except LobbyError as exc:
+            raise ProtocolError("not_allowed", exc.message, msg.id) from None
+        answer: dict[str, Any] = {"type": "rematch", "table": new.id, "token": token}
+        if msg.id is not None:
+            answer["id"] = msg.id
+        conn.send(answer)
+
+    async def _rematch_decline(self, table: Table, conn: Conn, msg: ClientMessage) -> None:
+        """Decline the rematch: a bot takes this player's seat there."""
+        assert conn.seat is not None
+        new = await self._rematch_table(table, msg)
+        async with new.lock:
+            seat = new.seats[conn.seat]
+            if new.status != "lobby" or seat.kind != "person" or seat.token_hash is not None:
+                raise ProtocolError("not_allowed", "that seat at the rematch is taken", msg.id)
+            seat.kind, seat.bot = "bot", self.settings.substitute
+            try:
+                await asyncio.to_thread(self.store.save_seats, new.id, [seat.stored()])
+            except Exception:
+                seat.kind, seat.bot = "person", ""
+                raise ProtocolError("server_error", "could not save; try again", msg.id) from None
+            self._broadcast_info(new)
+        notice = {"type": "rematch_declined", "seat": conn.seat, "table": new.id}
+        async with table.lock:
             for c in table.conns:
                 if c.authed:
-                    answer: dict[str, Any] = {"type": "rematch", "table": table.rematch}
-                    if c is conn and msg.id is not None:
-                        answer["id"] = msg.id
-                    c.send(answer)
-            self._broadcast_info(table)
+                    c.send(notice if c is not conn or msg.id is None else {**notice, "id": msg.id})
 
     # ------------------------------------------------------------------ actions
 
@@ -1000,9 +1046,9 @@ class Manager:
         game = table.game
         if game is None:
             return []
-        if game.phase == TRADE and not game.over:
-            if table.trade is None or table.trade.turn != game.turn:
-                table.trade = TradeState(game.turn, now)
+        stale = table.trade is None or table.trade.turn != game.turn
+        if game.phase == TRADE and not game.over and stale:
+            table.trade = TradeState(game.turn, now)
         if table.clocks is None:
             spec = parse_clock(str(table.settings.get("clock") or "none"), True)
             if spec is None:
