@@ -376,3 +376,36 @@ def test_pass_is_offered_only_in_other_players_trading() -> None:
     game = Game.new("classic", 4, seed=12)
     assert Session(game, 2, "random", choose).term.play()
     assert kinds == {(True, True), (False, False)}
+
+
+# ---------------------------------------------------------------------- issue 13 slips
+
+
+def test_menus_fit_80_columns_list_each_choice_once_and_count_coins_right() -> None:
+    # Random choices through whole games (5 players: many offer partners; fasolki with a
+    # module), checking every menu printed on the way.
+    rng = random.Random(13)
+
+    def pick(term: TerminalGame, prompt: str) -> str:
+        return str(rng.randint(1, max(1, len(term.menu))))
+
+    for rules, players in (("classic", 5), ("fasolki+fasolufka", 4)):
+        game = Game.new(rules, players, seed=21)
+        session = Session(game, 1, "random", pick)
+        assert session.term.play()
+        menu: list[str] = []
+        for line in [*session.lines, "end"]:
+            if re.match(r"^  +\d+\. ", line):
+                menu.append(line.split(". ", 1)[1])
+            elif menu and not line.startswith(" "):
+                assert len(menu) == len(set(menu)), menu  # no repeated choices (phase 3)
+                menu = []
+            if line.startswith(("  Ready-made", "     ")) or re.match(r"^ +\d+ → ", line):
+                assert len(line) <= 80, line
+        assert not re.search(r"\b1 coins\b", session.text)
+        assert re.search(r"\b\d+ coins?\b", session.text)
+
+
+def test_bench_refuses_zero_games() -> None:
+    result = CliRunner().invoke(main, ["bench", "--games", "0"])
+    assert result.exit_code == 2 and "0 is not in the range" in result.output

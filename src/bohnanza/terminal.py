@@ -422,7 +422,14 @@ class TerminalGame:
             entries += main
             entries += _grouped_offers([a for a in legal if a.type is _T.PROPOSE])
         else:
-            entries += legal
+            # Equal choices (two received Chilis onto the same field, say) read the same:
+            # one line each, the first of them stands for all.
+            seen: set[str] = set()
+            for a in legal:
+                text = self.describe(a, view)
+                if text not in seen:
+                    seen.add(text)
+                    entries.append(a)
         return entries
 
     def _menu_text(self, view: View) -> str:
@@ -440,8 +447,8 @@ class TerminalGame:
                 lines.append(f"  {k:>2}. {self.describe(entry, view)}")
         if offers:
             lines.append(
-                "  Ready-made offers (the number picks the partner), or type your own "
-                "(e.g. offer 2 give 1 want chili:1):"
+                "  Ready-made offers (the number picks the partner), or your own "
+                "(? shows how):"
             )
             rows: dict[str, list[tuple[int, int]]] = {}
             for k, a in offers:
@@ -454,14 +461,19 @@ class TerminalGame:
                     "(the number picks the partner)", f"to {self._seat(to)}"
                 )
                 cells = [f"{picks[0][0]:>3}. {label}" for label, picks in rows.items()]
-                lines += _columns(cells, width=100, indent=2)
+                lines += _columns(cells, width=_WIDTH, indent=2)
             else:
-                width = max(len(label) for label in rows)
+                # One row per offer's terms, its partners after it, wrapped by whole
+                # items so that no line is longer than the terminal (80 columns).
                 for label, picks in rows.items():
-                    lines.append(
-                        f"     {label:<{width}}   "
-                        + "   ".join(f"{k:>2} → {self._seat(to)}" for k, to in picks)
-                    )
+                    items = [f"{k:>2} → {self._seat(to)}" for k, to in picks]
+                    line = f"     {label}:"
+                    for item in items:
+                        if len(line) + 3 + len(item) > _WIDTH:
+                            lines.append(line)
+                            line = "        "
+                        line += ("   " if line.strip() else "") + item
+                    lines.append(line)
         return "\n".join(lines)
 
     def describe(self, entry: MenuEntry, view: View) -> str:
@@ -485,7 +497,10 @@ class TerminalGame:
             coins = me.payouts[a.field]
             return f"harvest field {a.field} ({self._field(cards)} → {_count(coins, 'coin')})"
         if t is _T.BUY_FIELD:
-            return f"buy a third field for {self.config.field_price} coins (you have {me.coins})"
+            return (
+                f"buy a third field for {_count(self.config.field_price, 'coin')} "
+                f"(you have {me.coins})"
+            )
         if t is _T.END_TRADING:
             if view.drawn:
                 kept = ", ".join(self._card(c) for c in view.drawn)
@@ -658,14 +673,14 @@ class TerminalGame:
         lines.append(
             f"Draw pile {view.draw_size} · discard pile {view.discard_size}{top} · "
             f"{runouts} · third fields left {view.third_fields_left} "
-            f"({cfg.field_price} coins)"
+            f"({_count(cfg.field_price, 'coin')})"
         )
         names = self.names
         width = max(len(n) for n in names.values())
         for s in view.seats:
             head = (
                 f"  {'*' if s.seat == view.active else ' '}seat {s.seat} {names[s.seat]:<{width}} "
-                f"{s.coins:>2} coins, hand {s.hand_size:>2} │"
+                f"{_count(s.coins, 'coin'):>8}, hand {s.hand_size:>2} │"
             )
             fields = "  ".join(
                 f"[{i}] {self._field(f)}" + (f" pays {p}" if f else "")
@@ -798,7 +813,7 @@ class TerminalGame:
                 + extra
             )
         if t == "buy_field":
-            return f"{who(seat, 'buy')} a third field for {e['price']} coins"
+            return f"{who(seat, 'buy')} a third field for {_count(int(e['price']), 'coin')}"
         if t == "offer":
             give = [self._shown(g.get("card"), g) for g in e.get("give", [])]
             if "give_cards" in e:  # one's own offer: the cards are known
@@ -897,7 +912,7 @@ class TerminalGame:
             who = self.names[s]
             mark = "  winner" if s in res["winners"] else ""
             self.write(
-                f"  seat {s} ({who:<7}) {res['scores'][s]:>3} coins, "
+                f"  seat {s} ({who:<7}) {_count(res['scores'][s], 'coin'):>9}, "
                 f"{len(g.hands[s])} cards in hand{mark}"
             )
         winners = res["winners"]
@@ -925,6 +940,10 @@ class TerminalGame:
             raise click.ClickException(f"cannot save the record to {path}: {exc}") from None
         what = "Record" if self.game.over else "Record of the unfinished game"
         self.write(f"{what} saved to {path}")
+
+
+#: The terminal's width: menus are laid out to fit 80 columns.
+_WIDTH = 80
 
 
 def _count(n: int, noun: str) -> str:
