@@ -447,8 +447,7 @@ class TerminalGame:
                 lines.append(f"  {k:>2}. {self.describe(entry, view)}")
         if offers:
             lines.append(
-                "  Ready-made offers (the number picks the partner), or your own "
-                "(? shows how):"
+                "  Ready-made offers (the number picks the partner), or your own (? shows how):"
             )
             rows: dict[str, list[tuple[int, int]]] = {}
             for k, a in offers:

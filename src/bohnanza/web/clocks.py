@@ -36,14 +36,15 @@ CLOCK_NAMES = ("none", *PRESETS)
 
 def parse_clock(value: str, testing: bool) -> ClockSpec | None:
     """The spec of a clock setting; ``custom:BANK,INCREMENT,TRADE`` on test servers only.
-    Raises ValueError for anything else."""
+    Raises ValueError for anything else. Every clock limits phase 2, so that a timed-out
+    active player (whom the bot does not trade for) cannot stall it."""
     if value in ("", "none"):
         return None
     if value in PRESETS:
         return PRESETS[value]
     if testing and value.startswith("custom:"):
         bank, inc, trade = (float(x) for x in value[7:].split(","))
-        if bank <= 0 or inc < 0 or not 0 <= trade <= 3600:
+        if bank <= 0 or inc < 0 or not 1 <= trade <= 3600:
             raise ValueError("bad custom clock")
         return ClockSpec(bank, inc, int(trade))
     raise ValueError(f"the clock is one of {', '.join(CLOCK_NAMES)}, not {value!r}")

@@ -718,6 +718,7 @@ class Manager:
             game.collect_events()
             conn.send({"type": "ack", "seq": 0, **({"id": msg.id} if msg.id is not None else {})})
             self._broadcast_info(table)
+            self._clock_tick(table, time.monotonic())
             self._broadcast_state(table, [], full=True)
             self._start_pump(table)
 
