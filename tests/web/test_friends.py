@@ -138,7 +138,7 @@ def test_a_clock_runs_out_and_the_bot_plays_for_the_idle_player(
     events = [e for m in seen if m["type"] == "state" for e in m["events"]]
     assert time.monotonic() - started >= 1.2
     timeout = events.index({"type": "clock_timeout", "seat": 0})
-    assert [e for e in events[timeout:] if e["type"] == "plant"][0]["seat"] == 0
+    assert next(e for e in events[timeout:] if e["type"] == "plant")["seat"] == 0
     # Phase 2 has a countdown for everybody; it ends trading when it runs out.
     trade = states_until(a, lambda m: m["view"]["phase"] == "trade")[-1]
     assert 0 < trade["trade_left"] <= 2
