@@ -126,7 +126,10 @@ function onMessage(msg) {
       alertMe(t("alert.rematch", { name: Board.seatName(T.table, msg.from) }));
       break;
     case "rematch_declined":
-      if (msg.seat === T.seat) T.invite = null;
+      if (msg.seat === T.seat) {
+        T.invite = null;
+        localStorage.setItem("bohnanza.declined." + msg.table, "1");
+      }
       B.toast(t("rematch_declined", { name: Board.seatName(T.table, msg.seat) }));
       T.log.push({ type: "rematch_declined", seat: msg.seat });
       renderLog();
@@ -640,7 +643,8 @@ function renderOver() {
   const box = el("section", { id: "game-over", class: "game-over" }, el("h2", { text: t("final_scores") }), Board.scores(T.table, v));
   const buttons = el("div", { class: "buttons" });
   buttons.append(el("a", { class: "button secondary", id: "replay-link", href: "/replay/" + encodeURIComponent(T.id), text: t("replay") }));
-  if (T.table.rematch && T.seat !== null && !B.getToken(T.table.rematch)) {
+  const answered = T.table.rematch && (B.getToken(T.table.rematch) || localStorage.getItem("bohnanza.declined." + T.table.rematch));
+  if (T.table.rematch && T.seat !== null && !answered) {
     // Invited: join by choice, or decline (a bot takes the seat there).
     box.append(el("p", { class: "invite", id: "rematch-invite", text: t("rematch_invited", { name: T.invite ? Board.seatName(T.table, T.invite.from) : "" }) }));
     buttons.append(
