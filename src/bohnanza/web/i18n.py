@@ -581,7 +581,9 @@ EN_MORE: dict[str, str] = {
     "your_turn": "Your turn",
     "offer_for_you": "An offer for you",
     "sound": "Sound",
-    "notify": "Notify",
+    "notify": "Notifications when this tab is hidden",
+    "on": "on",
+    "off": "off",
     "rules_title": "Rules",
     "alert.rematch": "{name} proposes a rematch",
     "rematch_invited": "{name} proposes a rematch. Join it, or decline (a bot then takes "
@@ -646,7 +648,9 @@ PL_MORE: dict[str, str] = {
     "your_turn": "Twoja kolej",
     "offer_for_you": "Oferta dla Ciebie",
     "sound": "Dźwięk",
-    "notify": "Powiadomienia",
+    "notify": "Powiadomienia, gdy karta jest w tle",
+    "on": "włączone",
+    "off": "wyłączone",
     "rules_title": "Zasady",
     "alert.rematch": "{name} proponuje rewanż",
     "rematch_invited": "{name} proponuje rewanż. Dołącz albo odmów (wtedy Twoje miejsce "

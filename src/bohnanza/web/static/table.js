@@ -586,10 +586,15 @@ function beep() {
 function alertToggles() {
   const sound = localStorage.getItem("bohnanza.sound") === "1";
   const notify = localStorage.getItem("bohnanza.notify") === "1";
-  $("#btn-sound").textContent = (sound ? "🔔 " : "🔕 ") + t("sound");
-  $("#btn-sound").setAttribute("aria-pressed", sound ? "true" : "false");
-  $("#btn-notify").textContent = (notify ? "✓ " : "") + t("notify");
-  $("#btn-notify").setAttribute("aria-pressed", notify ? "true" : "false");
+  // Short symbols (the header is narrow on phones); the words are the tooltips.
+  for (const [id, on, key] of [["#btn-sound", sound, "sound"], ["#btn-notify", notify, "notify"]]) {
+    const b = $(id);
+    b.textContent = id === "#btn-sound" ? "♪" : "✉";
+    b.title = t(key) + ": " + t(on ? "on" : "off");
+    b.setAttribute("aria-label", b.title);
+    b.setAttribute("aria-pressed", on ? "true" : "false");
+    b.classList.toggle("on", on);
+  }
 }
 
 function hintText() {
