@@ -53,6 +53,10 @@ def test_friends_invite_trade_with_turned_up_cards_and_move_devices(
     a.wait_for_function("document.querySelector('#share-link').value.includes('localhost')")
     assert a.input_value("#share-link") == f"{local}/t/{table}"
     a.wait_for_selector("#invite-qr svg")
+    # The QR code is real SVG, drawn at a size a phone's camera can read.
+    box = a.locator("#invite-qr svg").bounding_box()
+    assert box is not None and box["width"] >= 100 and box["height"] >= 100
+    assert a.evaluate("document.querySelector('#invite-qr svg').namespaceURI").endswith("svg")
     doc_shot(a, shots, "table-lobby-desktop-en.png")
     # Bob joins on a phone, in Polish, without typing a name: he is "Gracz 2".
     b = new_page(browser, PHONE, errors)

@@ -2,8 +2,9 @@
 
 Bean names come from ``data/cards.toml`` (``name`` and ``name_pl``: the Polish edition's
 names for the Fasolki beans). The Bohnanza beans have no Polish name in the card data;
-the web app uses its own translations of them (:data:`CLASSIC_PL`). Messages that come
-from the engine (why a move is not allowed) are in English in both languages.
+the web app uses its own translations of them (:data:`CLASSIC_PL`). Why a move is not
+allowed comes from the server as data (``bohnanza.refusals``) and is worded here (``err.*``),
+so that a Polish page never shows the engine's English.
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ codes are drawn by ``segno`` (a maintained pure-Python library) as SVG.
 
 from __future__ import annotations
 
+import io
 import ipaddress
 import socket
 from collections.abc import Mapping
@@ -86,9 +87,22 @@ def invite_links(
 
 
 def qr_svg(text: str) -> str:
-    """An SVG QR code of ``text`` (inline markup, no XML declaration)."""
+    """An SVG QR code of ``text`` (markup to put into a page: no XML declaration)."""
     import segno
 
     code = segno.make(text, error="m", micro=False)
-    svg: str = code.svg_inline(scale=4, border=2, dark="#222", light="#fff")
-    return svg
+    out = io.BytesIO()
+    # With its namespace (a page imports it as SVG) and a viewBox (CSS sizes it).
+    code.save(
+        out,
+        kind="svg",
+        scale=4,
+        border=2,
+        dark="#222",
+        light="#fff",
+        xmldecl=False,
+        svgns=True,
+        omitsize=True,
+        nl=False,
+    )
+    return out.getvalue().decode("utf-8")
