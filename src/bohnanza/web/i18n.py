@@ -703,9 +703,11 @@ PL_FIXES: dict[str, str] = {
 EN_FIXES: dict[str, str] = {
     "ev.harvest": "{who} harvests field {field} ({n} × {card}): {coins|coin|coins}",
     "ev.harvest_final": "Final harvest: {who}, field {field} ({n} × {card}): {coins|coin|coins}",
-    "harvest_payout": "You get {coins|coin|coins}; {rest} card(s) go to the discard pile.",
     "buy_question": "A third field costs {n|coin|coins}; you have {coins}.",
     "ev.buy_field": "{who} buys a third field for {price|coin|coins}",
+    "waiting_players": "Waiting for {n|player|players}",
+    "accept_with": "Accept, paying {n|card|cards}",
+    "harvest_payout": "You get {coins|coin|coins}; {rest|card goes|cards go} to the discard pile.",
 }
 EN.update(EN_MORE)
 EN.update(EN_FIXES)

@@ -110,10 +110,13 @@ def render_markdown(text: str) -> str:
     return "\n".join(out)
 
 
-@cache
 def rules_page(lang: str) -> str:
-    """The whole page in ``lang`` (``en`` or ``pl``)."""
-    lang = lang if lang in LANGS else "en"
+    """The whole page in ``lang`` (``en`` or ``pl``; anything else: English)."""
+    return _page(lang if lang in LANGS else "en")
+
+
+@cache
+def _page(lang: str) -> str:
     switch = " ".join(
         f'<a href="/rules?lang={code}" class="{"on" if code == lang else ""}" '
         f'hreflang="{code}">{code.upper()}</a>'
