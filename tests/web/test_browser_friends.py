@@ -128,6 +128,7 @@ def test_friends_invite_trade_with_turned_up_cards_and_move_devices(
     rules.goto(server.url + href)
     assert "kosztuje 3 monety" in rules.inner_text("li#R-FIELD-2")
     assert rules.evaluate("document.querySelector(':target').id") == "R-FIELD-2"
+    doc_shot(rules, shots, "rules-phone-pl.png")
     rules.goto(server.url + "/rules#R-LADY-5")
     assert rules.locator("li.rule").count() >= 57
     # Bob continues on another device: the link carries his seat.

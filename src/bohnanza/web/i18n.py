@@ -608,10 +608,13 @@ EN_MORE: dict[str, str] = {
     "err.no_third_field_left": "no third field is left",
     "err.field_price": "a third field costs {price|coin|coins}; you have {coins}",
     "err.field_empty": "field {field} is empty",
+    "err.no_field": "there is no field {field}; you have {n}",
     "err.field_protected": "field {field} holds a single bean and is protected while "
     "field {other} holds {n}",
     "err.not_now": "{action} is not possible now (the active player is seat {active})",
     "err.bad_offer": "this offer cannot be made or taken now",
+    "err.own_turn_only": "{action} is possible only in your own turn (the active player is "
+    "seat {active})",
     "err.not_allowed": "{action} is not possible now",
     "ev.clock_timeout": "Time ran out: the bot plays for {who}",
     "ev.trade_time_up": "Time ran out: trading ends",
@@ -675,10 +678,12 @@ PL_MORE: dict[str, str] = {
     "err.no_third_field_left": "nie ma już trzecich pól",
     "err.field_price": "trzecie pole kosztuje {price|monetę|monety|monet}, a masz {coins}",
     "err.field_empty": "pole {field} jest puste",
+    "err.no_field": "nie ma pola {field}; masz pól: {n}",
     "err.field_protected": "pole {field} ma jedną fasolkę i jest chronione, dopóki pole "
     "{other} ma {n}",
     "err.not_now": "{action}: teraz niemożliwe (aktywne jest miejsce {active})",
     "err.bad_offer": "tej oferty nie można teraz złożyć ani przyjąć",
+    "err.own_turn_only": "{action}: tylko we własnej turze (aktywne jest miejsce {active})",
     "err.not_allowed": "{action}: teraz niemożliwe",
     "ev.clock_timeout": "Koniec czasu: bot gra za {who}",
     "ev.trade_time_up": "Koniec czasu: handel się kończy",

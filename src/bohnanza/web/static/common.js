@@ -50,6 +50,7 @@ B.translateStatic = function (root) {
   for (const el of (root || document).querySelectorAll("[data-t]")) el.textContent = B.t(el.dataset.t);
   for (const el of (root || document).querySelectorAll("[data-t-ph]")) el.placeholder = B.t(el.dataset.tPh);
   for (const el of (root || document).querySelectorAll("[data-t-title]")) el.title = B.t(el.dataset.tTitle);
+  for (const a of document.querySelectorAll("a.help")) a.href = "/rules?lang=" + B.lang;
   for (const el of document.querySelectorAll(".lang button")) {
     el.classList.toggle("on", el.dataset.lang === B.lang);
   }
