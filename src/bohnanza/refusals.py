@@ -17,7 +17,6 @@ from .actions import Action, ActionType
 from .errors import GameOver, IllegalAction, InvalidOffer, NotYourTurn
 from .game import Game
 
-
 #: Every ``code`` :func:`explain` gives (the web app has a string for each: ``err.<code>``).
 CODES = (
     "game_over",
