@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bohnanza.game import TRADE, Game
-from bohnanza.web.clocks import PRESETS, ClockSpec, Clocks, parse_clock
+from bohnanza.web.clocks import PRESETS, Clocks, ClockSpec, parse_clock
 
 
 @settings(max_examples=30, deadline=None)
