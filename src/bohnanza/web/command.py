@@ -144,8 +144,6 @@ def serve(
     click.echo(f"Bohnanza is running: open {addresses[0]}")
     for other in addresses[1:]:
         click.echo(f"  friends on your network: {other}")
-    if len(addresses) == 1 and host not in ("0.0.0.0", "::"):
-        click.echo("  (only this machine can connect; --public lets friends on your network in)")
     click.echo(f"database: {shown}  (Ctrl-C stops the server)")
     sys.stdout.flush()
     tune_gc()
