@@ -22,10 +22,10 @@ from .test_browser import DECK, DESKTOP, PHONE, new_page
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 
-def doc_shot(page: Any, shots: Path, name: str) -> None:
-    page.screenshot(path=str(shots / name), full_page=True)
+def doc_shot(page: Any, shots: Path, name: str, full_page: bool = True) -> None:
+    page.screenshot(path=str(shots / name), full_page=full_page)
     if os.environ.get("BOHNANZA_DOC_SHOTS") == "1":
-        page.screenshot(path=str(ROOT / "docs" / "img" / name), full_page=True)
+        page.screenshot(path=str(ROOT / "docs" / "img" / name), full_page=full_page)
 
 
 def with_token(page: Any, origin: str, table: str, token: str) -> None:
@@ -128,7 +128,7 @@ def test_friends_invite_trade_with_turned_up_cards_and_move_devices(
     rules.goto(server.url + href)
     assert "kosztuje 3 monety" in rules.inner_text("li#R-FIELD-2")
     assert rules.evaluate("document.querySelector(':target').id") == "R-FIELD-2"
-    doc_shot(rules, shots, "rules-phone-pl.png")
+    doc_shot(rules, shots, "rules-phone-pl.png", full_page=False)
     rules.goto(server.url + "/rules#R-LADY-5")
     assert rules.locator("li.rule").count() >= 57
     # Bob continues on another device: the link carries his seat.
