@@ -402,6 +402,15 @@ def test_menus_fit_80_columns_list_each_choice_once_and_count_coins_right() -> N
                 menu = []
             if line.startswith(("  Ready-made", "     ")) or re.match(r"^ +\d+ → ", line):
                 assert len(line) <= 80, line
+        # The board is shown again within one turn and phase only when someone else acted
+        # (phase 3: the person's own plantings show just their side).
+        last: tuple[str, int] | None = None
+        for i, line in enumerate(session.lines):
+            if line.startswith("== Turn"):
+                if last is not None and last[0] == line:
+                    between = session.lines[last[1] : i]
+                    assert any(x.startswith(("Seat ", "──── ")) for x in between), between
+                last = (line, i)
         assert not re.search(r"\b1 coins\b", session.text)
         assert re.search(r"\b\d+ coins?\b", session.text)
 

@@ -179,6 +179,8 @@ class TerminalGame:
         self.log: list[tuple[int, Action]] = []
         self.menu: list[MenuEntry] = []
         self._board_stale = True
+        self._board_key: tuple[int, str] | None = None  # (turn, phase) of the last board
+        self._others_acted = False  # anybody but the person acted since then
 
     # ------------------------------------------------------------------ the game loop
 
@@ -270,6 +272,8 @@ class TerminalGame:
         events = self.game.apply(seat, action)
         self.log.append((seat, action))
         self._board_stale = True
+        if seat != self.human:
+            self._others_acted = True
         for line in self._event_lines([e.for_seat(self.human) for e in events]):
             self.write(line)
 
@@ -284,7 +288,15 @@ class TerminalGame:
             raise AgentError(f"seat {self.human} must act but has no legal action in {g!r}")
         view: View = g.view(self.human)
         if self._board_stale:
-            self.write(self.board(view))
+            # Several decisions of one phase in a row (phase 3 plants card after card):
+            # the board is shown once; after the person's own moves only their side.
+            key = (view.turn, view.phase)
+            if key == self._board_key and not self._others_acted:
+                self.write(self._own_side(view))
+            else:
+                self.write(self.board(view))
+            self._board_key = key
+            self._others_acted = False
             self._board_stale = False
         self.menu = self._menu(view, legal, required)
         self.write(self._menu_text(view))
@@ -658,6 +670,45 @@ class TerminalGame:
 
     # ------------------------------------------------------------------ the table
 
+    def _seat_line(self, view: View, seat: int) -> str:
+        s = view.seats[seat]
+        names = self.names
+        width = max(len(n) for n in names.values())
+        head = (
+            f"  {'*' if s.seat == view.active else ' '}seat {s.seat} {names[s.seat]:<{width}} "
+            f"{_count(s.coins, 'coin'):>8}, hand {s.hand_size:>2} │"
+        )
+        fields = "  ".join(
+            f"[{i}] {self._field(f)}" + (f" pays {p}" if f else "")
+            for i, (f, p) in enumerate(zip(s.fields, s.payouts, strict=True))
+        )
+        line = f"{head} {fields}"
+        if s.trade_area:
+            line += " │ trade area: " + ", ".join(self._card(c) for c in s.trade_area)
+        return line
+
+    def _own_side(self, view: View) -> str:
+        """The person's own side (after their own move; b shows the whole board)."""
+        return "\n" + "\n".join([self._seat_line(view, self.human), *self._cards_lines(view)])
+
+    def _cards_lines(self, view: View) -> list[str]:
+        """The drawn cards and the person's hand."""
+        lines = []
+        if view.drawn:
+            lines.append(
+                "Drawn cards: "
+                + "  ".join(f"d{i + 1} {self._card(c)}" for i, c in enumerate(view.drawn))
+            )
+        hand = view.hand or ()
+        if hand:
+            cards = "  ".join(
+                f"{i + 1} {self._card(c)}{'*' if i == 0 else ''}" for i, c in enumerate(hand)
+            )
+            lines.append(f"Your hand: {cards}   (* front card, planted next)")
+        else:
+            lines.append("Your hand: empty")
+        return lines
+
     def board(self, view: View) -> str:
         """The table as the person may see it (R-INFO-1/2)."""
         cfg = self.config
@@ -674,34 +725,9 @@ class TerminalGame:
             f"{runouts} · third fields left {view.third_fields_left} "
             f"({_count(cfg.field_price, 'coin')})"
         )
-        names = self.names
-        width = max(len(n) for n in names.values())
         for s in view.seats:
-            head = (
-                f"  {'*' if s.seat == view.active else ' '}seat {s.seat} {names[s.seat]:<{width}} "
-                f"{_count(s.coins, 'coin'):>8}, hand {s.hand_size:>2} │"
-            )
-            fields = "  ".join(
-                f"[{i}] {self._field(f)}" + (f" pays {p}" if f else "")
-                for i, (f, p) in enumerate(zip(s.fields, s.payouts, strict=True))
-            )
-            line = f"{head} {fields}"
-            if s.trade_area:
-                line += " │ trade area: " + ", ".join(self._card(c) for c in s.trade_area)
-            lines.append(line)
-        if view.drawn:
-            lines.append(
-                "Drawn cards: "
-                + "  ".join(f"d{i + 1} {self._card(c)}" for i, c in enumerate(view.drawn))
-            )
-        hand = view.hand or ()
-        if hand:
-            cards = "  ".join(
-                f"{i + 1} {self._card(c)}{'*' if i == 0 else ''}" for i, c in enumerate(hand)
-            )
-            lines.append(f"Your hand: {cards}   (* front card, planted next)")
-        else:
-            lines.append("Your hand: empty")
+            lines.append(self._seat_line(view, s.seat))
+        lines += self._cards_lines(view)
         if view.offers:
             lines.append("Open offers:")
             for o in view.offers:
