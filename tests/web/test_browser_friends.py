@@ -181,6 +181,14 @@ def test_the_turn_alert_and_a_clock_that_runs_out(
         timeout=10_000,
     )
     page.wait_for_selector(".clock.mine.out")
+    # The trading limit runs out too: the log says so, not "Bot 1 ends trading".
+    page.wait_for_function(
+        "document.querySelector('#log').innerText.includes('Time ran out: trading ends')",
+        timeout=10_000,
+    )
+    log = page.inner_text("#log")
+    after = log.split("Time ran out: trading ends", 1)[1].split("\n")[1]
+    assert "ends trading" not in after
     assert not errors, errors
 
 

@@ -1172,7 +1172,9 @@ function sendOffer() {
 function renderLog() {
   const list = $("#log");
   const atEnd = list.scrollTop + list.clientHeight >= list.scrollHeight - 30;
-  const items = T.log.slice(-300).map((e) => el("li", { class: "ev ev-" + e.type, text: Board.eventText(T.table, e) }));
+  // A trading limit that ran out ends trading in the active seat's name: one line says it.
+  const shown = T.log.slice(-300).filter((e, i, all) => !(e.type === "end_trading" && i > 0 && all[i - 1].type === "trade_time_up"));
+  const items = shown.map((e) => el("li", { class: "ev ev-" + e.type, text: Board.eventText(T.table, e) }));
   list.replaceChildren(...items);
   if (atEnd || true) list.scrollTop = list.scrollHeight;
 }
