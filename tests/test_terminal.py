@@ -442,3 +442,45 @@ def test_fasolufka_buyer_picks_the_coins_in_order_r_lady_10() -> None:
     # The record holds the choice (the staged coins are not part of the setup, so it is
     # checked here without a replay; tests/modules/test_fasolufka_coins.py replays).
     assert session.term.record()["actions"][0] == {"seat": 0, "type": "buy_field", "cards": paid}
+
+
+# ---------------------------------------------------------------------- issue 13 slips
+
+
+def test_menus_fit_80_columns_list_each_choice_once_and_count_coins_right() -> None:
+    # Random choices through whole games (5 players: many offer partners; fasolki with a
+    # module), checking every menu printed on the way.
+    rng = random.Random(13)
+
+    def pick(term: TerminalGame, prompt: str) -> str:
+        return str(rng.randint(1, max(1, len(term.menu))))
+
+    for rules, players in (("classic", 5), ("fasolki+fasolufka", 4)):
+        game = Game.new(rules, players, seed=21)
+        session = Session(game, 1, "random", pick)
+        assert session.term.play()
+        menu: list[str] = []
+        for line in [*session.lines, "end"]:
+            if re.match(r"^  +\d+\. ", line):
+                menu.append(line.split(". ", 1)[1])
+            elif menu and not line.startswith(" "):
+                assert len(menu) == len(set(menu)), menu  # no repeated choices (phase 3)
+                menu = []
+            if line.startswith(("  Ready-made", "     ")) or re.match(r"^ +\d+ → ", line):
+                assert len(line) <= 80, line
+        # The board is shown again within one turn and phase only when someone else acted
+        # (phase 3: the person's own plantings show just their side).
+        last: tuple[str, int] | None = None
+        for i, line in enumerate(session.lines):
+            if line.startswith("== Turn"):
+                if last is not None and last[0] == line:
+                    between = session.lines[last[1] : i]
+                    assert any(x.startswith(("Seat ", "──── ")) for x in between), between
+                last = (line, i)
+        assert not re.search(r"\b1 coins\b", session.text)
+        assert re.search(r"\b\d+ coins?\b", session.text)
+
+
+def test_bench_refuses_zero_games() -> None:
+    result = CliRunner().invoke(main, ["bench", "--games", "0"])
+    assert result.exit_code == 2 and "0 is not in the range" in result.output

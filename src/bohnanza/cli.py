@@ -304,7 +304,12 @@ def play(
 
 @main.command()
 @click.option(
-    "--games", "-n", type=int, default=200, show_default=True, help="Games per measurement."
+    "--games",
+    "-n",
+    type=click.IntRange(min=1),
+    default=200,
+    show_default=True,
+    help="Games per measurement.",
 )
 @click.option(
     "--workers", "-w", type=int, default=2, show_default=True, help="Workers for the parallel run."

@@ -54,6 +54,10 @@ MAX_OPEN_OFFERS = 16
 _T = ActionType
 
 
+#: Events that report the card a draw took (logged before that draw's run-out).
+_CARD_EVENTS = frozenset(("draw", "turn_over", "reveal"))
+
+
 class Game:
     """A game in progress. Create with :meth:`Game.new`; drive with :meth:`apply`."""
 
@@ -291,8 +295,15 @@ class Game:
         private: Mapping[str, Any] | None = None,
         **data: Any,
     ) -> None:
-        if self._events is not None:
-            self._events.append(Event(type_, seat, data, private))
+        events = self._events
+        if events is None:
+            return
+        if type_ in _CARD_EVENTS and events and events[-1].type == "runout":
+            # draw_card() announces the run-out as it takes the last card, before its
+            # caller reports the card: the log tells the draw first, then the run-out.
+            events.insert(len(events) - 1, Event(type_, seat, data, private))
+            return
+        events.append(Event(type_, seat, data, private))
 
     # ------------------------------------------------------------------ actions
 

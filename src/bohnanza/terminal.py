@@ -187,6 +187,8 @@ class TerminalGame:
         self.log: list[tuple[int, Action]] = []
         self.menu: list[MenuEntry] = []
         self._board_stale = True
+        self._board_key: tuple[int, str] | None = None  # (turn, phase) of the last board
+        self._others_acted = False  # anybody but the person acted since then
 
     # ------------------------------------------------------------------ the game loop
 
@@ -278,6 +280,8 @@ class TerminalGame:
         events = self.game.apply(seat, action)
         self.log.append((seat, action))
         self._board_stale = True
+        if seat != self.human:
+            self._others_acted = True
         for line in self._event_lines([e.for_seat(self.human) for e in events]):
             self.write(line)
 
@@ -292,7 +296,15 @@ class TerminalGame:
             raise AgentError(f"seat {self.human} must act but has no legal action in {g!r}")
         view: View = g.view(self.human)
         if self._board_stale:
-            self.write(self.board(view))
+            # Several decisions of one phase in a row (phase 3 plants card after card):
+            # the board is shown once; after the person's own moves only their side.
+            key = (view.turn, view.phase)
+            if key == self._board_key and not self._others_acted:
+                self.write(self._own_side(view))
+            else:
+                self.write(self.board(view))
+            self._board_key = key
+            self._others_acted = False
             self._board_stale = False
         self.menu = self._menu(view, legal, required)
         self.write(self._menu_text(view))
@@ -419,7 +431,14 @@ class TerminalGame:
             entries += main
             entries += _grouped_offers([a for a in legal if a.type is _T.PROPOSE])
         else:
-            entries += legal
+            # Equal choices (two received Chilis onto the same field, say) read the same:
+            # one line each, the first of them stands for all.
+            seen: set[str] = set()
+            for a in legal:
+                text = self.describe(a, view)
+                if text not in seen:
+                    seen.add(text)
+                    entries.append(a)
         return entries
 
     def _menu_text(self, view: View) -> str:
@@ -437,8 +456,7 @@ class TerminalGame:
                 lines.append(f"  {k:>2}. {self.describe(entry, view)}")
         if offers:
             lines.append(
-                "  Ready-made offers (the number picks the partner), or type your own "
-                "(e.g. offer 2 give 1 want chili:1):"
+                "  Ready-made offers (the number picks the partner), or your own (? shows how):"
             )
             rows: dict[str, list[tuple[int, int]]] = {}
             for k, a in offers:
@@ -451,14 +469,19 @@ class TerminalGame:
                     "(the number picks the partner)", f"to {self._seat(to)}"
                 )
                 cells = [f"{picks[0][0]:>3}. {label}" for label, picks in rows.items()]
-                lines += _columns(cells, width=100, indent=2)
+                lines += _columns(cells, width=_WIDTH, indent=2)
             else:
-                width = max(len(label) for label in rows)
+                # One row per offer's terms, its partners after it, wrapped by whole
+                # items so that no line is longer than the terminal (80 columns).
                 for label, picks in rows.items():
-                    lines.append(
-                        f"     {label:<{width}}   "
-                        + "   ".join(f"{k:>2} → {self._seat(to)}" for k, to in picks)
-                    )
+                    items = [f"{k:>2} → {self._seat(to)}" for k, to in picks]
+                    line = f"     {label}:"
+                    for item in items:
+                        if len(line) + 3 + len(item) > _WIDTH:
+                            lines.append(line)
+                            line = "        "
+                        line += ("   " if line.strip() else "") + item
+                    lines.append(line)
         return "\n".join(lines)
 
     def describe(self, entry: MenuEntry, view: View) -> str:
@@ -483,7 +506,10 @@ class TerminalGame:
             coins = me.payouts[a.field]
             return f"harvest field {a.field + 1} ({self._field(cards)} → {_count(coins, 'coin')})"
         if t is _T.BUY_FIELD:
-            text = f"buy a third field for {self.config.field_price} coins (you have {me.coins})"
+            text = (
+                f"buy a third field for {_count(self.config.field_price, 'coin')} "
+                f"(you have {me.coins})"
+            )
             if a.cards:
                 paid = ", ".join(self._card(c) for c in a.cards)
                 return f"{text}, paying {paid} (the last on top of the discard pile)"
@@ -648,37 +674,30 @@ class TerminalGame:
 
     # ------------------------------------------------------------------ the table
 
-    def board(self, view: View) -> str:
-        """The table as the person may see it (R-INFO-1/2)."""
-        cfg = self.config
-        lines = [
-            f"\n== Turn {view.turn} · {'your turn' if view.active == self.human else f'seat {view.active} is active'}"
-            f" · {_PHASES.get(view.phase, view.phase)} =="
-        ]
-        top = f" (top: {self._card(view.discard_top)})" if view.discard_top is not None else ""
-        runouts = f"run-outs {view.runouts} of {cfg.runouts_to_end}"
-        if view.final_runout:
-            runouts += " (final: the game ends this turn)"
-        lines.append(
-            f"Draw pile {view.draw_size} · discard pile {view.discard_size}{top} · "
-            f"{runouts} · third fields left {view.third_fields_left} "
-            f"({cfg.field_price} coins)"
-        )
+    def _seat_line(self, view: View, seat: int) -> str:
+        s = view.seats[seat]
         names = self.names
         width = max(len(n) for n in names.values())
-        for s in view.seats:
-            head = (
-                f"  {'*' if s.seat == view.active else ' '}seat {s.seat} {names[s.seat]:<{width}} "
-                f"{s.coins:>2} coins, hand {s.hand_size:>2} │"
-            )
-            fields = "  ".join(
-                f"[{i + 1}] {self._field(f)}" + (f" pays {p}" if f else "")
-                for i, (f, p) in enumerate(zip(s.fields, s.payouts, strict=True))
-            )
-            line = f"{head} {fields}"
-            if s.trade_area:
-                line += " │ trade area: " + ", ".join(self._card(c) for c in s.trade_area)
-            lines.append(line)
+        head = (
+            f"  {'*' if s.seat == view.active else ' '}seat {s.seat} {names[s.seat]:<{width}} "
+            f"{_count(s.coins, 'coin'):>8}, hand {s.hand_size:>2} │"
+        )
+        fields = "  ".join(
+            f"[{i + 1}] {self._field(f)}" + (f" pays {p}" if f else "")
+            for i, (f, p) in enumerate(zip(s.fields, s.payouts, strict=True))
+        )
+        line = f"{head} {fields}"
+        if s.trade_area:
+            line += " │ trade area: " + ", ".join(self._card(c) for c in s.trade_area)
+        return line
+
+    def _own_side(self, view: View) -> str:
+        """The person's own side (after their own move; b shows the whole board)."""
+        return "\n" + "\n".join([self._seat_line(view, self.human), *self._cards_lines(view)])
+
+    def _cards_lines(self, view: View) -> list[str]:
+        """The drawn cards and the person's hand."""
+        lines = []
         if view.drawn:
             lines.append(
                 "Drawn cards: "
@@ -694,6 +713,27 @@ class TerminalGame:
             lines.append("Your hand: empty")
         if view.treasury:  # fasolufka: one's own coins are known (R-LADY-10)
             lines.append("Your coins: " + ", ".join(self._card(c) for c in view.treasury))
+        return lines
+
+    def board(self, view: View) -> str:
+        """The table as the person may see it (R-INFO-1/2)."""
+        cfg = self.config
+        lines = [
+            f"\n== Turn {view.turn} · {'your turn' if view.active == self.human else f'seat {view.active} is active'}"
+            f" · {_PHASES.get(view.phase, view.phase)} =="
+        ]
+        top = f" (top: {self._card(view.discard_top)})" if view.discard_top is not None else ""
+        runouts = f"run-outs {view.runouts} of {cfg.runouts_to_end}"
+        if view.final_runout:
+            runouts += " (final: the game ends this turn)"
+        lines.append(
+            f"Draw pile {view.draw_size} · discard pile {view.discard_size}{top} · "
+            f"{runouts} · third fields left {view.third_fields_left} "
+            f"({_count(cfg.field_price, 'coin')})"
+        )
+        for s in view.seats:
+            lines.append(self._seat_line(view, s.seat))
+        lines += self._cards_lines(view)
         if view.offers:
             lines.append("Open offers:")
             for o in view.offers:
@@ -804,7 +844,7 @@ class TerminalGame:
                 + extra
             )
         if t == "buy_field":
-            text = f"{who(seat, 'buy')} a third field for {e['price']} coins"
+            text = f"{who(seat, 'buy')} a third field for {_count(int(e['price']), 'coin')}"
             if e.get("cards"):  # fasolufka: the chosen coins, now face up (R-LADY-10)
                 paid = ", ".join(self._card(int(c)) for c in e["cards"])
                 text += f", discarding {paid} (the last on top)"
@@ -909,7 +949,7 @@ class TerminalGame:
             who = self.names[s]
             mark = "  winner" if s in res["winners"] else ""
             self.write(
-                f"  seat {s} ({who:<7}) {res['scores'][s]:>3} coins, "
+                f"  seat {s} ({who:<7}) {_count(res['scores'][s], 'coin'):>9}, "
                 f"{len(g.hands[s])} cards in hand{mark}"
             )
         winners = res["winners"]
@@ -939,6 +979,10 @@ class TerminalGame:
             raise click.ClickException(f"cannot save the record to {path}: {exc}") from None
         what = "Record" if self.game.over else "Record of the unfinished game"
         self.write(f"{what} saved to {path}")
+
+
+#: The terminal's width: menus are laid out to fit 80 columns.
+_WIDTH = 80
 
 
 def _count(n: int, noun: str) -> str:

@@ -433,3 +433,16 @@ def test_no_result_before_the_end_and_no_action_after_it_r_end_4():
         assert_illegal(game, seat, Action.harvest(0), GameOver)
     assert game.view(None).winners == game.winners
     assert game.phase == OVER and game.active == 0
+
+
+def test_the_log_tells_the_draw_before_the_run_out_it_causes_r_end_1():
+    # R-END-1: the run-out happens when a step takes the last card, so the log reports
+    # that card (turned over in phase 2) first and the run-out after it, then the reshuffle
+    # of the next draw.
+    game = near_end(hands=[FIRST], pile=["garden"], keep=1, runouts=0)
+    events = game.apply(0, Action.plant(0))
+    events += game.apply(0, Action.stop_planting())
+    types = event_types(events)
+    first = types.index("runout")
+    assert types[first - 1] == "turn_over" and events[first - 1].data["variety"] == "garden"
+    assert types[first + 1 :].index("reshuffle") < types[first + 1 :].index("turn_over")

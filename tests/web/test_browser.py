@@ -202,6 +202,7 @@ def test_two_browsers_trade_with_each_other(
     b.click(".offer.incoming .accept")
     b.wait_for_selector("#my-hand .card.selected[data-variety='hippie']")
     b.click("#accept-confirm")
+    b.click("#confirm-yes")  # the payment is shown before it is made
     a.wait_for_selector("#my-trade .card[data-variety='hippie']")
     b.wait_for_selector("#my-trade .card[data-variety='fatty']")
     # Bob offers a gift (his Golas); Ada refuses it, and Bob keeps the card.
@@ -231,6 +232,7 @@ def test_two_browsers_trade_with_each_other(
     b.click(".offer.incoming .accept")
     b.wait_for_function("document.querySelectorAll('#my-hand .card.selected').length === 2")
     b.click("#accept-confirm")
+    b.click("#confirm-yes")  # the payment is shown before it is made
     a.wait_for_selector("#my-trade .card[data-variety='drunkard']")
     b.wait_for_selector("#my-trade .card[data-variety='gardener']")
     log = a.locator("#log").inner_text()

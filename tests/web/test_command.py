@@ -40,3 +40,41 @@ def test_a_bad_database_url_is_one_clear_error() -> None:
 def test_a_bad_port_is_refused() -> None:
     result = CliRunner().invoke(serve, ["--port", "70000"])
     assert result.exit_code == 2 and "port" in result.output
+
+
+def test_public_prints_every_address_friends_can_open(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "bohnanza.web",
+            "--public",
+            "--port",
+            "0",
+            "--database-url",
+            f"sqlite:///{tmp_path / 'g.db'}",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        assert proc.stdout is not None
+        lines = []
+        while not (lines and lines[-1].startswith("database:")):
+            lines.append(proc.stdout.readline())
+            assert lines[-1], lines
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    assert lines[0].startswith("Bohnanza is running: open http://127.0.0.1:")
+    port = lines[0].rsplit(":", 1)[1].strip().rstrip("/")
+    # Every other address printed is one friends on the network can open, same port.
+    for line in lines[1:-1]:
+        assert line.strip().startswith("friends on your network: http://")
+        assert line.strip().endswith(f":{port}/")

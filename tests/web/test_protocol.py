@@ -75,8 +75,12 @@ def test_healthz_pages_and_strings(server: ServerThread) -> None:
     with server.http() as http:
         r = http.get("/healthz")
         assert r.status_code == 200 and r.json()["status"] == "ok"
-        for path in ("/", "/t/abc", "/replay/abc", "/static/table.js", "/static/style.css"):
+        table = server.create()["table"]["id"]
+        for path in ("/", f"/t/{table}", "/replay/abc", "/static/table.js", "/static/style.css"):
             assert http.get(path).status_code == 200, path
+        # An unknown table is a 404 page, not a table page that reconnects forever.
+        missing = http.get("/t/abc")
+        assert missing.status_code == 404 and 'id="not-found"' in missing.text
         rules = http.get("/api/rules").json()
         assert {r["rules"] for r in rules["rulesets"]} >= {"classic", "fasolki+duel"}
         strings = http.get("/api/strings").json()
@@ -644,12 +648,14 @@ def test_finished_game_rematch_and_replay(make_server: Callable[..., ServerThrea
     msg = a.wait_for(lambda m: m["type"] == "rematch")
     new = msg["table"]
     assert new != table
-    # The same token plays the rematch.
-    c = srv.client(new, made["token"])
-    assert c.seat == 0 and c.view["phase"] != "over" and c.info["rematch_of"] == table  # type: ignore[index]
-    # Asking again gives the same rematch table.
+    # The rematch is a new table in the lobby; its proposer holds their old seat there
+    # with a new token, and the bots keep theirs.
+    c = srv.client(new, msg["token"])
+    assert c.seat == 0 and c.info["status"] == "lobby" and c.info["rematch_of"] == table  # type: ignore[index]
+    assert [s["kind"] for s in c.info["seats"]] == ["person", "bot", "bot", "bot"]  # type: ignore[index]
+    # Asking again does not make a second table: the seat there is already taken.
     a.send({"type": "rematch"})
-    assert a.wait_for(lambda m: m["type"] == "rematch")["table"] == new
+    assert a.wait_for(lambda m: m["type"] == "error")["code"] == "not_allowed"
     with httpx.Client(base_url=srv.url) as http:
         listed = http.get("/api/tables").json()["tables"]
         assert {t["id"] for t in listed} >= {table, new}

@@ -434,7 +434,7 @@ def test_host_names_and_security_headers(make_server: Callable[..., ServerThread
     with server.http() as http:
         for path in ("/", "/t/abc", "/static/table.js", "/api/rules"):
             r = http.get(path)
-            assert r.status_code == 200, path
+            assert r.status_code == (404 if path == "/t/abc" else 200), path  # no such table
             csp = r.headers["content-security-policy"]
             assert "script-src 'self'" in csp and "frame-ancestors 'none'" in csp
             assert r.headers["x-content-type-options"] == "nosniff"

@@ -18,14 +18,16 @@ from urllib.parse import urlsplit
 
 from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..rules import all_rulesets
 from .i18n import strings
+from .invite import QR_MAX, invite_links, qr_svg
 from .limits import Hardening, client_address
 from .protocol import MAX_MESSAGE, dumps, error
+from .rules_page import rules_page
 from .store import Store
 from .tables import Conn, LobbyError, Manager, Settings
 
@@ -55,12 +57,18 @@ class CreateTable(BaseModel):
     seed: int | None = Field(default=None, ge=0, lt=2**62)
     deck: list[str | int] | None = Field(default=None, max_length=200)
     private: bool = False
+    clock: str = Field(default="none", max_length=40)
 
 
 class JoinTable(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: str = Field(default="", max_length=40)
     seat: int | None = Field(default=None, ge=0, le=6)
+
+
+class QrRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    text: str = Field(min_length=1, max_length=QR_MAX)
 
 
 class BodyLimit:
@@ -178,8 +186,20 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         return page("index.html")
 
     @app.get("/t/{table_id}", include_in_schema=False)
-    async def table_page(table_id: str) -> FileResponse:
+    async def table_page(request: Request, table_id: str) -> FileResponse:
+        try:
+            missing = await manager_of(request).get(table_id) is None
+        except LobbyError:
+            missing = False  # the database is away: the page says so once it connects
+        if missing:
+            return FileResponse(
+                STATIC / "404.html", status_code=404, headers={"Cache-Control": "no-cache"}
+            )
         return page("table.html")
+
+    @app.get("/rules", include_in_schema=False)
+    async def rules_html(lang: str = "en") -> HTMLResponse:
+        return HTMLResponse(rules_page(lang), headers={"Cache-Control": "no-cache"})
 
     @app.get("/replay/{table_id}", include_in_schema=False)
     async def replay_page(table_id: str) -> FileResponse:
@@ -230,6 +250,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
             seed=body.seed,
             deck=body.deck,
             private=body.private,
+            clock=body.clock,
         )
         manager.guard.creators[table.id] = address
         return {"table": table.info(), "seat": seat, "token": token}
@@ -245,6 +266,25 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         table = await find(request, table_id)
         info: dict[str, Any] = table.info()
         return info
+
+    @app.get("/api/tables/{table_id}/invite")
+    async def invite(request: Request, table_id: str) -> dict[str, Any]:
+        await find(request, table_id)
+        links = invite_links(
+            table_id,
+            request.headers,
+            request.url.scheme,
+            trust_proxy=settings.trust_proxy,
+            public=settings.public_addresses,
+        )
+        return {"links": links}
+
+    @app.post("/api/qr")
+    async def qr(body: QrRequest) -> Response:
+        # POST, so that a link carrying a seat token never appears in a URL or a log.
+        if not body.text.startswith(("http://", "https://")):
+            raise LobbyError("a QR code is made for a link (http:// or https://)")
+        return Response(qr_svg(body.text), media_type="image/svg+xml")
 
     @app.post("/api/tables/{table_id}/join")
     async def join(request: Request, table_id: str, body: JoinTable) -> dict[str, Any]:

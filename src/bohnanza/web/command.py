@@ -71,10 +71,17 @@ import click
     "the address a request arrives at (anything else is refused: DNS rebinding).",
 )
 @click.option(
+    "--public",
+    is_flag=True,
+    help="Listen on every network interface (same as --host 0.0.0.0) and print the "
+    "addresses friends on the network can open.",
+)
+@click.option(
     "--trust-proxy",
     is_flag=True,
-    help="Behind a reverse proxy: take the client address (for the per-address limits) "
-    "from the last X-Forwarded-For entry.",
+    help="Behind a reverse proxy (Caddy, nginx): take the client address (for the "
+    "per-address limits) from the last X-Forwarded-For entry, and the host and scheme of "
+    "invite links from X-Forwarded-Host/-Proto. Only with a proxy in front.",
 )
 @click.option(
     "--max-tables",
@@ -226,6 +233,7 @@ def serve(
     search_processes: int,
     search_per_table: int,
     search_total: int,
+    public: bool,
     testing: bool,
     log_level: str,
 ) -> None:
@@ -234,6 +242,7 @@ def serve(
         import uvicorn
 
         from .app import create_app
+        from .invite import listen_addresses
         from .limits import Limits, hide_password, mask_url
         from .serving import ServerLimits, uvicorn_config
         from .store import Store
@@ -250,6 +259,8 @@ def serve(
             check_agent(spec)
         except BohnanzaError as exc:
             raise click.BadParameter(str(exc), param_hint="--allow-agent") from None
+    if public:
+        host = "0.0.0.0"
     if not 0 <= port <= 65535:
         raise click.BadParameter(f"port must be 0 to 65535, not {port}", param_hint="--port")
     url = database_url or default_database_url()
@@ -270,8 +281,12 @@ def serve(
     except OSError as exc:
         store.close()
         raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    actual = sock.getsockname()[1]
+    addresses = listen_addresses(host, actual)
     settings = Settings(
         database_url=url,
+        public_addresses=tuple(addresses),
+        trust_proxy=trust_proxy,
         away_timeout=away_timeout,
         bot_delay=bot_delay,
         bot_grace=bot_grace,
@@ -304,9 +319,9 @@ def serve(
         ServerLimits(header_timeout=header_timeout, max_concurrency=max_concurrency),
         log_level,
     )
-    actual = sock.getsockname()[1]
-    shown_host = f"[{host}]" if ":" in host else host
-    click.echo(f"Bohnanza is running: open http://{shown_host}:{actual}/")
+    click.echo(f"Bohnanza is running: open {addresses[0]}")
+    for other in addresses[1:]:
+        click.echo(f"  friends on your network: {other}")
     click.echo(f"database: {shown}  (Ctrl-C stops the server)")
     sys.stdout.flush()
     tune_gc()

@@ -2,8 +2,9 @@
 
 Bean names come from ``data/cards.toml`` (``name`` and ``name_pl``: the Polish edition's
 names for the Fasolki beans). The Bohnanza beans have no Polish name in the card data;
-the web app uses its own translations of them (:data:`CLASSIC_PL`). Messages that come
-from the engine (why a move is not allowed) are in English in both languages.
+the web app uses its own translations of them (:data:`CLASSIC_PL`). Why a move is not
+allowed comes from the server as data (``bohnanza.refusals``) and is worded here (``err.*``),
+so that a Polish page never shows the engine's English.
 """
 
 from __future__ import annotations
@@ -525,3 +526,211 @@ def strings() -> dict[str, Any]:
         "beans": beans,
         "lady_beanometers": {k: list(b) for k, b in lady_beanometers().items()},
     }
+
+
+# ---------------------------------------------------------------------- issue 13 strings
+# Play with friends: invites, alerts, clocks, trading marks, cards, refusals, rematches.
+# Plurals: "{n|coin|coins}" (English: one, other) and "{n|moneta|monety|monet}" (Polish:
+# one; 2-4 except 12-14; other), resolved by the pages (common.js, B.t).
+
+_ACTIONS_EN = {
+    "plant": "planting",
+    "stop_planting": "stopping planting",
+    "propose": "offering",
+    "accept": "accepting",
+    "decline": "declining",
+    "withdraw": "withdrawing",
+    "end_trading": "ending trading",
+    "plant_traded": "planting a received card",
+    "harvest": "harvesting",
+    "buy_field": "buying a third field",
+    "move_lady": "moving a lady",
+    "place_child": "placing a child",
+    "discard": "discarding",
+    "skip_discard": "keeping the hand",
+    "plant_revealed": "planting a revealed card",
+    "end_reveal": "ending the reveal",
+}
+_ACTIONS_PL = {
+    "plant": "sadzenie",
+    "stop_planting": "koniec sadzenia",
+    "propose": "oferta",
+    "accept": "przyjęcie oferty",
+    "decline": "odrzucenie oferty",
+    "withdraw": "wycofanie oferty",
+    "end_trading": "koniec handlu",
+    "plant_traded": "sadzenie otrzymanej karty",
+    "harvest": "zbiór",
+    "buy_field": "kupno trzeciego pola",
+    "move_lady": "przesunięcie pani",
+    "place_child": "położenie dziecka",
+    "discard": "odrzucenie karty",
+    "skip_discard": "zachowanie ręki",
+    "plant_revealed": "sadzenie odkrytej karty",
+    "end_reveal": "koniec odkrywania",
+}
+
+EN_MORE: dict[str, str] = {
+    "clock": "Clock",
+    "clock.none": "none",
+    "clock.relaxed": "relaxed (10 min + 30 s a turn)",
+    "clock.normal": "normal (4 min + 15 s a turn)",
+    "clock.fast": "fast (90 s + 5 s a turn)",
+    "player_n": "Player {n}",
+    "won_by": "won by {names}",
+    "rematch_label": "rematch",
+    "spectators_n": "spectators: {n}",
+    "other_addresses": "Other addresses of this server:",
+    "invite_qr": "QR code of the invite link",
+    "stale_token": "Your seat in this table is no longer yours (it was given up or taken "
+    "over). You can watch as a spectator, or take a free seat if there is one.",
+    "stale_watch": "Watch as a spectator",
+    "stale_free_seat": "Free seats are listed below.",
+    "other_device": "Continue on another device",
+    "other_device_warning": "This link IS your seat: whoever opens it plays for you. "
+    "Open it only on your own device and do not share it.",
+    "close": "Close",
+    "resign": "Resign and leave",
+    "resign_title": "Leave the game?",
+    "resign_question": "A bot will play your seat to the end of the game. You cannot come "
+    "back to it.",
+    "trade_ends_in": "Trading ends in",
+    "your_turn": "Your turn",
+    "offer_for_you": "An offer for you",
+    "sound": "Sound",
+    "notify": "Notifications when this tab is hidden",
+    "on": "on",
+    "off": "off",
+    "rules_title": "Rules",
+    "alert.rematch": "{name} proposes a rematch",
+    "rematch_invited": "{name} proposes a rematch. Join it, or decline (a bot then takes "
+    "your seat there).",
+    "rematch_join": "Join the rematch",
+    "rematch_decline": "Decline",
+    "rematch_declined": "{name} declined the rematch",
+    "watch_rematch": "Watch the rematch",
+    "turned_up": "turned up",
+    "from_hand": "hand",
+    "you_pay": "You pay:",
+    "you_get": "You get:",
+    "accept_title": "Accept this trade?",
+    "next_step": "{more} more for {coins|coin|coins}",
+    "top_step": "top of the beanometer",
+    "card_special.farmer": "2 = a 3rd field",
+    "card_special.fasolkopajak": "groups pay",
+    "rule_ref": "Rule {rule}",
+    "err.game_over": "the game is over",
+    "err.have_third_field": "you already have a third field",
+    "err.no_third_field_left": "no third field is left",
+    "err.field_price": "a third field costs {price|coin|coins}; you have {coins}",
+    "err.field_empty": "field {field} is empty",
+    "err.no_field": "there is no field {field}; you have {n}",
+    "err.field_protected": "field {field} holds a single bean and is protected while "
+    "field {other} holds {n}",
+    "err.not_now": "{action} is not possible now (the active player is seat {active})",
+    "err.bad_offer": "this offer cannot be made or taken now",
+    "err.own_turn_only": "{action} is possible only in your own turn (the active player is "
+    "seat {active})",
+    "err.not_allowed": "{action} is not possible now",
+    "ev.clock_timeout": "Time ran out: the bot plays for {who}",
+    "ev.trade_time_up": "Time ran out: trading ends",
+    "ev.offer_cancelled": "An offer lapsed (its cards changed hands)",
+    "code.not_seated": "spectators cannot do that; take a seat to play",
+    "code.rate_limited": "too many messages; slow down",
+    "code.not_started": "the game has not started yet",
+    "code.game_over": "the game is over",
+    **{f"act.{k}": v for k, v in _ACTIONS_EN.items()},
+}
+PL_MORE: dict[str, str] = {
+    "clock": "Zegar",
+    "clock.none": "bez zegara",
+    "clock.relaxed": "spokojny (10 min + 30 s na turę)",
+    "clock.normal": "zwykły (4 min + 15 s na turę)",
+    "clock.fast": "szybki (90 s + 5 s na turę)",
+    "player_n": "Gracz {n}",
+    "won_by": "wygrywa: {names}",
+    "rematch_label": "rewanż",
+    "spectators_n": "widzowie: {n}",
+    "other_addresses": "Inne adresy tego serwera:",
+    "invite_qr": "Kod QR zaproszenia",
+    "stale_token": "Twoje miejsce przy tym stole nie jest już Twoje (zostało oddane albo "
+    "przejęte). Możesz oglądać grę albo zająć wolne miejsce, jeśli jest.",
+    "stale_watch": "Oglądaj jako widz",
+    "stale_free_seat": "Wolne miejsca są poniżej.",
+    "other_device": "Kontynuuj na innym urządzeniu",
+    "other_device_warning": "Ten link TO Twoje miejsce: kto go otworzy, gra za Ciebie. "
+    "Otwieraj go tylko na swoim urządzeniu i nie udostępniaj.",
+    "close": "Zamknij",
+    "resign": "Poddaj się i wyjdź",
+    "resign_title": "Wyjść z gry?",
+    "resign_question": "Bot zagra za Ciebie do końca gry. Nie można wrócić na to miejsce.",
+    "trade_ends_in": "Handel kończy się za",
+    "your_turn": "Twoja kolej",
+    "offer_for_you": "Oferta dla Ciebie",
+    "sound": "Dźwięk",
+    "notify": "Powiadomienia, gdy karta jest w tle",
+    "on": "włączone",
+    "off": "wyłączone",
+    "rules_title": "Zasady",
+    "alert.rematch": "{name} proponuje rewanż",
+    "rematch_invited": "{name} proponuje rewanż. Dołącz albo odmów (wtedy Twoje miejsce "
+    "zajmie bot).",
+    "rematch_join": "Dołącz do rewanżu",
+    "rematch_decline": "Odmów",
+    "rematch_declined": "{name} odmawia rewanżu",
+    "watch_rematch": "Oglądaj rewanż",
+    "turned_up": "odkryta",
+    "from_hand": "z ręki",
+    "you_pay": "Płacisz:",
+    "you_get": "Dostajesz:",
+    "accept_title": "Przyjąć tę wymianę?",
+    "next_step": "jeszcze {more} za {coins|monetę|monety|monet}",
+    "top_step": "koniec fasolometru",
+    "card_special.farmer": "2 = trzecie pole",
+    "card_special.fasolkopajak": "płacą grupy",
+    "rule_ref": "Zasada {rule}",
+    "err.game_over": "gra się skończyła",
+    "err.have_third_field": "masz już trzecie pole",
+    "err.no_third_field_left": "nie ma już trzecich pól",
+    "err.field_price": "trzecie pole kosztuje {price|monetę|monety|monet}, a masz {coins}",
+    "err.field_empty": "pole {field} jest puste",
+    "err.no_field": "nie ma pola {field}; masz pól: {n}",
+    "err.field_protected": "pole {field} ma jedną fasolkę i jest chronione, dopóki pole "
+    "{other} ma {n}",
+    "err.not_now": "{action}: teraz niemożliwe (aktywne jest miejsce {active})",
+    "err.bad_offer": "tej oferty nie można teraz złożyć ani przyjąć",
+    "err.own_turn_only": "{action}: tylko we własnej turze (aktywne jest miejsce {active})",
+    "err.not_allowed": "{action}: teraz niemożliwe",
+    "ev.clock_timeout": "Koniec czasu: bot gra za {who}",
+    "ev.trade_time_up": "Koniec czasu: handel się kończy",
+    "ev.offer_cancelled": "Oferta wygasła (jej karty zmieniły właściciela)",
+    "code.not_seated": "widzowie nie mogą tego zrobić; zajmij miejsce, aby grać",
+    "code.rate_limited": "za dużo wiadomości; zwolnij",
+    "code.not_started": "gra jeszcze się nie zaczęła",
+    "code.game_over": "gra się skończyła",
+    **{f"act.{k}": v for k, v in _ACTIONS_PL.items()},
+}
+# Polish slips: numbers before "monet" with the right form, cards named as cards.
+PL_FIXES: dict[str, str] = {
+    "ev.harvest": "{who} zbiera pole {field} ({n} × {card}): {coins|moneta|monety|monet}",
+    "ev.harvest_final": "Zbiór końcowy: {who}, pole {field} ({n} × {card}): "
+    "{coins|moneta|monety|monet}",
+    "ev.turn_over": "{who} odkrywa kartę: {card}",
+    "ev.reveal": "{who} odkrywa kartę: {card}",
+    "harvest_payout": "Dostajesz {coins|monetę|monety|monet}; kart na stos odrzuconych: {rest}.",
+    "buy_question": "Trzecie pole kosztuje {n|monetę|monety|monet}; masz {coins}.",
+    "ev.buy_field": "{who} kupuje trzecie pole za {price|monetę|monety|monet}",
+}
+EN_FIXES: dict[str, str] = {
+    "ev.harvest": "{who} harvests field {field} ({n} × {card}): {coins|coin|coins}",
+    "ev.harvest_final": "Final harvest: {who}, field {field} ({n} × {card}): {coins|coin|coins}",
+    "buy_question": "A third field costs {n|coin|coins}; you have {coins}.",
+    "ev.buy_field": "{who} buys a third field for {price|coin|coins}",
+    "waiting_players": "Waiting for {n|player|players}",
+    "accept_with": "Accept, paying {n|card|cards}",
+    "harvest_payout": "You get {coins|coin|coins}; {rest|card goes|cards go} to the discard pile.",
+}
+EN.update(EN_MORE)
+EN.update(EN_FIXES)
+PL.update(PL_MORE)
+PL.update(PL_FIXES)

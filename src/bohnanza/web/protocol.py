@@ -22,7 +22,18 @@ MAX_NAME = 40
 MAX_TOKEN = 200
 MAX_ID = 64
 
-CLIENT_TYPES = ("hello", "action", "chat", "start", "leave", "rematch", "ping", "host")
+CLIENT_TYPES = (
+    "hello",
+    "action",
+    "chat",
+    "start",
+    "leave",
+    "rematch",
+    "rematch_join",
+    "rematch_decline",
+    "ping",
+    "host",
+)
 #: What a table's host may do (a ``host`` message's ``op``), with the field each needs.
 HOST_OPS = {
     "remove": "seat",  # remove the player from a seat before the start

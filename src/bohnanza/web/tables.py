@@ -41,9 +41,11 @@ from ..errors import BohnanzaError, ConfigError, IllegalAction, RecordError
 from ..events import Event
 from ..game import TRADE, Game
 from ..records import make_record, new_game
+from ..refusals import explain
 from ..rules import make_config
 from ..shuffle import fresh_seed
 from ..views import SeatView, View, make_view
+from .clocks import Clocks, parse_clock
 from .limits import Guard, Limits
 from .protocol import (
     MAX_MESSAGE,
@@ -104,6 +106,10 @@ class Settings:
     # Agent specs beyond the built-in ones that tables may seat as bots (``bohnanza serve
     # --allow-agent``): code from outside the package runs only if the operator named it.
     allowed_agents: tuple[str, ...] = ()
+    # Invites (web/invite.py): the addresses a public server printed, and whether the
+    # X-Forwarded-Host/-Proto headers of a reverse proxy are believed.
+    public_addresses: tuple[str, ...] = ()
+    trust_proxy: bool = False
 
     def bots(self) -> list[str]:
         """The bots the lobby offers: the built-in agents, then the allowed ones."""
@@ -227,6 +233,7 @@ class Table:
     pump: asyncio.Task[None] | None = None
     agents: dict[tuple[int, str], Agent] = field(default_factory=dict)
     trade: TradeState | None = None
+    clocks: Clocks | None = None  # the players' time banks (web/clocks.py), if any
     touched: float = field(default_factory=time.monotonic)
     # A write failed: it may still have been committed (a connection lost while the
     # commit was under way), so the stored record is read back before the next write.
@@ -244,6 +251,7 @@ class Table:
             "players": s["players"],
             "options": s.get("options", {}),
             "trade_limit": s.get("trade_limit", 0),
+            "clock": s.get("clock", "none"),
             "status": self.status,
             "created": self.created,
             "seats": [seat.public() for seat in self.seats],
@@ -375,6 +383,7 @@ class Manager:
         seed: int | None = None,
         deck: list[str | int] | None = None,
         private: bool = False,
+        clock: str = "none",
     ) -> tuple[Table, int, str]:
         """A new table in the lobby; its creator takes the first seat for a person."""
         live = sum(1 for t in self.tables.values() if t.status in ("lobby", "playing"))
@@ -410,6 +419,12 @@ class Manager:
             raise LobbyError("a table needs at least one seat for a person")
         if not 0 <= trade_limit <= 3600:
             raise LobbyError("the trading time limit is 0 (none) to 3600 seconds")
+        try:
+            clock_spec = parse_clock(clock, self.settings.testing)
+        except ValueError as exc:
+            raise LobbyError(str(exc)) from None
+        if clock_spec is not None and trade_limit == 0:
+            trade_limit = clock_spec.trade
         if (seed is not None or deck is not None) and not self.settings.testing:
             raise LobbyError("seed and deck can only be fixed on a test server")
         settings: dict[str, Any] = {
@@ -421,6 +436,8 @@ class Manager:
         }
         if private:
             settings["private"] = True
+        if clock_spec is not None:
+            settings["clock"] = clock
         if seed is not None:
             settings["seed"] = seed
         if deck is not None:
@@ -646,6 +663,10 @@ class Manager:
             await self._rematch(table, conn, msg)
         elif msg.type == "host":
             await host_command(self, conn, msg)
+        elif msg.type == "rematch_join":
+            await self._rematch_join(table, conn, msg)
+        elif msg.type == "rematch_decline":
+            await self._rematch_decline(table, conn, msg)
 
     async def _hello(self, conn: Conn, msg: ClientMessage) -> None:
         table = conn.table
@@ -754,6 +775,7 @@ class Manager:
             game.collect_events()
             conn.send({"type": "ack", "seq": 0, **({"id": msg.id} if msg.id is not None else {})})
             self._broadcast_info(table)
+            self._clock_tick(table, time.monotonic())
             self._broadcast_state(table, [], full=True)
             self._start_pump(table)
 
@@ -810,6 +832,13 @@ class Manager:
                 table.kick.set()
 
     async def _rematch(self, table: Table, conn: Conn, msg: ClientMessage) -> None:
+        """Propose a rematch: a new table in the lobby with the same settings and bots.
+
+        Its proposer takes their old seat there at once; every other person is invited
+        (``rematch_invite``) and joins or declines by choice (``rematch_join``,
+        ``rematch_decline``: a bot then takes the seat); spectators stay where they are.
+        """
+        assert conn.seat is not None
         async with table.lock:
             if table.status != "over":
                 raise ProtocolError(
@@ -826,24 +855,22 @@ class Manager:
                 if refused is not None:  # a rematch is a new table of the asker's
                     raise ProtocolError("rate_limited", refused[0], msg.id)
                 settings = {k: v for k, v in table.settings.items() if k not in ("seed", "deck")}
-                seats = [Seat(s.seat, s.kind, s.bot, s.name, s.token_hash) for s in table.seats]
+                seats = [
+                    Seat(s.seat, s.kind, s.bot, "")
+                    if s.kind == "person"
+                    else Seat(s.seat, s.kind, s.bot, s.name)
+                    for s in table.seats
+                ]
                 new = Table(
                     id=new_id(),
                     created=time.time(),
-                    status="playing",
+                    status="lobby",
                     settings=settings,
                     seats=seats,
                     rematch_of=table.id,
                 )
-                game = self._new_game(settings)
-                setup = make_record(game, [], self._record_seats(new))
                 stored = StoredTable(
-                    new.id,
-                    new.created,
-                    "playing",
-                    settings,
-                    [s.stored() for s in seats],
-                    setup=setup,
+                    new.id, new.created, "lobby", settings, [s.stored() for s in seats]
                 )
                 try:
                     await asyncio.to_thread(self.store.set_rematch, table.id, stored)
@@ -852,23 +879,60 @@ class Manager:
                     raise ProtocolError(
                         "server_error", "could not save; try again", msg.id
                     ) from None
-                game.collect_events()
-                new.game = game
-                now = time.monotonic()
-                for s in new.seats:
-                    if s.kind == "person":
-                        s.away_since = now
                 self.tables[new.id] = new
                 self.guard.creators[new.id] = conn.address
                 table.rematch = new.id
-                self._start_pump(new)
+                for c in table.conns:
+                    if c.authed and c.seat is not None and c.seat != conn.seat:
+                        c.send({"type": "rematch_invite", "table": new.id, "from": conn.seat})
+                self._broadcast_info(table)
+        await self._rematch_join(table, conn, msg)
+
+    async def _rematch_table(self, table: Table, msg: ClientMessage) -> Table:
+        new = await self.get(table.rematch) if table.rematch is not None else None
+        if new is None:
+            raise ProtocolError("not_allowed", "there is no rematch to answer", msg.id)
+        return new
+
+    async def _rematch_join(self, table: Table, conn: Conn, msg: ClientMessage) -> None:
+        """Take one's old seat at the rematch (a fresh token, sent to this connection)."""
+        assert conn.seat is not None
+        new = await self._rematch_table(table, msg)
+        seat = table.seats[conn.seat]
+        taken = new.seats[conn.seat]
+        if taken.kind == "person" and taken.token_hash is not None:
+            raise ProtocolError("not_allowed", "that seat at the rematch is taken", msg.id)
+        if new.status != "lobby" or taken.kind != "person":
+            raise ProtocolError("not_allowed", "the rematch has no seat for you", msg.id)
+        try:
+            _number, token = await self.join(new, seat.name, conn.seat)
+        except LobbyError as exc:
+            raise ProtocolError("not_allowed", exc.message, msg.id) from None
+        answer: dict[str, Any] = {"type": "rematch", "table": new.id, "token": token}
+        if msg.id is not None:
+            answer["id"] = msg.id
+        conn.send(answer)
+
+    async def _rematch_decline(self, table: Table, conn: Conn, msg: ClientMessage) -> None:
+        """Decline the rematch: a bot takes this player's seat there."""
+        assert conn.seat is not None
+        new = await self._rematch_table(table, msg)
+        async with new.lock:
+            seat = new.seats[conn.seat]
+            if new.status != "lobby" or seat.kind != "person" or seat.token_hash is not None:
+                raise ProtocolError("not_allowed", "that seat at the rematch is taken", msg.id)
+            seat.kind, seat.bot = "bot", self.settings.substitute
+            try:
+                await asyncio.to_thread(self.store.save_seats, new.id, [seat.stored()])
+            except Exception:
+                seat.kind, seat.bot = "person", ""
+                raise ProtocolError("server_error", "could not save; try again", msg.id) from None
+            self._broadcast_info(new)
+        notice = {"type": "rematch_declined", "seat": conn.seat, "table": new.id}
+        async with table.lock:
             for c in table.conns:
                 if c.authed:
-                    answer: dict[str, Any] = {"type": "rematch", "table": table.rematch}
-                    if c is conn and msg.id is not None:
-                        answer["id"] = msg.id
-                    c.send(answer)
-            self._broadcast_info(table)
+                    c.send(notice if c is not conn or msg.id is None else {**notice, "id": msg.id})
 
     # ------------------------------------------------------------------ actions
 
@@ -898,12 +962,12 @@ class Manager:
             try:
                 game.check(seat, action)
             except IllegalAction as exc:
-                conn.send(error("illegal", str(exc), msg.id, exc.rule))
+                conn.send(refusal_message(game, seat, action, exc, msg.id))
                 return
             try:
                 events = await self._commit(table, seat, action)
             except IllegalAction as exc:
-                conn.send(error("illegal", str(exc), msg.id, exc.rule))
+                conn.send(refusal_message(game, seat, action, exc, msg.id))
                 return
             except Exception:
                 log.exception("table %s: could not save an action", table.id)
@@ -994,6 +1058,7 @@ class Manager:
             if seat is not None
             else [],
         }
+        out.update(self._clock_view(table))
         if log:
             out["log"] = [e.for_seat(seat) for e in table.events[-LOG_ON_CONNECT:]]
         if full or log:
@@ -1032,7 +1097,8 @@ class Manager:
 
     def _after(self, table: Table, events: Sequence[Event]) -> None:
         """Tell everybody about a committed action, then let the pump look again."""
-        self._broadcast_state(table, events)
+        notes = self._clock_tick(table, time.monotonic())
+        self._broadcast_state(table, [*events, *notes])
         if table.status == "over":
             self._broadcast_info(table)
         table.kick.set()
@@ -1042,6 +1108,47 @@ class Manager:
         for conn in table.conns:
             if conn.authed and conn is not skip:
                 conn.send(info)
+
+    # ------------------------------------------------------------------ clocks
+
+    def _clock_tick(self, table: Table, now: float) -> list[Event]:
+        """Bring the table's clocks up to ``now`` (web/clocks.py); the timeout notes it
+        returns are in the log already."""
+        game = table.game
+        if game is None:
+            return []
+        stale = table.trade is None or table.trade.turn != game.turn
+        if game.phase == TRADE and not game.over and stale:
+            table.trade = TradeState(game.turn, now)
+        if table.clocks is None:
+            spec = parse_clock(str(table.settings.get("clock") or "none"), True)
+            if spec is None:
+                return []
+            people = frozenset(s.seat for s in table.seats if s.kind == "person")
+            table.clocks = Clocks.new(spec, game.players, people)
+        table.clocks.people = frozenset(s.seat for s in table.seats if s.kind == "person")
+        notes = table.clocks.update(game, now)
+        table.events += notes
+        return notes
+
+    def _clock_view(self, table: Table) -> dict[str, Any]:
+        """The clocks and the trading countdown, for a ``state`` message."""
+        game = table.game
+        out: dict[str, Any] = {}
+        now = time.monotonic()
+        if table.clocks is not None:
+            out["clock"] = table.clocks.snapshot(now)
+        limit = float(table.settings.get("trade_limit") or 0)
+        ts = table.trade
+        if (
+            limit > 0
+            and game is not None
+            and game.phase == TRADE
+            and ts is not None
+            and ts.turn == game.turn
+        ):
+            out["trade_left"] = round(max(0.0, ts.started + limit - now), 1)
+        return out
 
     # ------------------------------------------------------------------ the pump
 
@@ -1105,7 +1212,15 @@ class Manager:
         game = table.game
         assert game is not None
         wakes: list[float] = []
+        notes = self._clock_tick(table, now)
+        if notes:  # "time ran out: the bot plays for ...", before the bot's move
+            self._broadcast_state(table, notes)
         bots = self._bot_seats(table, now, wakes)
+        if table.clocks is not None:
+            bots |= table.clocks.bot_seats(game)
+            due = table.clocks.due()
+            if due is not None:
+                wakes.append(due)
         if game.pending is not None:
             seat = game.pending[0]
             if seat in bots:
@@ -1127,6 +1242,9 @@ class Manager:
         limit = float(table.settings.get("trade_limit") or 0)
         if limit > 0:
             if now >= ts.started + limit:
+                note = Event("trade_time_up", game.active, {}, None)
+                table.events.append(note)
+                self._broadcast_state(table, [note])
                 return (game.active, Action.end_trading(), True), None
             wakes.append(ts.started + limit)
         # An offer to a bot gets an answer at once (accept or decline, the bot's choice;
@@ -1290,6 +1408,17 @@ class Manager:
         if table.status != "over" or table.game is None:
             raise LobbyError("the record is shown once the game is over", 403)
         return make_record(table.game, table.actions, self._record_seats(table))
+
+
+def refusal_message(
+    game: Game, seat: int, action: Action, exc: IllegalAction, msg_id: str | int | None
+) -> dict[str, Any]:
+    """An ``illegal`` error with the refusal as data (``refusal``: code, rule, 1-based
+    params), so that the page words it in its own language; ``message`` stays the
+    engine's English for programs."""
+    out = error("illegal", str(exc), msg_id, exc.rule)
+    out["refusal"] = explain(game, seat, action, exc).to_json()
+    return out
 
 
 def card_table(game: Game) -> list[list[str]]:

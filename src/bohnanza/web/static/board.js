@@ -50,6 +50,8 @@ Board.field = function (cards, index, payout, opts) {
     stack.append(e);
   });
   box.append(head, stack);
+  const next = B.nextStep(cards);
+  if (next) box.append(B.el("div", { class: "next-step", text: next }));
   if (opts.actions) box.append(opts.actions);
   return box;
 };
@@ -196,7 +198,13 @@ Board.eventText = function (table, e) {
     case "withdraw":
       return B.t("ev.withdraw", { who });
     case "offer_cancelled":
-      return B.t("ev.offer_cancelled", { id: e.offer_id });
+      return B.t("ev.offer_cancelled");
+    case "clock_timeout":
+      return B.t("ev.clock_timeout", { who });
+    case "trade_time_up":
+      return B.t("ev.trade_time_up");
+    case "rematch_declined":
+      return B.t("rematch_declined", { name: who });
     case "end_trading":
       return B.t("ev.end_trading", { who });
     case "keep_drawn":

@@ -16,6 +16,14 @@ B.load = async function () {
   document.documentElement.lang = B.lang;
 };
 
+B.plural = function (n, forms) {
+  if (forms.length === 2) return n === 1 ? forms[0] : forms[1];
+  if (n === 1) return forms[0];
+  const d = n % 10;
+  const h = n % 100;
+  return d >= 2 && d <= 4 && !(h >= 12 && h <= 14) ? forms[1] : forms[2];
+};
+
 B.setLang = function (lang) {
   B.lang = lang;
   localStorage.setItem("bohnanza.lang", lang);
@@ -30,6 +38,8 @@ B.t = function (key, vars) {
   let s = table[key];
   if (s === undefined) s = (B.strings && B.strings.ui.en[key]) || key;
   if (vars) {
+    // Plurals first: {n|one|other} (English), {n|one|few|many} (Polish).
+    s = s.replace(/\{(\w+)\|([^{}]*)\}/g, (all, k, forms) => (k in vars ? vars[k] + " " + B.plural(Number(vars[k]), forms.split("|")) : all));
     for (const [k, v] of Object.entries(vars)) s = s.split("{" + k + "}").join(String(v));
   }
   return s;
@@ -40,6 +50,7 @@ B.translateStatic = function (root) {
   for (const el of (root || document).querySelectorAll("[data-t]")) el.textContent = B.t(el.dataset.t);
   for (const el of (root || document).querySelectorAll("[data-t-ph]")) el.placeholder = B.t(el.dataset.tPh);
   for (const el of (root || document).querySelectorAll("[data-t-title]")) el.title = B.t(el.dataset.tTitle);
+  for (const a of document.querySelectorAll("a.help")) a.href = "/rules?lang=" + B.lang;
   for (const el of document.querySelectorAll(".lang button")) {
     el.classList.toggle("on", el.dataset.lang === B.lang);
   }
@@ -79,36 +90,131 @@ B.el = function (tag, attrs, ...children) {
 };
 
 // A card: {id?, variety, kind?, declared?}. Hidden facts are simply absent from the data.
+// Big cards are drawn in SVG like a printed card (name, colour, count in the deck, the
+// beanometer); small ones (fields, offers) are a coloured label, and a tap shows the big one.
 B.card = function (card, opts) {
   opts = opts || {};
   const cls = ["card", "v-" + card.variety];
   if (opts.small) cls.push("small");
+  else cls.push("big");
   if (opts.extra) cls.push(opts.extra);
+  if (opts.drawn) cls.push("drawn-card");
   if (card.kind) cls.push("k-" + card.kind);
-  const label = [B.el("span", { class: "name", text: B.bean(card.variety) })];
-  if (card.kind) label.push(B.el("span", { class: "kind", text: B.kind(card.kind) }));
-  if (card.declared && !card.kind) {
-    label.push(B.el("span", { class: "kind declared", text: B.t("declared", { colour: B.kind(card.declared) }) }));
-  } else if (card.declared && card.declared !== card.kind) {
+  const label = [];
+  if (opts.small) {
+    label.push(B.el("span", { class: "name", text: B.bean(card.variety) }));
+    if (card.kind) label.push(B.el("span", { class: "kind", text: B.kind(card.kind) }));
+  } else {
+    label.push(B.cardSvg(card));
+  }
+  if (card.declared && (!card.kind || card.declared !== card.kind)) {
     label.push(B.el("span", { class: "kind declared", text: B.t("declared", { colour: B.kind(card.declared) }) }));
   }
+  if (opts.drawn) label.push(B.el("span", { class: "drawn-mark", text: B.t("turned_up") }));
   const e = B.el("span", { class: cls.join(" "), title: B.cardTitle(card) }, label);
   if (card.id !== undefined && card.id !== null) e.dataset.card = card.id;
   e.dataset.variety = card.variety;
   return e;
 };
 
+const SVG_NS = "http://www.w3.org/2000/svg";
+function svgEl(tag, attrs, text) {
+  const e = document.createElementNS(SVG_NS, tag);
+  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+// The beanometer that pays for a card: a lady's own (R-LADY-4), else the variety's.
+B.beanometerOf = function (variety, kind) {
+  const ladies = B.strings && B.strings.lady_beanometers;
+  if (kind === "lady" && ladies && ladies[variety]) return ladies[variety];
+  const b = B.strings && B.strings.beans[variety];
+  return b ? b.beanometer : [];
+};
+
+B.cardSvg = function (card) {
+  const b = (B.strings && B.strings.beans[card.variety]) || {};
+  const svg = svgEl("svg", { viewBox: "0 0 64 88", class: "card-svg", role: "img", "aria-label": B.cardTitle(card) });
+  svg.append(svgEl("rect", { x: 1, y: 1, width: 62, height: 86, rx: 6, class: "c-body" }));
+  svg.append(svgEl("rect", { x: 1, y: 1, width: 62, height: 20, rx: 6, class: "c-band" }));
+  svg.append(svgEl("circle", { cx: 11, cy: 11, r: 8, class: "c-count-bg" }));
+  svg.append(svgEl("text", { x: 11, y: 14.5, class: "c-count", "text-anchor": "middle" }, b.count !== undefined ? String(b.count) : "?"));
+  const marks = { lady: "♀", man: "♂", child: "☺", red: "●", black: "●" };
+  if (card.kind && marks[card.kind]) svg.append(svgEl("text", { x: 54, y: 15, class: "c-kind c-kind-" + card.kind, "text-anchor": "middle" }, marks[card.kind]));
+  svg.append(svgEl("ellipse", { cx: 32, cy: 38, rx: 11, ry: 14, class: "c-bean" }));
+  const name = B.bean(card.variety);
+  const t = svgEl("text", { x: 32, y: 62, class: "c-name", "text-anchor": "middle" }, name);
+  if (name.length > 9) {
+    t.setAttribute("textLength", "58");
+    t.setAttribute("lengthAdjust", "spacingAndGlyphs");
+  }
+  svg.append(t);
+  const meter = B.beanometerOf(card.variety, card.kind);
+  if (meter && meter.some((x) => x)) {
+    meter.forEach((need, i) => {
+      const x = 9 + i * 15.3;
+      svg.append(svgEl("text", { x, y: 74, class: "c-need", "text-anchor": "middle" }, need ? String(need) : "–"));
+      svg.append(svgEl("circle", { cx: x, cy: 81, r: 4.2, class: "c-coin" }));
+      svg.append(svgEl("text", { x, y: 83.2, class: "c-coins", "text-anchor": "middle" }, String(i + 1)));
+    });
+  } else {
+    svg.append(svgEl("text", { x: 32, y: 78, class: "c-special", "text-anchor": "middle" }, B.t("card_special." + card.variety)));
+  }
+  return svg;
+};
+
+// "1 more for 2 coins": the next beanometer step of a field (top card, count).
+B.nextStep = function (cards) {
+  if (!cards.length) return null;
+  const top = cards[cards.length - 1];
+  const meter = B.beanometerOf(top.variety, top.kind);
+  if (!meter || !meter.some((x) => x) || top.kind === "child") return null;
+  const n = cards.length;
+  for (let i = 0; i < meter.length; i++) {
+    if (meter[i] && meter[i] > n) return B.t("next_step", { more: meter[i] - n, coins: i + 1 });
+  }
+  return B.t("top_step");
+};
+
 B.cardTitle = function (card) {
-  const b = B.strings && B.strings.beans[card.variety];
   let s = B.bean(card.variety);
   if (card.kind) s += " (" + B.kind(card.kind) + ")";
-  if (b && b.beanometer) {
-    const parts = b.beanometer
-      .map((need, i) => (need ? need + "→" + (i + 1) : null))
-      .filter(Boolean);
+  const meter = B.beanometerOf(card.variety, card.kind);
+  if (meter) {
+    const parts = meter.map((need, i) => (need ? need + "→" + (i + 1) : null)).filter(Boolean);
     if (parts.length) s += " · " + B.t("beanometer") + ": " + parts.join(", ");
   }
   return s;
+};
+
+// A tap on a small card shows it big (phones have no hover).
+B.zoomCard = function (cardEl) {
+  const id = cardEl.dataset.card;
+  const card = id !== undefined && window.Board ? Board.cardById(Number(id)) : { variety: cardEl.dataset.variety };
+  const dlg = B.el(
+    "div",
+    { class: "modal zoom", role: "dialog", "aria-modal": "true", id: "card-zoom" },
+    B.el("div", { class: "modal-box" }, B.card(card), B.el("p", { text: B.cardTitle(card) }), B.el("div", { class: "buttons" }, B.el("button", { type: "button", class: "primary", id: "zoom-close", text: B.t("close"), onclick: () => dlg.remove() })))
+  );
+  document.body.append(dlg);
+};
+document.addEventListener("click", (ev) => {
+  const c = ev.target.closest && ev.target.closest(".card.small");
+  if (!c || c.classList.contains("pickable") || c.closest(".field.target") || c.closest(".modal")) return;
+  B.zoomCard(c);
+});
+
+// A refusal from the server, in the page's language with 1-based numbers, and its rule.
+B.refusalText = function (msg) {
+  const r = msg.refusal;
+  if (!r) return B.t("not_allowed");
+  const p = Object.assign({}, r.params || {});
+  if (p.action) p.action = B.t("act." + p.action);
+  return B.t("err." + r.code, p);
+};
+B.ruleLink = function (rule) {
+  return B.el("a", { class: "rule-link", href: "/rules?lang=" + B.lang + "#" + rule, target: "_blank", rel: "noopener", text: B.t("rule_ref", { rule }) });
 };
 
 B.tokenKey = (table) => "bohnanza.token." + table;

@@ -52,6 +52,13 @@ function fillLimit() {
   sel.value = cur;
 }
 
+function fillClock() {
+  const sel = $("#f-clock");
+  const cur = sel.value || "none";
+  sel.replaceChildren(...["none", "relaxed", "normal", "fast"].map((c) => el("option", { value: c, text: t("clock." + c) })));
+  sel.value = cur;
+}
+
 function fillSeats() {
   const n = Number($("#f-players").value);
   const list = $("#f-seats");
@@ -82,9 +89,10 @@ async function create(ev) {
     const v = $("#f-seat-" + i).value;
     seats.push(v === "person" ? { kind: "person" } : { kind: "bot", bot: v.slice(4) });
   }
-  const name = $("#f-name").value.trim();
-  localStorage.setItem("bohnanza.name", name);
-  const body = { rules: $("#f-rules").value, players: n, seats, trade_limit: Number($("#f-limit").value), name, options: {} };
+  const typed = $("#f-name").value.trim();
+  if (typed) localStorage.setItem("bohnanza.name", typed);
+  const name = typed || t("player_n", { n: 1 });
+  const body = { rules: $("#f-rules").value, players: n, seats, trade_limit: Number($("#f-limit").value), clock: $("#f-clock").value, name, options: {} };
   if (!$("#row-remove").hidden) body.options.remove = $("#f-remove").value;
   try {
     const res = await B.api("POST", "/api/tables", body);
@@ -122,11 +130,24 @@ function renderTables() {
             text: tb.status === "lobby" && open ? t("join") : B.getToken(tb.id) ? t("open") : t("watch"),
           })
         );
+        const when = new Date(tb.created * 1000);
+        const stamp = when.toLocaleString(B.lang === "pl" ? "pl-PL" : "en-GB", { dateStyle: "short", timeStyle: "short" });
+        const extra = [el("span", { class: "when", text: stamp })];
+        if (tb.status === "over" && tb.result && tb.result.winners) {
+          const names = tb.result.winners.map((w) => {
+            const s = tb.seats[w];
+            return s && s.kind === "bot" ? t("bot_kind", { bot: s.bot }) : (s && s.name) || t("seat_n", { n: w + 1 });
+          });
+          extra.push(" · ", el("span", { class: "winner", text: t("won_by", { names: names.join(", ") }) }));
+        }
+        if (tb.rematch_of) extra.push(" · ", el("span", { class: "rematch-of", text: t("rematch_label") }));
+        if (tb.spectators) extra.push(" · ", el("span", { class: "spectators", text: t("spectators_n", { n: tb.spectators }) }));
         return el(
           "li",
           { class: "table-item status-" + tb.status, dataset: { table: tb.id } },
           el("div", { class: "table-main" }, el("b", { text: B.rulesName(tb.rules) }), " · ", t("players_n", { n: tb.players }), " · ", el("span", { class: "status", text: t("status." + tb.status) })),
           el("div", { class: "muted", text: seatSummary(tb) }),
+          el("div", { class: "muted table-extra" }, extra),
           el("div", { class: "buttons" }, links)
         );
       })
@@ -152,6 +173,7 @@ async function refresh() {
   H.bots = info.bots;
   $("#f-name").value = localStorage.getItem("bohnanza.name") || "";
   fillLimit();
+  fillClock();
   fillRules();
   $("#f-rules").addEventListener("change", fillPlayers);
   $("#f-players").addEventListener("change", () => {
@@ -161,6 +183,7 @@ async function refresh() {
   $("#create-form").addEventListener("submit", create);
   B.listeners.push(() => {
     fillLimit();
+    fillClock();
     fillRules();
     renderTables();
   });

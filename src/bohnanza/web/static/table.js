@@ -17,6 +17,11 @@ const T = {
     accepting: null, // {offerId, cards: [ids]}
     tab: "log",
   },
+  alerted: false, // the "your turn" alert is on
+  offersSeen: new Set(),
+  clockAt: 0, // performance.now() when the clock snapshot arrived
+  stale: false, // a stored token matched no seat
+  invite: null, // a rematch invitation {table, from}
 };
 
 const $ = (sel) => document.querySelector(sel);
@@ -111,12 +116,26 @@ function onMessage(msg) {
       appendChat(msg);
       if (T.ui.tab !== "chat") $("#tab-chat").classList.add("unread");
       break;
-    case "rematch": {
-      const token = B.getToken(T.id);
-      if (token && T.seat !== null) B.setToken(msg.table, token);
+    case "rematch":
+      // My seat at the rematch: its token, then go there.
+      if (msg.token) B.setToken(msg.table, msg.token);
       location.href = "/t/" + encodeURIComponent(msg.table);
       break;
-    }
+    case "rematch_invite":
+      T.invite = { table: msg.table, from: msg.from };
+      render();
+      alertMe(t("alert.rematch", { name: Board.seatName(T.table, msg.from) }));
+      break;
+    case "rematch_declined":
+      if (msg.seat === T.seat) {
+        T.invite = null;
+        localStorage.setItem("bohnanza.declined." + msg.table, "1");
+      }
+      B.toast(t("rematch_declined", { name: Board.seatName(T.table, msg.seat) }));
+      T.log.push({ type: "rematch_declined", seat: msg.seat });
+      renderLog();
+      render();
+      break;
     case "left":
       B.dropToken(T.id);
       T.seat = null;
@@ -129,8 +148,9 @@ function onMessage(msg) {
 
 function onError(msg) {
   if (msg.code === "bad_token") {
-    // A stale token (the seat was given up): watch instead.
+    // A stale token: say so, and let the player choose (watch, or take a free seat).
     B.dropToken(T.id);
+    T.stale = true;
     T.ws.send(JSON.stringify({ type: "hello" }));
     return;
   }
@@ -139,11 +159,13 @@ function onError(msg) {
     $("#lobby").replaceChildren(el("p", { class: "error", text: t("no_table") }), el("a", { href: "/", text: t("back_to_lobby") }));
     return;
   }
-  const prefix = msg.code === "illegal" ? t("not_allowed") : t("error");
-  B.toast(prefix + ": " + msg.message, "error");
+  // Refusals are worded from the page's strings (1-based seats and fields) with a link
+  // to the rule; other errors have a message of their own (or a code we know).
+  const text = msg.code === "illegal" ? t("not_allowed") + ": " + B.refusalText(msg) : t("error") + ": " + (B.strings.ui[B.lang]["code." + msg.code] ? t("code." + msg.code) : msg.message);
+  B.toast(text, "error");
   const box = $("#last-error");
   if (box) {
-    box.textContent = prefix + ": " + msg.message;
+    box.replaceChildren(text, msg.rule ? " " : "", msg.rule ? B.ruleLink(msg.rule) : "");
     box.hidden = false;
   }
 }
@@ -152,6 +174,9 @@ function takeState(s) {
   if (s.cards) Board.cards = s.cards;
   const prevTurn = T.state && T.state.view.turn;
   T.state = s;
+  T.clockAt = performance.now();
+  const box = document.getElementById("last-error");
+  if (box && s.events && s.events.length) box.hidden = true;
   if (s.log) T.log = s.log.slice();
   if (s.events && s.events.length) T.log.push(...s.events);
   if (T.log.length > 600) T.log = T.log.slice(-400);
@@ -238,7 +263,7 @@ function render() {
   }
   if (!T.table) return;
   $("#table-title").textContent = B.rulesName(T.table.rules) + " · " + t("players_n", { n: T.table.players }) + " · " + t("status." + T.table.status);
-  document.title = "Bohnanza · " + T.id;
+  updateAlert();
   const lobby = T.table.status === "lobby" || !T.state;
   $("#lobby").hidden = !lobby;
   $("#board").hidden = lobby;
@@ -248,7 +273,7 @@ function render() {
 
 function renderLobby() {
   const tb = T.table;
-  const link = location.origin + "/t/" + encodeURIComponent(T.id);
+  const link = (T.links && T.links[0]) || location.origin + "/t/" + encodeURIComponent(T.id);
   const seats = tb.seats.map((s) => {
     let who;
     if (s.kind === "bot") who = t("bot_name", { n: s.seat + 1, bot: s.bot });
@@ -292,8 +317,11 @@ function renderLobby() {
         },
       })
     ),
+    T.links && T.links.length > 1 ? el("p", { class: "muted other-links" }, t("other_addresses"), " ", T.links.slice(1).join(" · ")) : null,
+    el("div", { class: "qr", id: "invite-qr", "aria-label": t("invite_qr") }),
     el("ol", { class: "lobby-seats" }, seats),
   ];
+  if (T.stale) parts.unshift(staleBox());
   if (T.seat === null && open > 0 && tb.status === "lobby") {
     parts.push(el("div", { class: "join-row" }, el("label", { for: "join-name", text: t("your_name") }), el("input", { id: "join-name", maxlength: 40, value: localStorage.getItem("bohnanza.name") || "" })));
   }
@@ -312,8 +340,58 @@ function renderLobby() {
   }
   // Keep the typed name across re-renders.
   const typed = $("#join-name") && $("#join-name").value;
-  box.replaceChildren(...parts);
+  box.replaceChildren(...parts.filter(Boolean));
   if (typed && $("#join-name")) $("#join-name").value = typed;
+  showQr($("#invite-qr"), link);
+}
+
+// The invite links, built by the server from the address this browser used.
+async function loadInvite() {
+  try {
+    T.links = (await B.api("GET", `/api/tables/${encodeURIComponent(T.id)}/invite`)).links;
+  } catch (e) {
+    T.links = null;
+  }
+  render();
+}
+
+const qrCache = new Map();
+async function showQr(box, text) {
+  if (!box) return;
+  let svg = qrCache.get(text);
+  if (!svg) {
+    const res = await fetch("/api/qr", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ text }) });
+    if (!res.ok) return;
+    svg = await res.text();
+    qrCache.set(text, svg);
+  }
+  const doc = new DOMParser().parseFromString(svg, "image/svg+xml");
+  const node = doc.documentElement;
+  if (node && node.nodeName.toLowerCase() === "svg") box.replaceChildren(document.importNode(node, true));
+}
+
+function staleBox() {
+  const free = T.table.status === "lobby" && T.table.seats.some((s) => s.kind === "person" && !s.taken);
+  return el(
+    "div",
+    { class: "stale", id: "stale-token", role: "alert" },
+    el("p", { text: t("stale_token") }),
+    el(
+      "div",
+      { class: "buttons" },
+      el("button", {
+        type: "button",
+        class: "secondary",
+        id: "stale-watch",
+        text: t("stale_watch"),
+        onclick: () => {
+          T.stale = false;
+          render();
+        },
+      }),
+      free ? el("span", { class: "muted", text: t("stale_free_seat") }) : null
+    )
+  );
 }
 
 function hostControls(tb) {
@@ -328,11 +406,13 @@ function hostControls(tb) {
 }
 
 async function takeSeat(seat) {
-  const name = ($("#join-name") && $("#join-name").value.trim()) || "";
-  if (name) localStorage.setItem("bohnanza.name", name);
+  const typed = ($("#join-name") && $("#join-name").value.trim()) || "";
+  if (typed) localStorage.setItem("bohnanza.name", typed);
+  const name = typed || t("player_n", { n: seat + 1 });
   try {
     const res = await B.api("POST", `/api/tables/${encodeURIComponent(T.id)}/join`, { name, seat });
     B.setToken(T.id, res.token);
+    T.stale = false;
     T.ws.close();
     connect();
   } catch (e) {
@@ -344,9 +424,18 @@ function renderBoard() {
   const v = T.state.view;
   const tb = T.table;
   const board = $("#board");
+  const old = $("#last-error");
   const parts = [Board.statusLine(tb, v)];
+  if (T.stale) parts.push(staleBox());
+  const clocks = renderClocks();
+  if (clocks) parts.push(clocks);
   parts.push(el("div", { id: "hint", class: "hint-line", text: hintText() }));
-  parts.push(el("div", { id: "last-error", class: "error-line", hidden: true }));
+  const errBox = el("div", { id: "last-error", class: "error-line", role: "alert", hidden: true });
+  if (old && !old.hidden) {
+    errBox.replaceChildren(...old.childNodes);
+    errBox.hidden = false;
+  }
+  parts.push(errBox);
   if (v.phase === "over") parts.push(renderOver());
   // Other players (all of them for a spectator), in seat order starting after me.
   const n = v.players;
@@ -360,7 +449,168 @@ function renderBoard() {
   if (T.state.trading && v.phase === "trade") parts.push(renderTrading());
   if (T.seat !== null) parts.push(renderMine());
   else parts.push(el("p", { class: "hint", id: "watching", text: t("watching") }));
+  parts.push(renderSeatTools());
   board.replaceChildren(...parts);
+}
+
+// Leave/resign and "continue on another device", for a seated player.
+function renderSeatTools() {
+  const box = el("div", { class: "buttons seat-tools" });
+  box.append(el("span", { class: "muted", id: "spectator-count", text: t("spectators_n", { n: T.table.spectators || 0 }) }));
+  if (T.seat === null || T.table.status !== "playing") return box;
+  box.append(
+    el("button", { type: "button", class: "secondary", id: "btn-device", text: t("other_device"), onclick: otherDevice }),
+    el("button", {
+      type: "button",
+      class: "secondary danger",
+      id: "btn-resign",
+      text: t("resign"),
+      onclick: async () => {
+        if (await B.confirm(t("resign_title"), el("p", { text: t("resign_question") }), t("resign"))) send({ type: "leave" });
+      },
+    })
+  );
+  return box;
+}
+
+// A link (and QR code) that carries this seat's token to another device, after a warning.
+function otherDevice() {
+  const token = B.getToken(T.id);
+  if (!token) return;
+  const link = location.origin + "/t/" + encodeURIComponent(T.id) + "#seat=" + encodeURIComponent(token);
+  const qr = el("div", { class: "qr", id: "device-qr" });
+  const dlg = el(
+    "div",
+    { class: "modal", role: "dialog", "aria-modal": "true", id: "device-dialog" },
+    el(
+      "div",
+      { class: "modal-box" },
+      el("h3", { text: t("other_device") }),
+      el("p", { class: "warning", text: t("other_device_warning") }),
+      el("input", { id: "device-link", readonly: true, value: link }),
+      qr,
+      el(
+        "div",
+        { class: "buttons" },
+        el("button", {
+          type: "button",
+          class: "secondary",
+          text: t("copy"),
+          onclick: () => {
+            navigator.clipboard && navigator.clipboard.writeText(link);
+            B.toast(t("copied"));
+          },
+        }),
+        el("button", { type: "button", class: "primary", id: "device-close", text: t("close"), onclick: () => dlg.remove() })
+      )
+    )
+  );
+  document.body.append(dlg);
+  showQr(qr, link);
+}
+
+// ------------------------------------------------------------------ clocks
+
+function clockText(secs) {
+  const s = Math.max(0, Math.ceil(secs));
+  return Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0");
+}
+
+function renderClocks() {
+  const c = T.state.clock;
+  const tradeLeft = T.state.trade_left;
+  if (!c && (tradeLeft === undefined || tradeLeft === null)) return null;
+  const box = el("div", { class: "clocks", id: "clocks" });
+  if (c) {
+    for (const seat of c.people) {
+      const running = c.running.includes(seat);
+      box.append(
+        el(
+          "span",
+          { class: "clock" + (running ? " running" : "") + (c.out.includes(seat) ? " out" : "") + (seat === T.seat ? " mine" : ""), dataset: { clockSeat: seat } },
+          Board.seatName(T.table, seat) + " ",
+          el("b", { class: "clock-time", text: clockText(c.bank[seat]) })
+        )
+      );
+    }
+  }
+  if (tradeLeft !== undefined && tradeLeft !== null && T.state.view.phase === "trade") {
+    box.append(el("span", { class: "clock trade-clock running", id: "trade-clock" }, t("trade_ends_in") + " ", el("b", { class: "clock-time", text: clockText(tradeLeft) })));
+  }
+  return box;
+}
+
+// Count down between two states (the server's snapshot is the truth).
+function tickClocks() {
+  if (!T.state) return;
+  const gone = (performance.now() - T.clockAt) / 1000;
+  const c = T.state.clock;
+  if (c) {
+    for (const e of document.querySelectorAll("[data-clock-seat]")) {
+      const seat = Number(e.dataset.clockSeat);
+      const left = c.running.includes(seat) ? c.bank[seat] - gone : c.bank[seat];
+      e.querySelector(".clock-time").textContent = clockText(left);
+    }
+  }
+  const tc = document.getElementById("trade-clock");
+  if (tc && T.state.trade_left !== undefined) tc.querySelector(".clock-time").textContent = clockText(T.state.trade_left - gone);
+}
+
+// ------------------------------------------------------------------ alerts
+
+// The tab's title and icon say "your turn"; a sound and a notification, if switched on,
+// when it becomes my turn or an offer comes to me.
+function updateAlert() {
+  const need = !!(T.state && T.table.status === "playing" && needsMe());
+  const offers = T.state && T.seat !== null ? T.state.view.offers.filter((o) => o.to === T.seat) : [];
+  const fresh = offers.filter((o) => !T.offersSeen.has(o.offer_id));
+  for (const o of offers) T.offersSeen.add(o.offer_id);
+  const on = need || offers.length > 0;
+  document.title = (on ? "● " + t(need ? "your_turn" : "offer_for_you") + " · " : "") + "Bohnanza · " + T.id;
+  const icon = document.getElementById("favicon");
+  if (icon) icon.href = on ? "/static/favicon-turn.svg" : "/static/favicon.svg";
+  document.body.dataset.alert = on ? "1" : "0";
+  if (need && !T.alerted) alertMe(t("your_turn"));
+  else if (fresh.length) alertMe(t("offer_for_you"));
+  T.alerted = need;
+}
+
+function alertMe(text) {
+  if (localStorage.getItem("bohnanza.sound") === "1") beep();
+  if (localStorage.getItem("bohnanza.notify") === "1" && "Notification" in window && Notification.permission === "granted" && document.hidden) {
+    new Notification("Bohnanza", { body: text, tag: "bohnanza-" + T.id });
+  }
+}
+
+let audio = null;
+function beep() {
+  try {
+    audio = audio || new AudioContext();
+    const o = audio.createOscillator();
+    const g = audio.createGain();
+    o.frequency.value = 660;
+    g.gain.setValueAtTime(0.12, audio.currentTime);
+    g.gain.exponentialRampToValueAtTime(0.001, audio.currentTime + 0.35);
+    o.connect(g).connect(audio.destination);
+    o.start();
+    o.stop(audio.currentTime + 0.36);
+  } catch (e) {
+    /* no audio */
+  }
+}
+
+function alertToggles() {
+  const sound = localStorage.getItem("bohnanza.sound") === "1";
+  const notify = localStorage.getItem("bohnanza.notify") === "1";
+  // Short symbols (the header is narrow on phones); the words are the tooltips.
+  for (const [id, on, key] of [["#btn-sound", sound, "sound"], ["#btn-notify", notify, "notify"]]) {
+    const b = $(id);
+    b.textContent = id === "#btn-sound" ? "♪" : "✉";
+    b.title = t(key) + ": " + t(on ? "on" : "off");
+    b.setAttribute("aria-label", b.title);
+    b.setAttribute("aria-pressed", on ? "true" : "false");
+    b.classList.toggle("on", on);
+  }
 }
 
 function hintText() {
@@ -414,8 +664,16 @@ function renderOver() {
   const box = el("section", { id: "game-over", class: "game-over" }, el("h2", { text: t("final_scores") }), Board.scores(T.table, v));
   const buttons = el("div", { class: "buttons" });
   buttons.append(el("a", { class: "button secondary", id: "replay-link", href: "/replay/" + encodeURIComponent(T.id), text: t("replay") }));
-  if (T.table.rematch) {
-    buttons.append(el("a", { class: "button primary", href: "/t/" + encodeURIComponent(T.table.rematch), text: t("to_rematch"), onclick: () => B.getToken(T.id) && T.seat !== null && B.setToken(T.table.rematch, B.getToken(T.id)) }));
+  const answered = T.table.rematch && (B.getToken(T.table.rematch) || localStorage.getItem("bohnanza.declined." + T.table.rematch));
+  if (T.table.rematch && T.seat !== null && !answered) {
+    // Invited: join by choice, or decline (a bot takes the seat there).
+    box.append(el("p", { class: "invite", id: "rematch-invite", text: t("rematch_invited", { name: T.invite ? Board.seatName(T.table, T.invite.from) : "" }) }));
+    buttons.append(
+      el("button", { type: "button", class: "primary", id: "btn-rematch-join", text: t("rematch_join"), onclick: () => send({ type: "rematch_join" }) }),
+      el("button", { type: "button", class: "secondary", id: "btn-rematch-decline", text: t("rematch_decline"), onclick: () => send({ type: "rematch_decline" }) })
+    );
+  } else if (T.table.rematch) {
+    buttons.append(el("a", { class: "button primary", id: "to-rematch", href: "/t/" + encodeURIComponent(T.table.rematch), text: T.seat === null ? t("watch_rematch") : t("to_rematch") }));
   } else if (T.seat !== null) {
     buttons.append(el("button", { type: "button", class: "primary", id: "btn-rematch", text: t("rematch"), onclick: () => send({ type: "rematch" }) }));
   }
@@ -428,7 +686,7 @@ function renderCenter() {
   const v = T.state.view;
   const box = el("section", { id: "center", class: "center" });
   if (v.drawn.length) {
-    box.append(el("div", { class: "drawn", id: "drawn" }, el("span", { class: "label", text: t("drawn_cards") }), v.drawn.map((c) => B.card(c))));
+    box.append(el("div", { class: "drawn", id: "drawn" }, el("span", { class: "label", text: t("drawn_cards") }), v.drawn.map((c) => B.card(c, { drawn: true }))));
   }
   const pub = v.public || {};
   for (const key of ["offer", "revealed"]) {
@@ -504,7 +762,7 @@ function renderMine() {
   const fields = el("div", { class: "fields", id: "my-fields" });
   mine.fields.forEach((f, i) => {
     const actions = el("div", { class: "field-actions" });
-    if (f.length && v.phase !== "over") {
+    if (f.length && legal().some((a) => a.type === "harvest" && a.field === i)) {
       actions.append(
         el("button", {
           type: "button",
@@ -526,7 +784,7 @@ function renderMine() {
     }
     fields.append(box);
   });
-  if (mine.fields.length < 3 && v.phase !== "over" && v.third_fields_left > 0) {
+  if (legalOf("buy_field").length) {
     fields.append(
       el(
         "div",
@@ -578,10 +836,8 @@ function renderMine() {
           e.classList.add("pickable");
           if (builder.give.includes(c.id)) e.classList.add("selected");
           e.addEventListener("click", () => toggleGive(c.id));
-        } else if (accepting) {
-          e.classList.add("pickable");
-          if (accepting.cards.includes(c.id)) e.classList.add("selected");
-          e.addEventListener("click", () => toggleAccept(c.id));
+        } else if (accepting && accepting.cards.includes(c.id)) {
+          e.classList.add("selected");
         } else if (discardPhase) {
           e.classList.add("pickable");
           e.addEventListener("click", () => act({ type: "discard", card: c.id }));
@@ -700,8 +956,10 @@ function renderTrading() {
       } else if (acc) {
         const ok = pickedMatches(o);
         item.append(el("p", { class: "hint", text: t("pick_cards", { want: Board.wantText(o.want) }) }));
+        item.append(payPicker(o));
+        item.append(el("p", { class: "pay-summary", id: "pay-summary" }, t("you_pay") + " ", T.ui.accepting.cards.length ? payText(T.ui.accepting.cards) : t("nothing")));
         buttons.append(
-          el("button", { type: "button", class: "primary", id: "accept-confirm", disabled: !ok, text: t("accept_with", { n: T.ui.accepting.cards.length }), onclick: () => act({ type: "accept", offer_id: o.offer_id, cards: T.ui.accepting.cards }) }),
+          el("button", { type: "button", class: "primary", id: "accept-confirm", disabled: !ok, text: t("accept_with", { n: T.ui.accepting.cards.length }), onclick: () => confirmAccept(o) }),
           el("button", {
             type: "button",
             class: "secondary",
@@ -759,6 +1017,35 @@ function renderTrading() {
   }
   if (T.seat !== null) box.append(renderBuilder());
   return box;
+}
+
+// Every card that may pay for the offer (hand cards, and turned-up ones for the active
+// player), each marked where it comes from; a click picks or unpicks it.
+function payPicker(o) {
+  const wanted = new Set(o.want.map(([v]) => v));
+  const drawn = new Set(T.state.view.drawn.map((c) => c.id));
+  const box = el("div", { class: "pay-picker", id: "pay-picker" });
+  for (const c of tradeable()) {
+    if (!wanted.has(c.variety)) continue;
+    const e = B.card(c, { small: true, drawn: drawn.has(c.id) && myTurn() });
+    e.classList.add("pickable");
+    if (!drawn.has(c.id)) e.append(el("span", { class: "from-hand", text: t("from_hand") }));
+    if (T.ui.accepting.cards.includes(c.id)) e.classList.add("selected");
+    e.addEventListener("click", () => toggleAccept(c.id));
+    box.append(e);
+  }
+  return box;
+}
+
+function payText(ids) {
+  const drawn = new Set(T.state.view.drawn.map((c) => c.id));
+  return ids.map((id) => Board.cardText(id) + (drawn.has(id) ? " (" + t("turned_up") + ")" : " (" + t("from_hand") + ")")).join(", ");
+}
+
+async function confirmAccept(o) {
+  const cards = T.ui.accepting.cards.slice();
+  const body = el("div", null, el("p", { id: "confirm-pay", text: t("you_pay") + " " + payText(cards) }), el("p", { text: t("you_get") + " " + Board.shownText(o.give) }));
+  if (await B.confirm(t("accept_title"), body, t("accept"))) act({ type: "accept", offer_id: o.offer_id, cards });
 }
 
 function pickedMatches(o) {
@@ -828,8 +1115,10 @@ function renderBuilder() {
   box.append(to);
   // What I give: hand and (active player) drawn cards.
   const give = el("div", { class: "builder-row give" }, el("span", { class: "label", text: t("you_give") }));
+  const drawnIds = new Set(v.drawn.map((c) => c.id));
   for (const c of tradeable()) {
-    const e = B.card(c, { small: true });
+    const e = B.card(c, { small: true, drawn: drawnIds.has(c.id) });
+    if (!drawnIds.has(c.id)) e.append(el("span", { class: "from-hand", text: t("from_hand") }));
     e.classList.add("pickable");
     if (b.give.includes(c.id)) e.classList.add("selected");
     e.addEventListener("click", () => toggleGive(c.id));
@@ -937,7 +1226,9 @@ function sendOffer() {
 function renderLog() {
   const list = $("#log");
   const atEnd = list.scrollTop + list.clientHeight >= list.scrollHeight - 30;
-  const items = T.log.slice(-300).map((e) => el("li", { class: "ev ev-" + e.type, text: Board.eventText(T.table, e) }));
+  // A trading limit that ran out ends trading in the active seat's name: one line says it.
+  const shown = T.log.slice(-300).filter((e, i, all) => !(e.type === "end_trading" && i > 0 && all[i - 1].type === "trade_time_up"));
+  const items = shown.map((e) => el("li", { class: "ev ev-" + e.type, text: Board.eventText(T.table, e) }));
   list.replaceChildren(...items);
   if (atEnd || true) list.scrollTop = list.scrollHeight;
 }
@@ -985,6 +1276,13 @@ function showTab(tab) {
 // ------------------------------------------------------------------ start
 
 (async function main() {
+  // A "continue on another device" link carries the seat's token in the fragment (never
+  // sent to the server): keep it, and take it out of the address bar.
+  const m = /^#seat=(.+)$/.exec(location.hash);
+  if (m) {
+    B.setToken(T.id, decodeURIComponent(m[1]));
+    history.replaceState(null, "", location.pathname);
+  }
   await B.load();
   $("#lang-slot").replaceWith(B.langSwitch());
   B.translateStatic();
@@ -995,6 +1293,25 @@ function showTab(tab) {
     setConn($("#conn").dataset.state);
   });
   $("#tab-log").addEventListener("click", () => showTab("log"));
+  $("#rules-link").href = "/rules?lang=" + B.lang;
+  $("#btn-sound").addEventListener("click", () => {
+    localStorage.setItem("bohnanza.sound", localStorage.getItem("bohnanza.sound") === "1" ? "0" : "1");
+    if (localStorage.getItem("bohnanza.sound") === "1") beep();
+    alertToggles();
+  });
+  $("#btn-notify").addEventListener("click", async () => {
+    const on = localStorage.getItem("bohnanza.notify") === "1";
+    if (!on && "Notification" in window && Notification.permission !== "granted") await Notification.requestPermission();
+    localStorage.setItem("bohnanza.notify", on ? "0" : "1");
+    alertToggles();
+  });
+  alertToggles();
+  B.listeners.push(() => {
+    alertToggles();
+    $("#rules-link").href = "/rules?lang=" + B.lang;
+  });
+  setInterval(tickClocks, 500);
+  loadInvite();
   $("#tab-chat").addEventListener("click", () => showTab("chat"));
   $("#chat-form").addEventListener("submit", (ev) => {
     ev.preventDefault();

@@ -1,0 +1,118 @@
+"""Game clocks: a time bank per player, an increment per turn, a trading countdown.
+
+Without a clock a connected but idle player stalls a table forever. A table created with a
+clock (``none``, ``relaxed``, ``normal``, ``fast``) gives every person a bank of seconds that
+runs while the game waits for that person's decision (planting, harvesting to make room,
+phase 3, a module's decision) and grows by the increment when their turn starts. Phase 2
+has a countdown of its own, the same for everybody (the table's trading time limit). When a
+bank is empty, the seat's bot plays its decisions until that player's next turn, and the
+log says so; phase 2 is never played by the bot for a timed-out person (its countdown
+ends it). Banks live in memory: a restarted server starts them afresh.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..events import Event
+from ..game import TRADE, Game
+
+
+@dataclass(frozen=True, slots=True)
+class ClockSpec:
+    bank: float  # seconds each person starts with
+    increment: float  # seconds added when the person's turn starts
+    trade: int  # seconds of phase 2 (the trading time limit)
+
+
+PRESETS: dict[str, ClockSpec] = {
+    "relaxed": ClockSpec(600.0, 30.0, 180),
+    "normal": ClockSpec(240.0, 15.0, 90),
+    "fast": ClockSpec(90.0, 5.0, 45),
+}
+CLOCK_NAMES = ("none", *PRESETS)
+
+
+def parse_clock(value: str, testing: bool) -> ClockSpec | None:
+    """The spec of a clock setting; ``custom:BANK,INCREMENT,TRADE`` on test servers only.
+    Raises ValueError for anything else. Every clock limits phase 2, so that a timed-out
+    active player (whom the bot does not trade for) cannot stall it."""
+    if value in ("", "none"):
+        return None
+    if value in PRESETS:
+        return PRESETS[value]
+    if testing and value.startswith("custom:"):
+        bank, inc, trade = (float(x) for x in value[7:].split(","))
+        if bank <= 0 or inc < 0 or not 1 <= trade <= 3600:
+            raise ValueError("bad custom clock")
+        return ClockSpec(bank, inc, int(trade))
+    raise ValueError(f"the clock is one of {', '.join(CLOCK_NAMES)}, not {value!r}")
+
+
+@dataclass(slots=True)
+class Clocks:
+    """The banks of one table and which of them run now."""
+
+    spec: ClockSpec
+    banks: list[float]
+    people: frozenset[int]
+    running: dict[int, float] = field(default_factory=dict)  # seat -> since (monotonic)
+    out: set[int] = field(default_factory=set)  # timed out: the bot plays until their turn
+    turn: int = -1
+
+    @classmethod
+    def new(cls, spec: ClockSpec, players: int, people: frozenset[int]) -> Clocks:
+        return cls(spec, [spec.bank] * players, people)
+
+    def waiting(self, game: Game) -> set[int]:
+        """The people whose bank runs now."""
+        if game.over:
+            return set()
+        if game.pending is None and game.phase == TRADE:
+            return set()
+        return {s for s in game.waiting_for() if s in self.people}
+
+    def update(self, game: Game, now: float) -> list[Event]:
+        """Charge the running banks up to ``now``, start the ones the game waits for now,
+        and give the increment at a new turn. Returns a ``clock_timeout`` event for each
+        seat whose bank ran out just now (its bot plays from here)."""
+        for seat, since in self.running.items():
+            self.banks[seat] = max(0.0, self.banks[seat] - (now - since))
+        if game.turn != self.turn and not game.over:
+            if self.turn >= 0 and game.active in self.people:
+                self.banks[game.active] += self.spec.increment
+            self.turn = game.turn
+            self.out.discard(game.active)
+        waiting = self.waiting(game)
+        self.running = {s: now for s in waiting}
+        notes: list[Event] = []
+        for seat in sorted(waiting):
+            if self.banks[seat] <= 0 and seat not in self.out:
+                self.out.add(seat)
+                notes.append(Event("clock_timeout", seat, {}, None))
+        return notes
+
+    def bot_seats(self, game: Game) -> set[int]:
+        """Timed-out people whose decisions the bot takes now (never phase 2's trading)."""
+        if game.pending is None and game.phase == TRADE:
+            return set()
+        return set(self.out)
+
+    def due(self) -> float | None:
+        """When the next running bank runs out (monotonic)."""
+        times = [since + self.banks[s] for s, since in self.running.items() if s not in self.out]
+        return min(times, default=None)
+
+    def snapshot(self, now: float) -> dict[str, Any]:
+        """What the clients show: seconds left per seat as of now, and which run."""
+        left = [
+            max(0.0, b - (now - self.running[s])) if s in self.running else b
+            for s, b in enumerate(self.banks)
+        ]
+        return {
+            "bank": [round(x, 1) for x in left],
+            "running": sorted(self.running),
+            "out": sorted(self.out),
+            "people": sorted(self.people),
+        }

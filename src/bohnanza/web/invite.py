@@ -1,0 +1,108 @@
+"""Invite links for friends on other machines: the server's reachable addresses and QR codes.
+
+A link built from ``127.0.0.1`` only works on the server's own machine, so the invite shown
+on a table page is built from the address the visitor's browser used (its ``Host`` header,
+or the proxy's ``X-Forwarded-Host``/``-Proto`` with ``--trust-proxy``), and a server started
+with ``--public`` also offers its LAN addresses when that address is a loopback one. QR
+codes are drawn by ``segno`` (a maintained pure-Python library) as SVG.
+"""
+
+from __future__ import annotations
+
+import io
+import ipaddress
+import socket
+from collections.abc import Mapping
+from urllib.parse import quote
+
+#: The longest text a QR code is made for (a link with a seat token is about 100).
+QR_MAX = 600
+
+
+def lan_addresses() -> list[str]:
+    """This machine's non-loopback IPv4 addresses (best effort, no network traffic)."""
+    found: set[str] = set()
+    try:
+        for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET):
+            found.add(str(info[4][0]))
+    except OSError:
+        pass
+    # The address the default route would use: connecting a UDP socket sends nothing.
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        try:
+            s.connect(("192.0.2.1", 9))  # TEST-NET-1: never answered, never routed out
+            found.add(str(s.getsockname()[0]))
+        except OSError:
+            pass
+    return sorted(a for a in found if not ipaddress.ip_address(a).is_loopback)
+
+
+def listen_addresses(host: str, port: int) -> list[str]:
+    """Every ``http://address:port/`` a browser may use to reach a server on ``host``."""
+    wildcard = host in ("0.0.0.0", "::", "")
+    hosts = ["127.0.0.1", *lan_addresses()] if wildcard else [host]
+    return [f"http://{f'[{h}]' if ':' in h else h}:{port}/" for h in hosts]
+
+
+def _is_loopback(host: str) -> bool:
+    name = host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+    name = name.strip("[]")
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def request_origin(headers: Mapping[str, str], scheme: str, trust_proxy: bool) -> str:
+    """``scheme://host`` as the visitor's browser sees this server."""
+    host = headers.get("host", "localhost")
+    if trust_proxy:
+        host = headers.get("x-forwarded-host", host).split(",")[0].strip() or host
+        scheme = headers.get("x-forwarded-proto", scheme).split(",")[0].strip() or scheme
+    return f"{scheme}://{host}"
+
+
+def invite_links(
+    table_id: str,
+    headers: Mapping[str, str],
+    scheme: str,
+    *,
+    trust_proxy: bool,
+    public: tuple[str, ...],
+) -> list[str]:
+    """The invite link from the request's own address first, then the server's other
+    addresses when that one only works on this machine (a loopback address)."""
+    origin = request_origin(headers, scheme, trust_proxy)
+    path = "/t/" + quote(table_id, safe="")
+    links = [origin + path]
+    host = origin.split("://", 1)[1]
+    if _is_loopback(host):
+        for base in public:
+            link = base.rstrip("/") + path
+            if link not in links and not _is_loopback(base.split("://", 1)[1].split("/")[0]):
+                links.append(link)
+    return links
+
+
+def qr_svg(text: str) -> str:
+    """An SVG QR code of ``text`` (markup to put into a page: no XML declaration)."""
+    import segno
+
+    code = segno.make(text, error="m", micro=False)
+    out = io.BytesIO()
+    # With its namespace (a page imports it as SVG) and a viewBox (CSS sizes it).
+    code.save(
+        out,
+        kind="svg",
+        scale=4,
+        border=2,
+        dark="#222",
+        light="#fff",
+        xmldecl=False,
+        svgns=True,
+        omitsize=True,
+        nl=False,
+    )
+    return out.getvalue().decode("utf-8")
