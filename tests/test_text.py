@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import pytest
 
@@ -287,3 +288,22 @@ def test_check_answer_agrees_with_the_engine(
 
     _play(rules, players, options, 5, look)
     assert verdicts[True] > 20 and verdicts[False] > 20, verdicts
+
+
+def test_the_system_prompt_teaches_the_rules_reference_of_the_game() -> None:
+    """The model reads docs/rules.md (as shipped in the package): the base rules and its
+    own module's section, with their rule IDs, and not the other modules' (R-HARV-1,
+    R-LADY-10, R-DUEL-1)."""
+    from bohnanza.rules import make_config
+    from bohnanza.text import system_prompt
+
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "rules.md").read_text("utf-8")
+    fasolufka = system_prompt("en", make_config("fasolki+fasolufka", 3, None, ()))
+    assert "**R-HARV-1**" in fasolufka and "**R-LADY-10**" in fasolufka
+    assert "**R-DUEL-1**" not in fasolufka
+    duel = system_prompt("en", make_config("fasolki+duel", 2, None, ()))
+    assert "**R-DUEL-1**" in duel and "**R-LADY-10**" not in duel
+    base_section = docs.split("## Setting up", 1)[1].split("\n## ", 1)[0]
+    assert base_section.strip() in system_prompt("en")
+    polish = system_prompt("pl", make_config("fasolki+duel", 2, None, ()))
+    assert "**R-DUEL-1**" in polish and "**R-LADY-1**" not in polish and "Komendy" in polish

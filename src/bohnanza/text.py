@@ -28,10 +28,13 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Iterable, Sequence
+from functools import cache
+from importlib import resources
 from typing import Any, Literal
 
 from .actions import Action, ActionType, Offer
 from .cards import varieties
+from .rules import GameConfig
 from .views import OfferView, View
 
 Lang = Literal["en", "pl"]
@@ -1027,8 +1030,35 @@ pole wymiany; (3) wszyscy sadzą karty z pola wymiany; (4) aktywny gracz dobiera
 koniec ręki. Gra kończy się, gdy talia skończy się po raz ostatni."""
 
 
-def system_prompt(lang: Lang = "en") -> str:
-    """Rules in brief plus the command language: the system message for a model."""
+#: The modules in the order of the rules reference's "Module N" sections.
+_MODULE_ORDER = ("new-varieties", "fasolkopajaki", "fasolufka", "duel")
+
+
+@cache
+def rules_reference(lang: Lang = "en", module: str | None = None) -> str:
+    """The player-facing rules reference (``docs/rules.md``, shipped with the package as
+    ``web/static/rules.<lang>.md``) with the sections of the other modules left out: what
+    a person reads, so that the model plays by the same rules and rule IDs."""
+    text = (resources.files("bohnanza") / "web" / "static" / f"rules.{lang}.md").read_text(
+        encoding="utf-8"
+    )
+    keep = f"{_MODULE_ORDER.index(module) + 1}:" if module in _MODULE_ORDER else None
+    out: list[str] = []
+    skipping = False
+    for line in text.splitlines():
+        if line.startswith("## "):
+            words = line.split()
+            is_module = len(words) > 2 and words[1] in ("Module", "Moduł")
+            skipping = is_module and words[2] != keep
+        if not skipping:
+            out.append(line)
+    return "\n".join(out).strip()
+
+
+def system_prompt(lang: Lang = "en", config: GameConfig | None = None) -> str:
+    """The system message for a model: the game in brief, the rules reference of the
+    game's rule set and module, and the command language."""
+    rules = rules_reference(lang, config.module if config is not None else None)
     if lang == "pl":
         grammar = (
             "Komendy (pola numerowane od 1, karty według pozycji: 1,2,… w ręce, d1,d2 odkryte, "
@@ -1039,7 +1069,7 @@ def system_prompt(lang: Lang = "en") -> str:
             "Komendy modułów, gdy są wymienione: połóż POLE, przesuń POLE MIEJSCE, przesuń nic, "
             "wyrzuć o1, zatrzymaj, zostaw, zasadź r1 POLE, deklaruję KOLOR,... na końcu oferty."
         )
-        return RULES_PL + "\n\n" + grammar
+        return RULES_PL + "\n\n" + rules + "\n\n" + grammar
     grammar = (
         "Commands (fields numbered from 1; cards by position: 1,2,... in your hand, d1,d2 "
         "turned-up, t1,... your trade area):\n"
@@ -1048,7 +1078,7 @@ def system_prompt(lang: Lang = "en") -> str:
         "Module commands when listed: place FIELD, move FIELD PLACE, move none, discard o1, "
         "keep, leave, plant r1 FIELD, declare CLAIM,... at the end of an offer."
     )
-    return RULES_EN + "\n\n" + grammar
+    return RULES_EN + "\n\n" + rules + "\n\n" + grammar
 
 
 __all__ = [
@@ -1068,5 +1098,6 @@ __all__ = [
     "render_offer",
     "render_prompt",
     "render_view",
+    "rules_reference",
     "system_prompt",
 ]

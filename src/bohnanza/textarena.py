@@ -97,7 +97,9 @@ def make_env_class() -> type:
             )
             self.state.reset(
                 game_state={"rules": self.game.config.rules},
-                player_prompt_function=lambda player_id, game_state: system_prompt(self.lang),
+                player_prompt_function=lambda player_id, game_state: system_prompt(
+                    self.lang, self.game.config
+                ),
             )
             for pid in range(num_players):
                 self.state.game_info[pid]["fallbacks"] = 0

@@ -238,7 +238,7 @@ class LLMAgent(Agent):
         lang = self.lang
         prompt = render_prompt(view, legal, required, lang)
         messages: list[dict[str, str]] = [
-            {"role": "system", "content": system_prompt(lang)},
+            {"role": "system", "content": system_prompt(lang, view.config)},
             {"role": "user", "content": prompt},
         ]
         entry: dict[str, Any] = {"turn": view.turn, "phase": view.phase, "prompt": prompt}
