@@ -249,3 +249,31 @@ def test_unknown_tables_are_a_404_page(browser: Any, server: ServerThread) -> No
     assert response is not None and response.status == 404
     assert "There is no such table" in page.inner_text("#not-found")
     assert not errors, errors
+
+
+def test_lobby_refusals_speak_the_pages_language(browser: Any, server: ServerThread) -> None:
+    """A refused lobby request carries a code, and a Polish page words it in Polish
+    (the server's English stays for requests the pages never send)."""
+    from bohnanza.web.i18n import EN, PL
+
+    made = server.create()  # still in the lobby: no replay yet
+    table = made["table"]["id"]
+    with server.http() as http:
+        r = http.get(f"/api/tables/{table}/replay")
+        assert r.status_code == 403 and r.json()["code"] == "not_over"
+        r = http.get("/api/tables/nope")
+        assert r.status_code == 404 and r.json()["code"] == "no_table"
+        r = http.post("/api/tables", json={"rules": "classic", "players": 99})
+        assert r.status_code == 400 and "code" not in r.json()
+    assert {k for k in EN if k.startswith("lobby.")} == {k for k in PL if k.startswith("lobby.")}
+    errors: list[str] = []
+    page = new_page(browser, DESKTOP, errors)
+    page.goto(server.url + "/")
+    page.evaluate("localStorage.setItem('bohnanza.lang', 'pl')")
+    page.goto(f"{server.url}/replay/{table}")
+    page.wait_for_selector("#board p.error")
+    assert page.inner_text("#board p.error") == PL["lobby.not_over"]
+    page.goto(f"{server.url}/replay/nope")
+    page.wait_for_selector("#board p.error")
+    assert page.inner_text("#board p.error") == PL["lobby.no_table"]
+    assert not errors, errors

@@ -166,7 +166,8 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
 
     @app.exception_handler(LobbyError)
     async def lobby_error(_request: Request, exc: LobbyError) -> Response:
-        return JSONResponse({"error": exc.message}, status_code=exc.status)
+        body = {"error": exc.message, **({"code": exc.code} if exc.code else {})}
+        return JSONResponse(body, status_code=exc.status)
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(_request: Request, exc: RequestValidationError) -> Response:
@@ -258,7 +259,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     async def find(request: Request, table_id: str) -> Any:
         table = await manager_of(request).get(table_id)
         if table is None:
-            raise LobbyError(f"there is no table {table_id!r}", 404)
+            raise LobbyError(f"there is no table {table_id!r}", 404, "no_table")
         return table
 
     @app.get("/api/tables/{table_id}")

@@ -571,6 +571,15 @@ _ACTIONS_PL = {
 }
 
 EN_MORE: dict[str, str] = {
+    "lobby.too_many_tables": "The server has too many open tables; try again later.",
+    "lobby.rate_limited": "Too many requests from your address; try again in a minute.",
+    "lobby.unavailable": "The server's database is unavailable; try again.",
+    "lobby.started": "The game has started; you can watch it.",
+    "lobby.no_open_seat": "There is no open seat at this table.",
+    "lobby.seat_not_open": "That seat is not open.",
+    "lobby.save_failed": "Your seat could not be saved; try again.",
+    "lobby.no_table": "There is no such table.",
+    "lobby.not_over": "This is shown once the game is over.",
     "clock": "Clock",
     "clock.none": "none",
     "clock.relaxed": "relaxed (10 min + 30 s a turn)",
@@ -642,6 +651,15 @@ EN_MORE: dict[str, str] = {
     **{f"act.{k}": v for k, v in _ACTIONS_EN.items()},
 }
 PL_MORE: dict[str, str] = {
+    "lobby.too_many_tables": "Na serwerze jest za dużo otwartych stołów; spróbuj później.",
+    "lobby.rate_limited": "Za dużo żądań z Twojego adresu; spróbuj za minutę.",
+    "lobby.unavailable": "Baza danych serwera jest niedostępna; spróbuj ponownie.",
+    "lobby.started": "Gra już się zaczęła; możesz ją oglądać.",
+    "lobby.no_open_seat": "Przy tym stole nie ma wolnego miejsca.",
+    "lobby.seat_not_open": "To miejsce nie jest wolne.",
+    "lobby.save_failed": "Nie udało się zapisać Twojego miejsca; spróbuj ponownie.",
+    "lobby.no_table": "Nie ma takiego stołu.",
+    "lobby.not_over": "To będzie widoczne po zakończeniu gry.",
     "clock": "Zegar",
     "clock.none": "bez zegara",
     "clock.relaxed": "spokojny (10 min + 30 s na turę)",

@@ -275,12 +275,18 @@ class Table:
 
 
 class LobbyError(Exception):
-    """A lobby request that cannot be met; ``status`` is the HTTP status to answer."""
+    """A lobby request that cannot be met; ``status`` is the HTTP status to answer.
 
-    def __init__(self, message: str, status: int = 400) -> None:
+    ``code`` names the refusals a person can meet through the pages (``lobby.<code>`` in
+    the message catalogue), so that a Polish page words them in Polish; the others are
+    the answers to malformed requests, which the pages never send.
+    """
+
+    def __init__(self, message: str, status: int = 400, code: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.status = status
+        self.code = code
 
 
 def rebuild(
@@ -388,7 +394,9 @@ class Manager:
         """A new table in the lobby; its creator takes the first seat for a person."""
         live = sum(1 for t in self.tables.values() if t.status in ("lobby", "playing"))
         if live >= self.settings.max_tables:
-            raise LobbyError("the server has too many open tables; try again later", 503)
+            raise LobbyError(
+                "the server has too many open tables; try again later", 503, "too_many_tables"
+            )
         try:
             make_config(rules, players, options)
         except ConfigError as exc:
@@ -467,7 +475,7 @@ class Manager:
             )
         except Exception:
             log.exception("could not save a new table")
-            raise LobbyError(UNAVAILABLE, 503) from None
+            raise LobbyError(UNAVAILABLE, 503, "unavailable") from None
         self.tables[table.id] = table
         return table, first.seat, token
 
@@ -475,14 +483,14 @@ class Manager:
         """Take an open seat for a person (the first one, or ``seat``)."""
         async with table.lock:
             if table.status != "lobby":
-                raise LobbyError("the game has started; you can watch it", 409)
+                raise LobbyError("the game has started; you can watch it", 409, "started")
             open_seats = [s for s in table.seats if s.kind == "person" and s.token_hash is None]
             if seat is not None:
                 open_seats = [s for s in open_seats if s.seat == seat]
             if not open_seats:
-                raise LobbyError(
-                    "no open seat" if seat is None else f"seat {seat} is not open", 409
-                )
+                if seat is None:
+                    raise LobbyError("no open seat", 409, "no_open_seat")
+                raise LobbyError(f"seat {seat} is not open", 409, "seat_not_open")
             chosen = open_seats[0]
             token = secrets.token_urlsafe(24)
             chosen.name = clean_name(name, f"Player {chosen.seat + 1}")
@@ -495,7 +503,7 @@ class Manager:
             except Exception:
                 chosen.name, chosen.token_hash = "", None
                 log.exception("table %s: could not save a seat", table.id)
-                raise LobbyError("could not save the seat; try again", 503) from None
+                raise LobbyError("could not save the seat; try again", 503, "save_failed") from None
             self._broadcast_info(table)
             return chosen.seat, token
 
@@ -507,7 +515,7 @@ class Manager:
             stored = await asyncio.to_thread(self.store.load, table_id)
         except Exception:
             log.exception("could not load table %s", table_id)
-            raise LobbyError(UNAVAILABLE, 503) from None
+            raise LobbyError(UNAVAILABLE, 503, "unavailable") from None
         if stored is None:
             return None
         table = self.tables.get(table_id)  # loaded meanwhile
@@ -534,7 +542,7 @@ class Manager:
             recent = await asyncio.to_thread(self.store.recent, 50)
         except Exception:
             log.exception("could not list the recent tables")
-            raise LobbyError(UNAVAILABLE, 503) from None
+            raise LobbyError(UNAVAILABLE, 503, "unavailable") from None
         for stored in recent:
             if stored.id not in out and not stored.settings.get("private"):
                 live = self.tables.get(stored.id)
@@ -1356,7 +1364,7 @@ class Manager:
     def replay_frame(self, table: Table, step: int) -> dict[str, Any]:
         """The finished game after ``step`` actions, with everything revealed."""
         if table.status != "over" or table.game is None:
-            raise LobbyError("a replay is shown once the game is over", 403)
+            raise LobbyError("a replay is shown once the game is over", 403, "not_over")
         total = table.seq
         if not 0 <= step <= total:
             raise LobbyError(f"step must be 0 to {total}", 400)
@@ -1406,7 +1414,7 @@ class Manager:
 
     def record(self, table: Table) -> dict[str, Any]:
         if table.status != "over" or table.game is None:
-            raise LobbyError("the record is shown once the game is over", 403)
+            raise LobbyError("the record is shown once the game is over", 403, "not_over")
         return make_record(table.game, table.actions, self._record_seats(table))
 
 

@@ -234,8 +234,19 @@ B.api = async function (method, path, body) {
   } catch (e) {
     data = { error: res.statusText };
   }
-  if (!res.ok) throw new Error((data && data.error) || res.statusText);
+  if (!res.ok) {
+    const err = new Error((data && data.error) || res.statusText);
+    err.code = data && data.code;
+    throw err;
+  }
   return data;
+};
+
+// A refused request in the page's language when the server named its reason (a code),
+// else the server's own words (requests the pages never send).
+B.errorText = function (e) {
+  const key = e && e.code ? "lobby." + e.code : null;
+  return key && B.strings && key in B.strings.ui.en ? B.t(key) : e.message;
 };
 
 B.toast = function (text, kind) {

@@ -99,7 +99,7 @@ async function create(ev) {
     B.setToken(res.table.id, res.token);
     location.href = "/t/" + encodeURIComponent(res.table.id);
   } catch (e) {
-    B.toast(e.message, "error");
+    B.toast(B.errorText(e), "error");
   }
 }
 

@@ -24,7 +24,7 @@ async function load(step) {
     R.total = f.total;
     render();
   } catch (e) {
-    $("#board").replaceChildren(el("p", { class: "error", text: e.message }), el("a", { href: "/", text: t("back_to_lobby") }));
+    $("#board").replaceChildren(el("p", { class: "error", text: B.errorText(e) }), el("a", { href: "/", text: t("back_to_lobby") }));
     stop();
   } finally {
     R.loading = false;

@@ -416,7 +416,7 @@ async function takeSeat(seat) {
     T.ws.close();
     connect();
   } catch (e) {
-    B.toast(e.message, "error");
+    B.toast(B.errorText(e), "error");
   }
 }
 
