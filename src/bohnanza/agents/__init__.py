@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from ..errors import ConfigError
 from .base import Agent
 from .heuristic import HeuristicAgent
+from .heuristic_v1 import HeuristicV1Agent
 from .search import SearchAgent
 from .simple import AutarkyAgent, RandomAgent
 
@@ -19,6 +20,7 @@ AGENTS: dict[str, Callable[[int], Agent]] = {
     "random": RandomAgent,
     "autarky": AutarkyAgent,
     "heuristic": HeuristicAgent,
+    "heuristic-v1": HeuristicV1Agent,
     "search": SearchAgent,
 }
 
@@ -50,6 +52,7 @@ __all__ = [
     "Agent",
     "AutarkyAgent",
     "HeuristicAgent",
+    "HeuristicV1Agent",
     "RandomAgent",
     "SearchAgent",
     "agent_names",
