@@ -182,6 +182,17 @@ def tournament(
             outcome = run(spec, games, out, progress=_Lines(games) if show else None, **kwargs)
     except BohnanzaError as exc:
         _fail(str(exc))
+    except KeyboardInterrupt:
+        from .storage import Store
+
+        with Store(out) as store:
+            kept = len(store.seeds())
+        click.echo(
+            f"\ninterrupted: {kept} finished games are stored in {out}; "
+            "run the same command again to play only the missing ones",
+            err=True,
+        )
+        sys.exit(130)
     summary = outcome.summary
     plots: dict[str, str] = {}
     if not no_plots:
