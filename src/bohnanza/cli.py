@@ -310,6 +310,7 @@ def bench(games: int, workers: int, as_json: bool) -> None:
 
 def _register_optional_commands() -> None:
     # Commands whose heavy imports happen only when they run (their modules import click).
+    from .tournament.benchmark_command import benchmark
     from .tournament.command import tournament
     from .web.command import serve
     from .web.load import load
@@ -317,6 +318,7 @@ def _register_optional_commands() -> None:
     main.add_command(serve)
     main.add_command(load)
     main.add_command(tournament)
+    main.add_command(benchmark)
 
 
 _register_optional_commands()

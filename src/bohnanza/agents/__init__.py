@@ -13,6 +13,7 @@ from ..errors import ConfigError
 from .base import Agent
 from .heuristic import HeuristicAgent
 from .heuristic_v1 import HeuristicV1Agent
+from .probes import AcceptAllAgent, LeaderShyAgent, SpamAgent
 from .search import SearchAgent
 from .simple import AutarkyAgent, RandomAgent
 
@@ -22,7 +23,25 @@ AGENTS: dict[str, Callable[[int], Agent]] = {
     "heuristic": HeuristicAgent,
     "heuristic-v1": HeuristicV1Agent,
     "search": SearchAgent,
+    "probe-accept": AcceptAllAgent,
+    "probe-spam": SpamAgent,
+    "probe-shy": LeaderShyAgent,
 }
+
+#: One line per bot, for ``--help`` and the web lobby: what it does and how strong it is.
+DESCRIPTIONS: dict[str, str] = {
+    "random": "uniform over the legal actions: the weakest",
+    "autarky": "never trades, plants greedily: a beginner that plays alone",
+    "heuristic": "trades actively with everyone, minds the score: the strongest quick bot",
+    "heuristic-v1": "the earlier heuristic, frozen as a baseline: trades little",
+    "search": "Monte Carlo search over heuristic play-outs: slow (1 s a decision)",
+    "probe-accept": "test bot: heuristic that accepts every offer",
+    "probe-spam": "test bot: heuristic that floods the table with random offers",
+    "probe-shy": "test bot: heuristic that never trades with the leader",
+}
+
+#: The bot that fills seats when nobody chooses one (the web lobby, ``bohnanza play``).
+DEFAULT_BOT = "heuristic"
 
 
 def make_agent(name: str, seed: int = 0) -> Agent:
@@ -49,6 +68,8 @@ def agent_names(spec: str | Sequence[str], players: int) -> list[str]:
 
 __all__ = [
     "AGENTS",
+    "DEFAULT_BOT",
+    "DESCRIPTIONS",
     "Agent",
     "AutarkyAgent",
     "HeuristicAgent",
