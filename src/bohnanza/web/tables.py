@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..actions import Action, ActionType
-from ..agents import AGENTS, make_agent
+from ..agents import AGENTS, DEFAULT_BOT, make_agent
 from ..agents.base import Agent
 from ..errors import BohnanzaError, ConfigError, IllegalAction, RecordError
 from ..events import Event
@@ -375,7 +375,7 @@ class Manager:
             if kind == "person":
                 made.append(Seat(i, "person", "", ""))
             elif kind == "bot":
-                bot = spec.get("bot") or "autarky"
+                bot = spec.get("bot") or DEFAULT_BOT
                 if bot not in AGENTS:
                     raise LobbyError(f"unknown bot {bot!r}; bots: {', '.join(sorted(AGENTS))}")
                 made.append(Seat(i, "bot", bot, ""))
