@@ -10,6 +10,7 @@ of that generator."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import random
@@ -69,10 +70,8 @@ def fingerprint(agent: str, rules: str, players: int, options: dict[str, str], g
         random.Random(f"{rules}/{players}/{k}").shuffle(deck)
         game = Game.new(rules, players, options=options, seed=k, deck=deck)
         agents = [Recorder(make_agent(agent, 100 * k + s), s, lines) for s in range(players)]
-        try:
+        with contextlib.suppress(_Reshuffle):
             play(game, agents)
-        except _Reshuffle:
-            pass
     return hashlib.sha256("\n".join(lines).encode()).hexdigest(), len(lines)
 
 

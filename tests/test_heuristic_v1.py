@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from heuristic_v1_pin import PINNED, fingerprint
 
 PIN = json.loads((Path(__file__).parent / "data" / "heuristic_v1_pin.json").read_text())

@@ -9,9 +9,12 @@ from typing import Any, NoReturn, TypeVar
 
 import click
 
-from .agents import agent_names
+from .agents import DEFAULT_BOT, DESCRIPTIONS, agent_names
 from .errors import BohnanzaError
 from .rules import all_rulesets, make_config
+
+#: Every bot with its one-line description, for the options that take bot names.
+_BOTS_HELP = "; ".join(f"{name}: {text}" for name, text in DESCRIPTIONS.items()) + "."
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -110,7 +113,7 @@ def rules_cmd(as_json: bool) -> None:
     "-a",
     default="random",
     show_default=True,
-    help="Comma-separated agents, repeated to fill the seats (random, autarky).",
+    help="Comma-separated agents, repeated to fill the seats. Bots: " + _BOTS_HELP,
 )
 @click.option("--workers", "-w", type=int, default=1, show_default=True, help="Worker processes.")
 @click.option(
@@ -224,9 +227,9 @@ def replay(record: str, as_json: bool, show_log: bool) -> None:
 @click.option(
     "--bots",
     "-b",
-    default="autarky",
+    default=DEFAULT_BOT,
     show_default=True,
-    help="Comma-separated bots for the other seats (random, autarky).",
+    help="Comma-separated bots for the other seats. Bots: " + _BOTS_HELP,
 )
 @click.option("--seat", type=int, default=0, show_default=True, help="Your seat (0 starts).")
 @click.option("--seed", type=int, default=None, help="Seed (default: random).")

@@ -1044,12 +1044,9 @@ class HeuristicAgent(Agent):
         """Expected worth of proposing: our gain, less what it gives the partner, times a
         rough chance that the partner accepts (it must gain on its visible fields, and
         hold what we ask for)."""
-        if their > -0.1:
-            # The more it helps the partner, the likelier a yes: a seat that grows the
-            # variety takes it gladly, one that merely has room for it may not.
-            p = min(0.95, (0.3 if gift else 0.2) + 0.45 * max(0.0, their))
-        else:
-            p = 0.05
+        # The more it helps the partner, the likelier a yes: a seat that grows the
+        # variety takes it gladly, one that merely has room for it may not.
+        p = min(0.95, (0.3 if gift else 0.2) + 0.45 * max(0.0, their)) if their > -0.1 else 0.05
         return p * has * (gain - weight * max(0.0, their))
 
     @staticmethod

@@ -11,6 +11,7 @@ from typing import Any, NoReturn
 
 import click
 
+from ..agents import DESCRIPTIONS
 from ..errors import BohnanzaError
 from ..rules import make_config, player_range
 
@@ -54,9 +55,11 @@ def _clock(seconds: float) -> str:
     "--agents",
     "-a",
     required=True,
-    help="Comma-separated line-up, one agent per seat (repeated to fill the seats): "
-    "heuristic, autarky, random, search. search:0.2 gives the search 0.2 s per decision, "
-    "search:50it 50 roll-outs, search:0.2:d8 roll-outs of 8 turns.",
+    help="Comma-separated line-up, one agent per seat (repeated to fill the seats). "
+    "search:0.2 gives the search 0.2 s per decision, search:50it 50 samples (reproducible), "
+    "search:0.2:d8 roll-outs of 8 turns. Bots: "
+    + "; ".join(f"{n}: {t}" for n, t in DESCRIPTIONS.items())
+    + ".",
 )
 @click.option(
     "--rules", "-r", default="classic", show_default=True, help="Rule set, e.g. fasolki+duel."
