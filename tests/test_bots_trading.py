@@ -204,3 +204,18 @@ def test_new_bots_play_legally_and_see_no_hidden_card(
 def test_every_bot_has_a_description_and_the_default_trades() -> None:
     assert set(DESCRIPTIONS) == set(AGENTS)
     assert DEFAULT_BOT == "heuristic" and make_agent(DEFAULT_BOT).proposes
+
+
+@pytest.mark.parametrize("command", [["play"], ["tournament"], ["simulate"]])
+def test_help_lists_every_bot_with_its_description(command: list[str]) -> None:
+    from click.testing import CliRunner
+
+    from bohnanza.cli import main
+
+    text = " ".join(
+        CliRunner().invoke(main, [*command, "--help"], terminal_width=1000).output.split()
+    )
+    for name, line in DESCRIPTIONS.items():
+        assert f"{name}: {line}" in text
+    if command == ["play"]:
+        assert "[default: heuristic]" in text

@@ -28,10 +28,15 @@ def stored(path: Path) -> int:
 
 
 def children(pid: int) -> set[int]:
+    """Processes whose parent is ``pid`` (from /proc/*/stat)."""
     out: set[int] = set()
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        text = (task / "children").read_text().split()
-        out.update(int(x) for x in text)
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (FileNotFoundError, ProcessLookupError, IndexError):
+            continue
+        if int(fields[1]) == pid:
+            out.add(int(stat.parent.name))
     return out
 
 
