@@ -499,6 +499,9 @@ class HeuristicAgent(Agent):
 
     name = "heuristic"
     proposes = True
+    #: Whether it makes offers of two cards (the search's roll-out players do not: they
+    #: are many, and the one-card offers are the cheap part).
+    multi = True
 
     def __init__(self, seed: int = 0, *, max_proposals: int = 6) -> None:
         super().__init__(seed)
@@ -916,21 +919,27 @@ class HeuristicAgent(Agent):
             view.drawn,
             tuple(len(f) for s in view.seats for f in s.fields),
             tuple(len(s.trade_area) for s in view.seats),
-            tuple(round(self.chance(p), 2) for p in partners),
+            partners,
         )
         if key != self._cands_key:
             self._cands_key = key
             self._cands = self._candidates(pos, partners)
+        # What was learnt about each partner changes between asks (a refusal), the
+        # cards do not: the candidates are kept, and weighed by it here.
+        best: Offer | None = None
+        best_v = EPS
+        odds = {p: self.chance(p) for p in partners}
         for score, offer in self._cands:
-            if score <= EPS:
-                break
-            if self.offer_kind(offer) in self._proposed:
-                continue
-            return offer
-        return None
+            if score <= best_v:
+                break  # sorted, and odds <= 1: no later one can beat the best so far
+            v = score * odds[offer.to]
+            if v > best_v and self.offer_kind(offer) not in self._proposed:
+                best, best_v = offer, v
+        return best
 
     def _candidates(self, pos: Position, partners: tuple[int, ...]) -> list[tuple[float, Offer]]:
-        """Offers worth making, best first, with their expected worth: gifts of one or two
+        """Offers worth making, best first, with their expected worth before what was
+        learnt about the partner (:meth:`chance`, applied in :meth:`_propose`): gifts of one or two
         cards, one or two cards for one or two of a variety it wants, both drawn cards
         as a package, and requests for a drawn card."""
         view = pos.view
@@ -956,10 +965,10 @@ class HeuristicAgent(Agent):
         # Two cards at once: the best pairs of cards to shed, and both drawn cards.
         pairs: list[tuple[float, tuple[int, int]]] = []
         pair_set: set[tuple[int, int]] = set()
-        for i in range(min(3, len(shed))):
+        for i in range(min(3, len(shed)) if self.multi else 0):
             for j in range(i + 1, min(3, len(shed))):
                 pair_set.add((shed[i][1], shed[j][1]))
-        if len(drawn_mine) == 2:
+        if len(drawn_mine) == 2 and self.multi:
             pair_set.add((drawn_mine[0], drawn_mine[1]))
         for pr in pair_set:
             g2 = self.trade_gain(pos, pr, [], base)
@@ -982,7 +991,7 @@ class HeuristicAgent(Agent):
             for _g, c in shed:
                 if v != cv[c]:
                     swaps[((c,), v, 1)] = self.trade_gain(pos, (c,), [alts], base)
-                    if pos.avail[v] >= 2:
+                    if self.multi and pos.avail[v] >= 2:
                         swaps[((c,), v, 2)] = self.trade_gain(pos, (c,), [alts, alts], base)
             for _g, pr in pairs:
                 if v not in (cv[pr[0]], cv[pr[1]]):
@@ -993,7 +1002,6 @@ class HeuristicAgent(Agent):
         for p in partners:
             drawn_p = list(view.drawn) if p == active else []
             w = self._weight(pos, p)
-            odds = self.chance(p)
             for g, give in gifts:
                 declared = self._declare(pos, p, give[0]) if len(give) == 1 else ()
                 stand = [t.rep.get((cv[c], "red"), c) if declared else c for c in give]
@@ -1001,7 +1009,7 @@ class HeuristicAgent(Agent):
                 if self._feeds_leader(pos, p, their):
                     continue
                 if g > EPS:
-                    score = self._score(g, their, w, True) * odds
+                    score = self._score(g, their, w, True)
                     cands.append((score, Offer(p, give, (), declared)))
                 for _gw, v, _alts in wanted:
                     for count in (1, 2):
@@ -1014,12 +1022,12 @@ class HeuristicAgent(Agent):
                             their2 += pos.seat_gain(p, [], lost)
                         has = 1.0 if len(lost) == count else pos.holds(p, v) ** count
                         offer = Offer(p, give, ((names[v], count),), declared)
-                        score = self._score(gain, their2, w, False, has) * odds
+                        score = self._score(gain, their2, w, False, has)
                         cands.append((score, offer))
             if drawn_p:
                 # Requests for the active seat's drawn cards: one, or both as a package.
                 asks: list[tuple[int, ...]] = [(d,) for d in drawn_p]
-                if len(drawn_p) == 2:
+                if len(drawn_p) == 2 and self.multi:
                     asks.append(tuple(drawn_p))
                 done: set[tuple[int, ...]] = set()
                 for ask in asks:
@@ -1035,7 +1043,7 @@ class HeuristicAgent(Agent):
                     for v in vs:
                         want[names[v]] = want.get(names[v], 0) + 1
                     offer = Offer(p, (), tuple(want.items()))
-                    cands.append((self._score(gw, their, w, False) * odds, offer))
+                    cands.append((self._score(gw, their, w, False), offer))
         cands.sort(key=lambda x: -x[0])
         return cands
 

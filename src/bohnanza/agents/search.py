@@ -221,7 +221,10 @@ def determinise(view: View, rng: random.Random) -> Game:
 
 
 class _Rollout(HeuristicAgent):
-    """A heuristic player that stops the roll-out once the turn limit is passed."""
+    """A heuristic player that stops the roll-out once the turn limit is passed (and,
+    to keep roll-outs cheap, offers one card at a time)."""
+
+    multi = False
 
     def __init__(self, seed: int, limit: int) -> None:
         super().__init__(seed, max_proposals=ROLLOUT_PROPOSALS)
