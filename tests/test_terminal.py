@@ -81,7 +81,7 @@ def test_whole_game_piped_through_the_cli(tmp_path: Path) -> None:
     assert "Final scores" in result.output
     assert re.search(r"You win!|You share the win!|Winners?: seat", result.output)
     record = load(path)
-    assert record["seats"] == [{"agent": "human"}] + [{"agent": "autarky"}] * 3
+    assert record["seats"] == [{"agent": "human"}] + [{"agent": "heuristic"}] * 3  # the default
     game = replay(record)
     assert game.over and record["result"] == game.result()
     for s, score in enumerate(game.result()["scores"]):

@@ -9,9 +9,12 @@ from typing import Any, NoReturn, TypeVar
 
 import click
 
-from .agents import agent_names, describe_agents
+from .agents import DEFAULT_BOT, DESCRIPTIONS, agent_names, describe_agents
 from .errors import BohnanzaError
 from .rules import all_rulesets, make_config
+
+#: Every bot with its one-line description, for the options that take bot names.
+_BOTS_HELP = "; ".join(f"{name}: {text}" for name, text in DESCRIPTIONS.items()) + "."
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -132,7 +135,10 @@ AGENT_SPECS = (
     "-a",
     default="random",
     show_default=True,
-    help="Comma-separated agents, repeated to fill the seats. " + AGENT_SPECS,
+    help="Comma-separated agents, repeated to fill the seats. Bots: "
+    + _BOTS_HELP
+    + " "
+    + AGENT_SPECS,
 )
 @click.option("--workers", "-w", type=int, default=1, show_default=True, help="Worker processes.")
 @click.option(
@@ -255,9 +261,9 @@ def replay(record: str, as_json: bool, show_log: bool) -> None:
 @click.option(
     "--bots",
     "-b",
-    default="autarky",
+    default=DEFAULT_BOT,
     show_default=True,
-    help="Comma-separated bots for the other seats. " + AGENT_SPECS,
+    help="Comma-separated bots for the other seats. Bots: " + _BOTS_HELP + " " + AGENT_SPECS,
 )
 @click.option("--seat", type=int, default=0, show_default=True, help="Your seat (0 starts).")
 @click.option(
@@ -347,6 +353,7 @@ def bench(games: int, workers: int, as_json: bool) -> None:
 
 def _register_optional_commands() -> None:
     # Commands whose heavy imports happen only when they run (their modules import click).
+    from .tournament.benchmark_command import benchmark
     from .tournament.command import tournament
     from .web.command import serve
     from .web.load import load
@@ -354,6 +361,7 @@ def _register_optional_commands() -> None:
     main.add_command(serve)
     main.add_command(load)
     main.add_command(tournament)
+    main.add_command(benchmark)
 
 
 _register_optional_commands()

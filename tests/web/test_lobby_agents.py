@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from bohnanza.agents import lobby_agents
 from bohnanza.cli import main
 from external_bots import COUNTING, PUBLISHED, forget_bots, write_bots
 
@@ -33,7 +34,7 @@ def test_the_lobby_offers_only_allowed_external_bots(
     srv = make_server(allowed_agents=(allowed,))
     with srv.http() as http:
         bots = http.get("/api/rules").json()["bots"]
-        assert bots == ["autarky", "heuristic", "random", "search", allowed]
+        assert bots == [*lobby_agents(), allowed]  # the built-in bots, then the allowed one
         for bot in (COUNTING, PUBLISHED, f"{COUNTING}:trace=/tmp/other"):
             r = http.post(
                 "/api/tables",

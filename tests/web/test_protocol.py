@@ -83,6 +83,15 @@ def test_healthz_pages_and_strings(server: ServerThread) -> None:
         assert missing.status_code == 404 and 'id="not-found"' in missing.text
         rules = http.get("/api/rules").json()
         assert {r["rules"] for r in rules["rulesets"]} >= {"classic", "fasolki+duel"}
+        # Every bot with a one-line description; the lobby preselects a bot that trades.
+        assert rules["default_bot"] == "heuristic" and rules["bots"][:3] == [
+            "random",
+            "autarky",
+            "heuristic",
+        ]
+        assert set(rules["bot_descriptions"]) == set(rules["bots"]) and all(
+            rules["bot_descriptions"].values()
+        )
         strings = http.get("/api/strings").json()
         assert set(strings["ui"]["en"]) == set(strings["ui"]["pl"])
         assert strings["beans"]["cowboy"]["pl"] == "Kowboj"  # the Polish edition's names

@@ -18,6 +18,8 @@ from collections.abc import Callable, Sequence
 from ..errors import ConfigError
 from .base import Agent
 from .heuristic import HeuristicAgent
+from .heuristic_v1 import HeuristicV1Agent
+from .probes import AcceptAllAgent, LeaderShyAgent, SpamAgent
 from .search import SearchAgent
 from .simple import AutarkyAgent, RandomAgent
 from .specs import (
@@ -49,17 +51,12 @@ AGENTS: dict[str, Callable[..., Agent]] = {
     "random": RandomAgent,
     "autarky": AutarkyAgent,
     "heuristic": HeuristicAgent,
+    "heuristic-v1": HeuristicV1Agent,
     "search": SearchAgent,
+    "probe-accept": AcceptAllAgent,
+    "probe-spam": SpamAgent,
+    "probe-shy": LeaderShyAgent,
     "llm": _llm,
-}
-
-#: One line per agent for ``bohnanza agents`` and ``bohnanza rules --json``.
-DESCRIPTIONS: dict[str, str] = {
-    "random": "Uniform over the legal actions (a few offers per turn).",
-    "autarky": "Never trades: keeps what it draws, plants and harvests greedily.",
-    "heuristic": "Values cards for its fields and hand order; trades, gifts, harvests, buys.",
-    "search": "Monte Carlo search with heuristic roll-outs: search:SECONDS, :Nit, :dTURNS.",
-    "llm": "A language model behind an OpenAI-compatible endpoint: llm:MODEL@URL (docs/llm.md).",
 }
 
 #: Readers of ``NAME:PARAMS`` for the registered agents that take parameters.
@@ -68,13 +65,31 @@ PARAMETERS: dict[str, ParamReader] = {
     "llm": llm_parameters,
 }
 
+#: One line per bot, for ``--help`` and the web lobby: what it does and how strong it is.
+DESCRIPTIONS: dict[str, str] = {
+    "random": "uniform over the legal actions: the weakest",
+    "autarky": "never trades, plants greedily: a beginner that plays alone",
+    "heuristic": "trades actively with everyone, minds the score: the strongest quick bot",
+    "heuristic-v1": "the earlier heuristic, frozen as a baseline: trades little",
+    "search": "Monte Carlo search over heuristic play-outs: slow (1 s a decision)",
+    "probe-accept": "test bot: heuristic that accepts every offer",
+    "probe-spam": "test bot: heuristic that floods the table with random offers",
+    "probe-shy": "test bot: heuristic that never trades with the leader",
+    "llm": "a language model behind an OpenAI-compatible endpoint: llm:MODEL@URL (docs/llm.md)",
+}
+
+#: The bot that fills seats when nobody chooses one (the web lobby, ``bohnanza play``).
+DEFAULT_BOT = "heuristic"
+
 
 def lobby_agents() -> list[str]:
     """The registered agents a web lobby offers: a language model only when the server
     was started with an endpoint in its environment (``BOHNANZA_LLM_URL`` and
     ``BOHNANZA_LLM_MODEL``), since without one it cannot play."""
     configured = bool(os.environ.get("BOHNANZA_LLM_URL") and os.environ.get("BOHNANZA_LLM_MODEL"))
-    return sorted(n for n in AGENTS if n != "llm" or configured)
+    # In the order of DESCRIPTIONS: the playing bots first, the test probes last.
+    ordered = [b for b in DESCRIPTIONS if b in AGENTS] + sorted(set(AGENTS) - set(DESCRIPTIONS))
+    return [b for b in ordered if b != "llm" or configured]
 
 
 def make_agent(spec: str, seed: int = 0) -> Agent:
@@ -99,11 +114,13 @@ def agent_names(spec: str | Sequence[str], players: int) -> list[str]:
 
 __all__ = [
     "AGENTS",
+    "DEFAULT_BOT",
     "DESCRIPTIONS",
     "PARAMETERS",
     "Agent",
     "AutarkyAgent",
     "HeuristicAgent",
+    "HeuristicV1Agent",
     "RandomAgent",
     "SearchAgent",
     "agent_names",

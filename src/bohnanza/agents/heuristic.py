@@ -71,6 +71,16 @@ KEEP = 0.15
 #: The same when the optional second card would start a field (on an empty one, or after
 #: a harvest): measured, such a start almost never earns back the card it costs the hand.
 KEEP_NEW = 1.0
+#: Per turn, a refusal of our offer counts this much less (twice over when the refusing
+#: seat's fields changed since): a seat that refused is asked again later.
+FORGET = 0.85
+#: A partner's gain is weighed ``1/(players-1)`` times ``1 + STANDING × lead`` (its lead
+#: over everyone else in coins and field payouts), kept within these bounds.
+STANDING = 0.25
+LEADER_MAX = 2.0
+TRAILER_MIN = 0.5
+#: Own turns left below which a trade that gives the leader half a coin is refused.
+ENDGAME = 1.5
 
 
 Fields = list[list[int]]
@@ -490,6 +500,9 @@ class HeuristicAgent(Agent):
 
     name = "heuristic"
     proposes = True
+    #: Whether it makes offers of two cards (the search's roll-out players do not: they
+    #: are many, and the one-card offers are the cheap part).
+    multi = True
 
     def __init__(self, seed: int = 0, *, max_proposals: int = 6) -> None:
         super().__init__(seed)
@@ -497,11 +510,13 @@ class HeuristicAgent(Agent):
         self._turn = -1
         self._proposed: set[tuple[Any, ...]] = set()
         self._count = 0
-        # Opponent model: offers made to each seat, and how many of them it accepted.
-        self._offered: dict[int, int] = {}
-        self._accepted: dict[int, int] = {}
+        # Opponent model: per seat, acceptances of our offers and (fading) refusals.
+        self._accepted: dict[int, float] = {}
+        self._refused: dict[int, float] = {}
+        self._tops: dict[int, tuple[int, ...]] = {}
         self._open: list[tuple[int, Offer]] = []
         self._bare = True
+        self._cv: tuple[int, ...] = ()
         self._cands_key: tuple[Any, ...] = ()
         self._cands: list[tuple[float, Offer]] = []
 
@@ -512,15 +527,16 @@ class HeuristicAgent(Agent):
             self._turn,
             set(self._proposed),
             self._count,
-            dict(self._offered),
             dict(self._accepted),
+            dict(self._refused),
+            dict(self._tops),
             list(self._open),
         )
 
     def restore(self, state: tuple[Any, ...]) -> None:
-        (turn, proposed, count, offered, accepted, open_) = state
+        (turn, proposed, count, accepted, refused, tops, open_) = state
         self._turn, self._proposed, self._count = turn, proposed, count
-        self._offered, self._accepted, self._open = offered, accepted, open_
+        self._accepted, self._refused, self._tops, self._open = accepted, refused, tops, open_
 
     def wants_offers(self, turn: int) -> bool:
         # The bot builds its own offers and never uses the listed templates (they are
@@ -534,6 +550,7 @@ class HeuristicAgent(Agent):
     def act(self, view: View, legal: Sequence[Action], required: bool) -> Action | None:
         if not legal:
             return None
+        self._cv = view.config.card_variety
         if self._open:
             self._track(view)
         if required and len(legal) == 1:
@@ -701,9 +718,7 @@ class HeuristicAgent(Agent):
     def _trade(self, pos: Position, legal: Sequence[Action]) -> Action | None:
         view = pos.view
         if view.turn != self._turn:
-            self._turn = view.turn
-            self._proposed = set()
-            self._count = 0
+            self._new_turn(view)
         buy = self._buy(pos, legal)
         if buy is not None:
             return buy
@@ -721,24 +736,43 @@ class HeuristicAgent(Agent):
                 return Action.propose(offer)
         return None
 
+    def _new_turn(self, view: View) -> None:
+        """A new turn: offers may be made again, and refusals fade - faster for a seat
+        whose fields changed since it refused (its needs changed)."""
+        self._turn = view.turn
+        self._proposed = set()
+        self._count = 0
+        for s, n in self._refused.items():
+            tops = _tops(view, s)
+            fade = FORGET if self._tops.get(s) == tops else FORGET * FORGET
+            self._refused[s] = n * fade
+            self._tops[s] = tops
+
     def offer_candidates(self) -> list[tuple[float, Offer]]:
         """The offers it last considered, best first, with their expected worth."""
         return list(self._cands)
 
+    def offer_kind(self, offer: Offer) -> tuple[Any, ...]:
+        """What makes two offers "the same" to a partner: the varieties given (not the
+        card ids), what is asked for, and any declaration."""
+        cv = self._cv
+        give = tuple(sorted(cv[c] for c in offer.give)) if cv else offer.give
+        return (offer.to, give, offer.want, offer.declared)
+
     def proposed(self, offer: Offer) -> bool:
-        """Whether it made ``offer`` this turn."""
-        return offer_key(offer) in self._proposed
+        """Whether it made an offer of this kind this turn."""
+        return self.offer_kind(offer) in self._proposed
 
     def record_proposal(self, offer: Offer) -> None:
-        """Remember an offer made (not to repeat it, and to learn who accepts)."""
+        """Remember an offer made (not to repeat its kind, and to learn who accepts)."""
         self._count += 1
-        self._proposed.add(offer_key(offer))
-        self._offered[offer.to] = self._offered.get(offer.to, 0) + 1
+        self._proposed.add(self.offer_kind(offer))
         self._open.append((offer.to, offer))
 
     def _track(self, view: View) -> None:
         """Learn who accepts: an offer of ours that vanished with its cards in the
-        partner's trade area was accepted."""
+        partner's trade area was accepted; one that vanished otherwise was refused (or
+        lapsed)."""
         if not self._open:
             return
         me = view.seat
@@ -748,19 +782,44 @@ class HeuristicAgent(Agent):
             if (to, offer.give, offer.want) in still:
                 keep.append((to, offer))
                 continue
-            # Gone: accepted if its cards reached the partner (trade area, or planted).
             held = set(view.seats[to].trade_area)
             for f in view.seats[to].fields:
                 held.update(f)
             if (offer.give and all(c in held for c in offer.give)) or (
                 not offer.give and _got_want(view, offer)
             ):
-                self._accepted[to] = self._accepted.get(to, 0) + 1
+                self._accepted[to] = self._accepted.get(to, 0.0) + 1.0
+            else:
+                self._refused[to] = self._refused.get(to, 0.0) + 1.0
+                self._tops[to] = _tops(view, to)
         self._open = keep
 
+    def chance(self, seat: int) -> float:
+        """How likely ``seat`` takes an offer it should like, from what it did with ours:
+        never 0 (nobody is written off for good), lower after recent refusals, higher
+        for every acceptance."""
+        took = 1.0 + 2.0 * self._accepted.get(seat, 0.0)
+        return took / (took + self._refused.get(seat, 0.0))
+
     def trades_with(self, seat: int) -> bool:
-        """Whether ``seat`` is worth an offer: it accepted some, or was rarely asked."""
-        return self._accepted.get(seat, 0) > 0 or self._offered.get(seat, 0) < 3
+        """Every seat may still trade (kept for callers of the older interface)."""
+        return self.chance(seat) > 0.0
+
+    def _standing(self, pos: Position, seat: int) -> float:
+        """How far ``seat`` leads everyone else (negative: behind), in coins and in what
+        its fields would pay now."""
+        score = [s.coins + 0.5 * sum(s.payouts) for s in pos.view.seats]
+        return score[seat] - max(x for k, x in enumerate(score) if k != seat)
+
+    def _weight(self, pos: Position, seat: int) -> float:
+        """What a coin for ``seat`` costs us: ``1/(players-1)`` for an average rival,
+        more for the leader, less for a seat behind."""
+        d = self._standing(pos, seat)
+        return pos.t.beta * min(LEADER_MAX, max(TRAILER_MIN, 1.0 + STANDING * d))
+
+    def _feeds_leader(self, pos: Position, seat: int, their: float) -> bool:
+        """Near the end, never hand the leader (or a seat level with the best) a coin."""
+        return their > 0.5 and turns_left(pos.view) < ENDGAME and self._standing(pos, seat) >= 0
 
     def _state(self, pos: Position) -> tuple[list[int], list[int]]:
         """(cards to plant this turn, hand): the trade area plus, when active, the drawn."""
@@ -788,7 +847,6 @@ class HeuristicAgent(Agent):
             list(e) if isinstance(e, list) else [e]  # type: ignore[list-item]
             for e in get
         ]
-        # Expand the (few) alternatives into weighted combinations.
         combos: list[tuple[list[int], float]] = [([], 1.0)]
         for alts in options:
             combos = [([*cs, c], w * wa) for cs, w in combos for c, wa in alts]
@@ -798,18 +856,18 @@ class HeuristicAgent(Agent):
         return total - base
 
     def _answer(self, pos: Position, legal: Sequence[Action]) -> Action | None:
-        """Accept the best offer addressed to us if it pays, else decline the worst."""
+        """Accept the best offer addressed to us if it pays. Otherwise a non-active seat
+        declines the worst (its proposer learns); the active seat lets it lapse and uses
+        its turn to propose (unanswered offers lapse when trading ends, R-TRADE-6)."""
         view = pos.view
         me = pos.me
         offers = {o.offer_id: o for o in view.offers if o.to == me}
         if not offers:
             return None
-        t = pos.t
         must, hand = self._state(pos)
         base = pos.plan(pos.fields, must, hand)
         best: Action | None = None
         best_v = EPS
-        worst: Action | None = None
         values: dict[int, float] = {}
         for a in legal:
             if a.type is not _T.ACCEPT:
@@ -819,16 +877,17 @@ class HeuristicAgent(Agent):
                 continue
             get = self._incoming(pos, o)
             gain = self.trade_gain(pos, a.cards, get, base)
-            # What the proposer gains on its visible fields: our cards, and (when it is
-            # the active seat) the drawn cards it no longer has to plant.
             lost = [c for c in o.give if c is not None and c in view.drawn]
             theirs = pos.seat_gain(o.proposer, list(a.cards), lost)
-            val = gain - t.beta * theirs
+            if self._feeds_leader(pos, o.proposer, theirs):
+                val = -1.0
+            else:
+                val = gain - self._weight(pos, o.proposer) * theirs
             oid: int = a.offer_id  # type: ignore[assignment]
             values[oid] = max(values.get(oid, -1e9), val)
             if val > best_v:
                 best, best_v = a, val
-        if best is not None:
+        if best is not None or me == view.active:
             return best
         for oid in offers:
             if values.get(oid, -1.0) <= 0:
@@ -856,13 +915,7 @@ class HeuristicAgent(Agent):
         me = pos.me
         active = view.active
         n = view.config.players
-        if me == active:
-            partners = tuple(s for s in range(n) if s != me and self.trades_with(s))
-        else:
-            partners = (active,) if self.trades_with(active) else ()
-        if not partners:
-            return None
-        # The candidates only change when cards move: computed once per situation.
+        partners = tuple(s for s in range(n) if s != me) if me == active else (active,)
         key = (
             view.turn,
             view.hand,
@@ -874,27 +927,35 @@ class HeuristicAgent(Agent):
         if key != self._cands_key:
             self._cands_key = key
             self._cands = self._candidates(pos, partners)
+        # What was learnt about each partner changes between asks (a refusal), the
+        # cards do not: the candidates are kept, and weighed by it here.
+        best: Offer | None = None
+        best_v = EPS
+        odds = {p: self.chance(p) for p in partners}
         for score, offer in self._cands:
-            if score <= EPS:
-                break
-            if offer_key(offer) in self._proposed:
-                continue
-            return offer
-        return None
+            if score <= best_v:
+                break  # sorted, and odds <= 1: no later one can beat the best so far
+            v = score * odds[offer.to]
+            if v > best_v and self.offer_kind(offer) not in self._proposed:
+                best, best_v = offer, v
+        return best
 
     def _candidates(self, pos: Position, partners: tuple[int, ...]) -> list[tuple[float, Offer]]:
-        """Offers worth making, best first, with their expected worth."""
+        """Offers worth making, best first, with their expected worth before what was
+        learnt about the partner (:meth:`chance`, applied in :meth:`_propose`): gifts of one or two
+        cards, one or two cards for one or two of a variety it wants, both drawn cards
+        as a package, and requests for a drawn card."""
         view = pos.view
         me = pos.me
         t = pos.t
         cfg = t.cfg
         cv = t.cv
+        names = cfg.varieties
         active = view.active
         must, hand = self._state(pos)
         base = pos.plan(pos.fields, must, hand)
-        # What we may give: the drawn cards (when active) and the front of the hand.
-        mine = must[len(view.seats[me].trade_area) :] + hand if me == active else hand
-        # What we would like to get rid of, and what we would like to have.
+        drawn_mine = list(view.drawn) if me == active else []
+        mine = drawn_mine + hand
         shed: list[tuple[float, int]] = []
         seen: set[tuple[int, str, bool]] = set()
         for c in mine:
@@ -903,8 +964,19 @@ class HeuristicAgent(Agent):
                 continue
             seen.add(k)
             shed.append((self.trade_gain(pos, (c,), [], base), c))
-        # Cards that would cost us a lot to give are not offered at all.
-        shed = [x for x in shed if x[0] > -0.5]
+        shed = sorted((x for x in shed if x[0] > -0.5), key=lambda x: -x[0])[:4]
+        # Two cards at once: the best pairs of cards to shed, and both drawn cards.
+        pairs: list[tuple[float, tuple[int, int]]] = []
+        pair_set: set[tuple[int, int]] = set()
+        for i in range(min(3, len(shed)) if self.multi else 0):
+            for j in range(i + 1, min(3, len(shed))):
+                pair_set.add((shed[i][1], shed[j][1]))
+        if len(drawn_mine) == 2 and self.multi:
+            pair_set.add((drawn_mine[0], drawn_mine[1]))
+        for pr in pair_set:
+            g2 = self.trade_gain(pos, pr, [], base)
+            if g2 > -0.5:
+                pairs.append((g2, pr))
         wv: set[int] = {cv[f[-1]] for f in pos.fields if f}
         wv.update(cv[c] for c in hand)
         if me != active:
@@ -916,57 +988,77 @@ class HeuristicAgent(Agent):
                 wanted.append((self.trade_gain(pos, (), [alts], base), v, alts))
         wanted.sort(key=lambda w: -w[0])
         wanted = [w for w in wanted if w[0] > EPS][:2]
-        swaps: dict[tuple[int, int], float] = {}
-        for _g, c in shed:
-            for _gw, v, alts in wanted:
+        # (cards given, variety, count) -> our gain.
+        swaps: dict[tuple[tuple[int, ...], int, int], float] = {}
+        for _gw, v, alts in wanted:
+            for _g, c in shed:
                 if v != cv[c]:
-                    swaps[(c, v)] = self.trade_gain(pos, (c,), [alts], base)
+                    swaps[((c,), v, 1)] = self.trade_gain(pos, (c,), [alts], base)
+                    if self.multi and pos.avail[v] >= 2:
+                        swaps[((c,), v, 2)] = self.trade_gain(pos, (c,), [alts, alts], base)
+            for _g, pr in pairs:
+                if v not in (cv[pr[0]], cv[pr[1]]):
+                    swaps[(pr, v, 1)] = self.trade_gain(pos, pr, [alts], base)
+        gifts: list[tuple[float, tuple[int, ...]]] = [(g, (c,)) for g, c in shed]
+        gifts += [(g, pr) for g, pr in pairs]
         cands: list[tuple[float, Offer]] = []
         for p in partners:
             drawn_p = list(view.drawn) if p == active else []
-            for g, c in shed:
-                declared = self._declare(pos, p, c)
-                stand = c
-                if declared:
-                    stand = t.rep.get((cv[c], "red"), c)
-                their = pos.seat_gain(p, [stand], [])
+            w = self._weight(pos, p)
+            for g, give in gifts:
+                declared = self._declare(pos, p, give[0]) if len(give) == 1 else ()
+                stand = [t.rep.get((cv[c], "red"), c) if declared else c for c in give]
+                their = pos.seat_gain(p, stand, [])
+                if self._feeds_leader(pos, p, their):
+                    continue
                 if g > EPS:
-                    cands.append(
-                        (self._score(g, their, t.beta, True), Offer(p, (c,), (), declared))
-                    )
+                    score = self._score(g, their, w, True)
+                    cands.append((score, Offer(p, give, (), declared)))
                 for _gw, v, _alts in wanted:
-                    gain = swaps.get((c, v), 0.0)
-                    if gain <= EPS:
+                    for count in (1, 2):
+                        gain = swaps.get((give, v, count), 0.0)
+                        if gain <= EPS:
+                            continue
+                        lost = [d for d in drawn_p if cv[d] == v][:count]
+                        their2 = their - count * self._grows(view, p, v)
+                        if lost:
+                            their2 += pos.seat_gain(p, [], lost)
+                        has = 1.0 if len(lost) == count else pos.holds(p, v) ** count
+                        offer = Offer(p, give, ((names[v], count),), declared)
+                        score = self._score(gain, their2, w, False, has)
+                        cands.append((score, offer))
+            if drawn_p:
+                # Requests for the active seat's drawn cards: one, or both as a package.
+                asks: list[tuple[int, ...]] = [(d,) for d in drawn_p]
+                if len(drawn_p) == 2 and self.multi:
+                    asks.append(tuple(drawn_p))
+                done: set[tuple[int, ...]] = set()
+                for ask in asks:
+                    vs = tuple(sorted(cv[d] for d in ask))
+                    if vs in done:
                         continue
-                    # They give a card of ``v``: costly to them if they grow it.
-                    lost = [d for d in drawn_p if cv[d] == v][:1]
-                    their2 = their - self._grows(view, p, v)
-                    if lost:
-                        their2 += pos.seat_gain(p, [], lost)
-                    has = 1.0 if lost else pos.holds(p, v)
-                    offer = Offer(p, (c,), ((cfg.varieties[v], 1),), declared)
-                    cands.append((self._score(gain, their2, t.beta, False, has), offer))
-            for gw, v, _alts in wanted:
-                lost = [d for d in drawn_p if cv[d] == v][:1]
-                if lost:
-                    their = pos.seat_gain(p, [], lost)
-                    offer = Offer(p, (), ((cfg.varieties[v], 1),))
-                    cands.append((self._score(gw, their, t.beta, False), offer))
+                    done.add(vs)
+                    gw = self.trade_gain(pos, (), [[(d, 1.0)] for d in ask], base)
+                    if gw <= EPS:
+                        continue
+                    their = pos.seat_gain(p, [], list(ask))
+                    want: dict[str, int] = {}
+                    for v in vs:
+                        want[names[v]] = want.get(names[v], 0) + 1
+                    offer = Offer(p, (), tuple(want.items()))
+                    cands.append((self._score(gw, their, w, False), offer))
         cands.sort(key=lambda x: -x[0])
         return cands
 
     @staticmethod
-    def _score(gain: float, their: float, beta: float, gift: bool, has: float = 1.0) -> float:
+    def _score(gain: float, their: float, weight: float, gift: bool, has: float = 1.0) -> float:
         """Expected worth of proposing: our gain, less what it gives the partner, times a
         rough chance that the partner accepts (it must gain on its visible fields, and
         hold what we ask for)."""
-        if their > 0.1:
-            p = 0.9
-        elif their > -0.1:
-            p = 0.35 if gift else 0.25
-        else:
-            p = 0.05
-        return p * has * (gain - beta * max(0.0, their))
+        # The more it helps the partner, the likelier a yes: a seat that grows the
+        # variety takes it gladly, one that merely has room for it may not.
+        p = min(0.95, (0.3 if gift else 0.2) + 0.45 * max(0.0, their)) if their > -0.1 else 0.05
+        return p * has * (gain - weight * max(0.0, their))
 
     @staticmethod
     def _grows(view: View, seat: int, v: int) -> float:
@@ -984,6 +1076,12 @@ class HeuristicAgent(Agent):
             if f and t.cv[f[-1]] == t.spider and t.kind[f[-1]] == "black":
                 return ("red",)
         return ()
+
+
+def _tops(view: View, seat: int) -> tuple[int, ...]:
+    """The varieties a seat grows, with their sizes: what it wants changes with them."""
+    cv = view.config.card_variety
+    return tuple(cv[f[-1]] * 64 + len(f) if f else -1 for f in view.seats[seat].fields)
 
 
 def _got_want(view: View, offer: Offer) -> bool:

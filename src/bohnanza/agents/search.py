@@ -114,17 +114,18 @@ class Determiniser:
                 return declared != "black" or cfg.card_kind[c] == "black"
 
             used_here = {offer_cards[(k, j)] for j in range(i) if (k, j) in offer_cards}
+            # A card already dealt to that hand for another offer first (offers of
+            # several cards would otherwise fill the hand with one variety), else a new one.
             pick = -1
-            if len(hands[p]) < self.hand_sizes[p]:
+            for c in hands[p]:
+                if fits(c) and c not in used_here:
+                    pick = c
+                    break
+            if pick < 0 and len(hands[p]) < self.hand_sizes[p]:
                 for j, c in enumerate(pool):
                     if fits(c):
                         pick = pool.pop(j)
                         hands[p].append(pick)
-                        break
-            if pick < 0:
-                for c in hands[p]:
-                    if fits(c) and c not in used_here:
-                        pick = c
                         break
             if pick < 0:
                 dropped.add(k)
@@ -225,7 +226,10 @@ def determinise(view: View, rng: random.Random) -> Game:
 
 
 class _Rollout(HeuristicAgent):
-    """A heuristic player that stops the roll-out once the turn limit is passed."""
+    """A heuristic player that stops the roll-out once the turn limit is passed (and,
+    to keep roll-outs cheap, offers one card at a time)."""
+
+    multi = False
 
     def __init__(self, seed: int, limit: int) -> None:
         super().__init__(seed, max_proposals=ROLLOUT_PROPOSALS)

@@ -11,6 +11,7 @@ from typing import Any, NoReturn
 
 import click
 
+from ..agents import DESCRIPTIONS
 from ..errors import BohnanzaError
 from ..rules import make_config, player_range
 
@@ -54,10 +55,12 @@ def _clock(seconds: float) -> str:
     "--agents",
     "-a",
     required=True,
-    help="Comma-separated line-up, one agent per seat (repeated to fill the seats): "
-    "heuristic, autarky, random, search. search:0.2 gives the search 0.2 s per decision, "
-    "search:50it 50 roll-outs, search:0.2:d8 roll-outs of 8 turns; an installed package's "
-    "agent (bohnanza agents) or your own as MODULE:CLASS[:KEY=VALUE...].",
+    help="Comma-separated line-up, one agent per seat (repeated to fill the seats). "
+    "search:0.2 gives the search 0.2 s per decision, search:50it 50 samples (reproducible), "
+    "search:0.2:d8 roll-outs of 8 turns; an installed package's agent (bohnanza agents) or "
+    "your own as MODULE:CLASS[:KEY=VALUE...]. Bots: "
+    + "; ".join(f"{n}: {t}" for n, t in DESCRIPTIONS.items())
+    + ".",
 )
 @click.option(
     "--rules", "-r", default="classic", show_default=True, help="Rule set, e.g. fasolki+duel."
@@ -191,6 +194,17 @@ def tournament(
             outcome = run(spec, games, out, progress=_Lines(games) if show else None, **kwargs)
     except BohnanzaError as exc:
         _fail(str(exc))
+    except KeyboardInterrupt:
+        from .storage import Store
+
+        with Store(out) as store:
+            kept = len(store.seeds())
+        click.echo(
+            f"\ninterrupted: {kept} finished games are stored in {out}; "
+            "run the same command again to play only the missing ones",
+            err=True,
+        )
+        sys.exit(130)
     summary = outcome.summary
     plots: dict[str, str] = {}
     if not no_plots:

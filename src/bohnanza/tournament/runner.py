@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import multiprocessing
 import os
+import signal
 import statistics
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -210,6 +211,22 @@ def _batches(indices: Sequence[int], size: int) -> list[list[int]]:
     return [list(indices[i : i + size]) for i in range(0, len(indices), size)]
 
 
+def _ignore_sigint() -> None:
+    """Workers leave Ctrl-C to the main process, which stops them (and keeps what
+    finished) instead of each dying with a traceback."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _stop_workers(pool: Executor) -> None:
+    """Stop at once: drop the queued games and end the games in flight (a thread pool's
+    games, waiting on a model's answers, end at their next question)."""
+    processes: dict[int, Any] = getattr(pool, "_processes", None) or {}
+    for proc in list(processes.values()):
+        if proc.is_alive():
+            proc.terminate()
+    pool.shutdown(wait=True, cancel_futures=True)
+
+
 def run_local(
     spec: TournamentSpec,
     indices: Sequence[int],
@@ -218,7 +235,9 @@ def run_local(
     start_method: str | None = None,
 ) -> Iterator[list[Row]]:
     """Batches of rows as they finish, from a process pool (in-process for 1 worker)
-    whose workers start by ``start_method`` (fork, spawn, forkserver; default: Python's)."""
+    whose workers start by ``start_method`` (fork, spawn, forkserver; default: Python's).
+    An interruption (Ctrl-C, an error, the caller closing the iterator) stops the
+    workers at once: the games in flight are lost, the ones yielded are not."""
     if workers <= 1:
         for b in _batches(indices, batch):
             yield play_batch(spec, b)
@@ -229,9 +248,12 @@ def run_local(
         ThreadPoolExecutor(max_workers=workers)
         if llm
         else ProcessPoolExecutor(
-            max_workers=workers, mp_context=multiprocessing.get_context(start_method)
+            max_workers=workers,
+            mp_context=multiprocessing.get_context(start_method),
+            initializer=_ignore_sigint,
         )
     )
+    finished = False
     try:
         pending: set[Future[list[Row]]] = {
             pool.submit(play_batch, spec, b) for b in _batches(indices, batch)
@@ -240,9 +262,12 @@ def run_local(
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for f in done:
                 yield f.result()
+        finished = True
     finally:
-        # An interrupted run (Ctrl-C, an error) must not wait for every queued game.
-        pool.shutdown(wait=True, cancel_futures=True)
+        if finished:
+            pool.shutdown(wait=True)
+        else:
+            _stop_workers(pool)
 
 
 def run_ray(
@@ -300,8 +325,10 @@ def run_tournament(
 ) -> Outcome:
     """Play the games of ``spec`` not yet stored in ``out`` and summarise all of them.
 
-    Rows are stored as their batch finishes, so an interrupted run loses at most the
-    batches in flight; running again with the same arguments plays only what is missing.
+    Rows are stored as their game (batch, with ``batch``) finishes, so an interrupted
+    run - Ctrl-C included: the workers are stopped, the finished games kept - loses at
+    most the games in flight; running again with the same arguments plays only what is
+    missing.
     """
     if games < 1:
         raise ConfigError("a tournament needs at least 1 game")
@@ -319,7 +346,9 @@ def run_tournament(
         wanted = [spec.seed + i for i in range(games)]
         todo = [i for i in range(games) if spec.seed + i not in have]
         skipped = games - len(todo)
-        size = batch or max(1, min(25, len(todo) // (max(workers, 1) * 4) or 1))
+        # One game per task by default: each is stored as soon as it ends (an
+        # interrupted run loses only the games in flight; a task costs ~1 ms).
+        size = batch or (1 if backend == "local" else max(1, min(25, len(todo) // (workers * 4))))
         done = skipped
         if progress:
             progress(done, games)
@@ -329,11 +358,21 @@ def run_tournament(
                 if backend == "ray"
                 else run_local(spec, todo, workers, size, start_method)
             )
-            for rows in source:
-                store.add(rows)
-                done += len(rows)
-                if progress:
-                    progress(done, games)
+            last = time.monotonic()
+            try:
+                for rows in source:
+                    # Committed at most twice a second (and at the end, or on Ctrl-C).
+                    store.add(rows, commit=False)
+                    if time.monotonic() - last > 0.5:
+                        store.commit()
+                        last = time.monotonic()
+                    done += len(rows)
+                    if progress:
+                        progress(done, games)
+            finally:
+                if isinstance(source, Iterator):
+                    source.close()  # type: ignore[attr-defined]
+                store.commit()
         rows = store.rows(wanted)
     return Outcome(summarise(rows, spec.identity()), len(todo), skipped, Path(out), rows)
 

@@ -117,7 +117,11 @@ class Store:
         """Seeds of the games already stored (a resumed run skips them)."""
         return {int(r[0]) for r in self.db.execute("SELECT seed FROM games")}
 
-    def add(self, rows: Iterable[Mapping[str, Any]]) -> int:
+    def commit(self) -> None:
+        self.db.commit()
+
+    def add(self, rows: Iterable[Mapping[str, Any]], *, commit: bool = True) -> int:
+        """Store rows; with ``commit=False`` the caller commits (:meth:`commit`) later."""
         values = [
             tuple(json.dumps(r[c]) if c in JSON_COLUMNS else r[c] for c in COLUMNS) for r in rows
         ]
@@ -127,7 +131,8 @@ class Store:
             values,
         )
         self._add_stats(rows)
-        self.db.commit()
+        if commit:
+            self.db.commit()
         return len(values)
 
     def _add_stats(self, rows: Iterable[Mapping[str, Any]]) -> None:

@@ -22,6 +22,7 @@ from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..agents import DEFAULT_BOT, DESCRIPTIONS
 from ..rules import all_rulesets
 from .i18n import strings
 from .invite import QR_MAX, invite_links, qr_svg
@@ -219,7 +220,15 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
 
     @app.get("/api/rules")
     async def rules() -> dict[str, Any]:
-        return {"rulesets": all_rulesets(), "bots": settings.bots()}
+        # Bots in the order of DESCRIPTIONS (the playing bots first, the test probes
+        # last), each with its one-line description; the lobby preselects the default.
+        bots = settings.bots()
+        return {
+            "rulesets": all_rulesets(),
+            "bots": bots,
+            "bot_descriptions": {b: DESCRIPTIONS.get(b, "") for b in bots},
+            "default_bot": DEFAULT_BOT,
+        }
 
     @app.get("/api/strings")
     async def get_strings() -> dict[str, Any]:

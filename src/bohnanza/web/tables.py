@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..actions import Action, ActionType
-from ..agents import AGENTS, lobby_agents, make_agent
+from ..agents import AGENTS, DEFAULT_BOT, lobby_agents, make_agent
 from ..agents.base import Agent
 from ..errors import BohnanzaError, ConfigError, IllegalAction, RecordError
 from ..events import Event
@@ -409,7 +409,7 @@ class Manager:
             if kind == "person":
                 made.append(Seat(i, "person", "", ""))
             elif kind == "bot":
-                bot = spec.get("bot") or "autarky"
+                bot = spec.get("bot") or DEFAULT_BOT
                 if bot not in self.settings.bots():
                     raise LobbyError(
                         f"unknown bot {bot!r}; bots: {', '.join(self.settings.bots())}"

@@ -1,7 +1,7 @@
 // The home page: create a table, see open and recent tables.
 "use strict";
 
-const H = { rules: [], bots: [], tables: [] };
+const H = { rules: [], bots: [], botInfo: {}, defaultBot: "heuristic", tables: [] };
 const $ = (sel) => document.querySelector(sel);
 const el = (...a) => B.el(...a);
 const t = (...a) => B.t(...a);
@@ -73,9 +73,15 @@ function fillSeats() {
       "select",
       { id: "f-seat-" + i, "aria-label": t("seat_n", { n: i + 1 }) },
       el("option", { value: "person", text: t("person") }),
-      H.bots.map((b) => el("option", { value: "bot:" + b, text: t("bot_kind", { bot: b }) }))
+      H.bots.map((b) =>
+        el("option", {
+          value: "bot:" + b,
+          text: t("bot_kind", { bot: b }) + (H.botInfo[b] ? " – " + H.botInfo[b] : ""),
+          title: H.botInfo[b] || "",
+        })
+      )
     );
-    sel.value = old[i - 1] || "bot:autarky";
+    sel.value = old[i - 1] || "bot:" + H.defaultBot;
     rows.push(el("li", null, el("span", { class: "seat-no", text: t("seat_n", { n: i + 1 }) }), sel));
   }
   list.replaceChildren(...rows);
@@ -171,6 +177,8 @@ async function refresh() {
   const info = await B.api("GET", "/api/rules");
   H.rules = info.rulesets;
   H.bots = info.bots;
+  H.botInfo = info.bot_descriptions || {};
+  H.defaultBot = info.default_bot || "heuristic";
   $("#f-name").value = localStorage.getItem("bohnanza.name") || "";
   fillLimit();
   fillClock();

@@ -1,0 +1,142 @@
+"""``bohnanza benchmark bots``: the bot benchmark suite (:mod:`.suite`) from one command."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import sys
+from pathlib import Path
+
+import click
+
+from ..errors import BohnanzaError
+
+
+@click.group()
+def benchmark() -> None:
+    """Benchmark suites."""
+
+
+@benchmark.command("bots")
+@click.option("--candidate", "-c", default="heuristic", show_default=True, help="Bot measured.")
+@click.option(
+    "--games", "-n", type=int, default=2000, show_default=True, help="Games of S0-S3 each."
+)
+@click.option("--s4-games", type=int, default=None, help="Games of S4a and S4b (default: --games).")
+@click.option(
+    "--league-games",
+    type=int,
+    default=8,
+    show_default=True,
+    help="Games per line-up of the S5 league (0: no league).",
+)
+@click.option(
+    "--league",
+    default=None,
+    help="Comma-separated league bots (default: random, autarky, heuristic-v1, heuristic "
+    "and the three probes).",
+)
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the first game.")
+@click.option("--workers", "-w", type=int, default=None, help="Worker processes (default: all).")
+@click.option(
+    "--out",
+    "-o",
+    type=click.Path(file_okay=False),
+    default="benchmark",
+    show_default=True,
+    help="Folder for the tournaments (a rerun resumes), results.json and report.md.",
+)
+@click.option(
+    "--doc",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Also write the report into this Markdown file, between its suite markers "
+    "(docs/bots.md), with the plots next to it.",
+)
+@click.option("--no-plots", is_flag=True, help="Tables only.")
+@click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
+def bots(
+    candidate: str,
+    games: int,
+    s4_games: int | None,
+    league_games: int,
+    league: str | None,
+    seed: int,
+    workers: int | None,
+    out: str,
+    doc: str | None,
+    no_plots: bool,
+    as_json: bool,
+) -> None:
+    """Measure a bot: S0 vs 3 random, S1 vs 3 autarky, S2 with heuristic-v1 x2 and
+    autarky, S3 vs 3 heuristic-v1, S4 vs itself and the probe bots, S5 a league at 3-5
+    players with OpenSkill ratings. Intervals: bootstrap over games."""
+    from ..agents import AGENTS
+    from .runner import parse_agent
+    from .suite import LEAGUE, make_plots, markdown, run_suite, splice
+
+    def fail(message: str) -> None:
+        click.echo(f"error: {message}", err=True)
+        sys.exit(2)
+
+    names = [n.strip() for n in league.split(",") if n.strip()] if league else list(LEAGUE)
+    try:
+        parse_agent(candidate)
+        for n in names:
+            parse_agent(n)
+    except BohnanzaError as exc:
+        fail(f"{exc} (known: {', '.join(sorted(AGENTS))})")
+    if games < 0 or (s4_games is not None and s4_games < 0) or league_games < 0:
+        fail("game counts cannot be negative")
+    if workers is not None and workers < 1:
+        fail("--workers must be at least 1")
+    say = None if as_json else (lambda line: click.echo(line, err=True))
+    try:
+        results = run_suite(
+            candidate,
+            out,
+            games=games,
+            s4_games=s4_games,
+            league_games=league_games,
+            league=names,
+            seed=seed,
+            workers=workers,
+            progress=say,
+        )
+    except BohnanzaError as exc:
+        fail(str(exc))
+        return
+    except KeyboardInterrupt:
+        click.echo("\ninterrupted: finished games are kept; rerun to resume", err=True)
+        sys.exit(130)
+    parts = ["bohnanza benchmark bots", f"--candidate {shlex.quote(candidate)}"]
+    parts.append(f"--games {games}")
+    if s4_games is not None:
+        parts.append(f"--s4-games {s4_games}")
+    parts.append(f"--league-games {league_games}")
+    if league:
+        parts.append(f"--league {shlex.quote(','.join(names))}")
+    parts += [f"--seed {seed}", f"--out {shlex.quote(out)}"]
+    if doc:
+        parts.append(f"--doc {shlex.quote(doc)}")
+    command = " ".join(parts)
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    plot_dir = Path(doc).parent / "img" if doc else folder
+    files = {} if no_plots else make_plots(results, plot_dir)
+    (folder / "results.json").write_text(json.dumps(results, indent=1))
+    rel = {k: os.path.relpath(v, folder) for k, v in files.items()}
+    (folder / "report.md").write_text("# Bot benchmark suite\n\n" + markdown(results, command, rel))
+    if doc:
+        path = Path(doc)
+        text = path.read_text() if path.exists() else ""
+        rel_doc = {k: os.path.relpath(v, path.parent) for k, v in files.items()}
+        path.write_text(splice(text, markdown(results, command, rel_doc)))
+    if as_json:
+        click.echo(json.dumps(results))
+        return
+    click.echo(markdown(results, command, rel))
+
+
+__all__ = ["benchmark"]

@@ -1,0 +1,227 @@
+"""The trading blunders of ``heuristic-v1`` that the new ``heuristic`` fixes (issue 12):
+writing partners off after three declines, the active seat spending its rounds
+declining, repeating an offer with other card ids, one-card offers only; and the probe
+bots and default bots that come with it."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+from bohnanza import Action, ActionType, Game
+from bohnanza.agents import AGENTS, DEFAULT_BOT, DESCRIPTIONS, Agent, make_agent
+from bohnanza.agents.heuristic import HeuristicAgent, Position, tables_for
+from bohnanza.driver import play
+from test_bots import CONFIGS, Spy, cards_of, put, trade_phase
+
+_T = ActionType
+
+
+def trading_actions(seed: int, lineup: Sequence[str]) -> list[tuple[int, int, int, Action]]:
+    """(turn, active seat, acting seat, action) for every phase-2 action of one game."""
+    game = Game.new("classic", len(lineup), seed=seed)
+    bots = [make_agent(a, seed * 10 + k) for k, a in enumerate(lineup)]
+    out: list[tuple[int, int, int, Action]] = []
+
+    class Watch(Agent):
+        def __init__(self, inner: Agent) -> None:
+            super().__init__(inner.seed)
+            self.inner = inner
+            self.proposes = inner.proposes
+
+        def wants_offers(self, turn: int) -> bool:
+            return self.inner.wants_offers(turn)
+
+        def act(self, view: Any, legal: Sequence[Action], required: bool) -> Action | None:
+            choice = self.inner.act(view, legal, required)
+            if choice is not None and view.phase == "trade" and view.pending is None:
+                out.append((view.turn, view.active, view.seat, choice))
+            return choice
+
+    play(game, [Watch(b) for b in bots])
+    return out
+
+
+# ---------------------------------------------------------------------------- write-offs
+
+
+def test_keeps_offering_to_seats_that_declined_three_times() -> None:
+    """v1 stops offering to a seat after three declines and no acceptance; against three
+    ``autarky`` seats (which decline everything) it soon makes no offers at all. The new
+    bot's refusals fade, so it still tries in the second half of the game."""
+    late: dict[str, int] = {}
+    for bot in ("heuristic-v1", "heuristic"):
+        late[bot] = 0
+        for seed in range(3):
+            acts = trading_actions(seed, [bot, "autarky", "autarky", "autarky"])
+            last = max(t for t, *_ in acts)
+            late[bot] += sum(
+                1 for t, _, seat, a in acts if seat == 0 and a.type is _T.PROPOSE and t > last // 2
+            )
+    assert late["heuristic-v1"] == 0
+    assert late["heuristic"] >= 10
+
+
+def test_refusals_fade_but_acceptances_count() -> None:
+    bot = HeuristicAgent(0)
+    game = trade_phase()
+    bot.act(game.view(0), game.legal_actions(0), False)
+    first = bot.chance(1)
+    bot._refused[1] = bot._refused[2] = 3.0
+    bot._accepted[2] = 1.0  # seat 2 also took one of our offers
+    assert 0 < bot.chance(1) < bot.chance(2) < first
+    # A later turn: the refusals count less (the seat is asked again).
+    view = game.view(0)
+    bot._new_turn(view._replace(turn=view.turn + 1))
+    assert bot.chance(1) > 1 / (1 + 3.0)
+    assert bot.trades_with(1)
+
+
+# ---------------------------------------------------------------------------- active seat
+
+
+def test_the_active_seat_proposes_and_never_spends_a_round_declining() -> None:
+    declines = {"heuristic-v1": 0, "heuristic": 0}
+    proposals = {"heuristic-v1": 0, "heuristic": 0}
+    for bot in declines:
+        for seed in range(2):
+            for _, active, seat, a in trading_actions(seed, [bot] * 4):
+                if seat == active:
+                    declines[bot] += a.type is _T.DECLINE
+                    proposals[bot] += a.type is _T.PROPOSE
+    assert declines["heuristic-v1"] > 0  # the blunder the issue measured
+    assert declines["heuristic"] == 0
+    assert proposals["heuristic"] > proposals["heuristic-v1"]
+
+
+def test_active_seat_proposes_instead_of_declining_a_bad_offer() -> None:
+    game = trade_phase()
+    # Seat 1 offers seat 0 a card that seat 0 does not want.
+    bad = game.legal_actions(1, True)
+    proposals = [a for a in bad if a.type is _T.PROPOSE and a.offer is not None and a.offer.to == 0]
+    assert proposals
+    game.apply(1, proposals[0])
+    choice = HeuristicAgent(0).act(game.view(0), game.legal_actions(0), False)
+    assert choice is None or choice.type is not _T.DECLINE
+
+
+# ---------------------------------------------------------------------------- offers
+
+
+def test_no_offer_kind_is_repeated_in_a_turn() -> None:
+    cv = Game.new("classic", 4).config.card_variety
+    for seed in range(3):
+        seen: dict[tuple[int, int], set[Any]] = defaultdict(set)
+        for turn, _, seat, a in trading_actions(seed, ["heuristic"] * 4):
+            if a.type is not _T.PROPOSE or a.offer is None:
+                continue
+            o = a.offer
+            kind = (o.to, tuple(sorted(cv[c] for c in o.give)), o.want, o.declared)
+            assert kind not in seen[(turn, seat)], f"seed {seed} turn {turn}: {o} repeated"
+            seen[(turn, seat)].add(kind)
+
+
+def test_offers_both_drawn_cards_as_a_package_to_the_seat_that_grows_them() -> None:
+    """Seat 0 turns up two green beans it cannot use (they would replace its chili
+    field); seat 1 grows green. The best offer hands over both at once."""
+    game = trade_phase()
+    for s in range(4):
+        for f in game.fields[s]:
+            while f:
+                game.discard.append(f.pop())
+    chili, blue, green = cards_of(game, "chili"), cards_of(game, "blue"), cards_of(game, "green")
+    soy, stink, wax, red = (cards_of(game, v) for v in ("soy", "stink", "wax", "red"))
+    for cards, field in (
+        (chili[:2], game.fields[0][0]), (blue[:3], game.fields[0][1]),
+        (green[:3], game.fields[1][0]), (soy[:3], game.fields[2][0]),
+        (stink[:3], game.fields[2][1]), (wax[:3], game.fields[3][0]), (red[:1], game.fields[3][1]),
+    ):  # fmt: skip
+        for c in cards:
+            put(game, c, field)
+    while game.drawn:
+        game.discard.append(game.drawn.pop())
+    put(game, green[3], game.drawn)
+    put(game, green[4], game.drawn)
+    game.hands[0][:] = []
+    for c in blue[3:6]:
+        put(game, c, game.hands[0])
+    # The other hands are fixed too (not left to the deal): only seat 1 holds a chili.
+    for seat, cards in ((1, (chili[2], soy[3])), (2, (wax[3],)), (3, (stink[3],))):
+        game.discard.extend(game.hands[seat])
+        game.hands[seat][:] = []
+        for c in cards:
+            put(game, c, game.hands[seat])
+    choice = HeuristicAgent(0).act(game.view(0), game.legal_actions(0), False)
+    assert choice is not None and choice.offer is not None
+    assert choice.offer.to == 1 and set(choice.offer.give) == {green[3], green[4]}
+    # Seat 1 takes the package.
+    oid = game.next_offer_id
+    game.apply(0, choice)
+    answer = HeuristicAgent(1).act(game.view(1), game.legal_actions(1), False)
+    assert answer is not None and answer.type is _T.ACCEPT and answer.offer_id == oid
+
+
+def test_multi_card_offers_happen_in_play() -> None:
+    two = 0
+    for seed in range(2):
+        for _, _, _, a in trading_actions(seed, ["heuristic"] * 4):
+            if a.type is _T.PROPOSE and a.offer is not None:
+                two += len(a.offer.give) >= 2 or any(n >= 2 for _, n in a.offer.want)
+    assert two >= 5
+
+
+def test_refuses_to_hand_the_leader_a_coin_at_the_end() -> None:
+    game = trade_phase()
+    bot = HeuristicAgent(0)
+    bot.act(game.view(0), game.legal_actions(0), False)
+    view = game.view(0)
+    pos = Position(view, tables_for(view.config))
+    assert not bot._feeds_leader(pos, 1, 2.0)  # early in the game: allowed
+    game.treasury[1].extend(game.draw[:5])
+    del game.draw[:5]
+    game.final_runout = True  # the last cards: nobody has turns left
+    view = game.view(0)
+    pos = Position(view, tables_for(view.config))
+    assert bot._feeds_leader(pos, 1, 2.0)  # seat 1 leads by 5 coins
+    assert not bot._feeds_leader(pos, 2, 2.0)  # seat 2 does not lead
+    assert bot._weight(pos, 1) > bot._weight(pos, 2)
+
+
+# ---------------------------------------------------------------------------- every bot
+
+
+@pytest.mark.parametrize("bot", ["probe-accept", "probe-spam", "probe-shy"])
+@pytest.mark.parametrize(("rules", "players", "options"), [c for c in CONFIGS if 2 < c[1] <= 4])
+def test_new_bots_play_legally_and_see_no_hidden_card(
+    bot: str, rules: str, players: int, options: dict[str, str]
+) -> None:
+    # (``heuristic`` itself: tests/test_bots.py; the probes differ from it only in
+    # trading, so 2-player duels are left out.)
+    game = Game.new(rules, players, options=options, seed=23)
+    line = [bot, "heuristic", "heuristic-v1", "heuristic"][:players]
+    spies = [Spy(make_agent(n, s), game, s) for s, n in enumerate(line)]
+    play(game, spies)
+    assert game.over
+
+
+def test_every_bot_has_a_description_and_the_default_trades() -> None:
+    assert set(DESCRIPTIONS) == set(AGENTS)
+    assert DEFAULT_BOT == "heuristic" and make_agent(DEFAULT_BOT).proposes
+
+
+@pytest.mark.parametrize("command", [["play"], ["tournament"], ["simulate"]])
+def test_help_lists_every_bot_with_its_description(command: list[str]) -> None:
+    from click.testing import CliRunner
+
+    from bohnanza.cli import main
+
+    text = " ".join(
+        CliRunner().invoke(main, [*command, "--help"], terminal_width=1000).output.split()
+    )
+    for name, line in DESCRIPTIONS.items():
+        assert f"{name}: {line}" in text
+    if command == ["play"]:
+        assert "[default: heuristic]" in text

@@ -1,0 +1,90 @@
+"""Ctrl-C during a tournament: the workers stop at once, every finished game is kept,
+and the rerun plays only the missing games."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from bohnanza.tournament import Store, TournamentSpec, run_tournament
+
+LINEUP = ("heuristic", "heuristic-v1", "autarky", "random")
+
+
+def stored(path: Path) -> int:
+    if not path.exists():
+        return 0
+    try:
+        with sqlite3.connect(path) as db:
+            return int(db.execute("SELECT count(*) FROM games").fetchone()[0])
+    except sqlite3.OperationalError:  # the table is being created
+        return 0
+
+
+def children(pid: int) -> set[int]:
+    """Processes whose parent is ``pid`` (from /proc/*/stat)."""
+    out: set[int] = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (FileNotFoundError, ProcessLookupError, IndexError):
+            continue
+        if int(fields[1]) == pid:
+            out.add(int(stat.parent.name))
+    return out
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"
+
+
+def test_ctrl_c_keeps_finished_games_and_the_rerun_plays_only_the_rest(tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    db = out / "games.sqlite"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    cmd = [sys.executable, "-m", "bohnanza.cli", "tournament", "-a", ",".join(LINEUP)]
+    cmd += ["-n", "5000", "-w", "2", "-o", str(out), "--no-plots", "--json", "--no-progress"]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 90
+        while stored(db) < 3:
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "no game stored in 90 s"
+            time.sleep(0.2)
+        workers = children(proc.pid)
+        assert len(workers) >= 2
+        start = time.monotonic()
+        proc.send_signal(signal.SIGINT)  # to the main process only: it must stop its workers
+        _, err = proc.communicate(timeout=30)
+        assert time.monotonic() - start < 15
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert b"interrupted" in err and b"Traceback" not in err
+    time.sleep(0.5)
+    assert not [w for w in workers if alive(w)], "workers left running"
+    kept = stored(db)
+    assert 3 <= kept < 5000
+    spec = TournamentSpec("classic", 4, LINEUP)
+    with Store(out) as store:
+        rows = store.rows()
+    # Every stored game is whole, and they are the games the tournament asked for.
+    assert all(len(r["scores"]) == 4 and r["turns"] > 0 for r in rows)
+    assert all(tuple(r["seats"]) == spec.seats_for(r["game"]) for r in rows)
+    seeds = {r["seed"] for r in rows}
+    games = max(seeds) + 2  # every game up to two past the last one stored
+    resumed = run_tournament(spec, games, out, workers=1)
+    assert resumed.skipped == kept and resumed.played == games - kept
+    assert sorted(r["seed"] for r in resumed.rows) == list(range(1, games + 1))
+    json.dumps(resumed.summary)
