@@ -607,7 +607,16 @@ class _Checker:
         # Cards put on the discard pile lie bean side up (R-HARV-2, R-FIELD-3): everyone
         # saw them go there, even if they are no longer on top.
         discarded = set(g.discard) - self.discard_before
-        after = [self.allowed(k) | discarded for k in self.viewers()]
+        # Cards harvested in this action left a public field (R-HARV-2): a card planted and
+        # then harvested into coins by the game's end in one action was seen in between.
+        harvested = {
+            c
+            for ev in events
+            if ev.type == "harvest"
+            for c in ev.data.get("cards", ())
+            if isinstance(c, int)
+        }
+        after = [self.allowed(k) | discarded | harvested for k in self.viewers()]
         for ev in events:
             for i, k in enumerate(self.viewers()):
                 data = ev.for_seat(k)
