@@ -96,8 +96,9 @@ def play(
             if game.phase == TRADE and game.turn == turn and game.pending is None and not game.over:
                 # The trading time is up (R-TRADE-6): the active seat's decision is made.
                 end = Action.end_trading()
-                apply(game.active, end)
-                actions.append((game.active, end))
+                seat = game.active  # ending trading may start the next seat's turn
+                apply(seat, end)
+                actions.append((seat, end))
             continue
         # The hot path (phases 1 and 3): one required decision, with the engine's thin
         # public wrappers (argument checks the driver does not need) inlined.
