@@ -313,42 +313,64 @@ def play(
     "--games",
     "-n",
     type=click.IntRange(min=1),
-    default=200,
+    default=100,
     show_default=True,
-    help="Games per measurement.",
+    help="Autarky games per round (random games: 1/20 of it; clones: 100x; RL steps: 10x).",
 )
 @click.option(
-    "--workers", "-w", type=int, default=2, show_default=True, help="Workers for the parallel run."
+    "--rounds",
+    type=click.IntRange(min=1),
+    default=5,
+    show_default=True,
+    help="Interleaved rounds; every measurement runs once per round.",
+)
+@click.option(
+    "--workers",
+    "-w",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Also measure autarky games/s (wall clock) with this many worker processes.",
+)
+@click.option("--no-rl", is_flag=True, help="Skip the RL environment steps.")
+@click.option(
+    "--write-readme",
+    "readme",
+    type=click.Path(dir_okay=False, exists=True),
+    default=None,
+    help="Rewrite the <!-- bench --> block of this README with the figures.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def bench(games: int, workers: int, as_json: bool) -> None:
-    """Games/s and actions/s for 4-player classic with autarky and random bots."""
-    from .simulate import GameSpec
-    from .simulate import simulate as run
+def bench(
+    games: int, rounds: int, workers: int, no_rl: bool, readme: str | None, as_json: bool
+) -> None:
+    """How fast the engine is next to a bare loop of the same games (4-player classic,
+    autarky, CPU time, interleaved in one process), plus random games/s, clone() time and
+    RL environment steps/s. The ratio engine/bare is printed every time."""
+    from pathlib import Path
 
-    rows = []
-    for agent in ("autarky", "random"):
-        spec = GameSpec("classic", 4, (), (agent,) * 4, None)
-        for w in (1, workers):
-            n = games if agent == "autarky" else max(1, games // 4)
-            s = run(spec, n, 1, w)
-            rows.append(
-                {
-                    "agents": agent,
-                    "workers": w,
-                    "games": n,
-                    "games_per_second": s["games_per_second"],
-                    "actions_per_second": s["actions_per_second"],
-                }
-            )
+    from .bench import parallel_autarky, readme_block, run_bench, text_lines, write_readme
+
+    show = sys.stderr.isatty() and not as_json
+    result = run_bench(
+        games, rounds, rl=not no_rl, progress=(lambda m: click.echo(m, err=True)) if show else None
+    )
+    if workers > 1:
+        result["parallel"] = [parallel_autarky(games * rounds, workers)]
+    if readme:
+        command = f"bohnanza bench --games {games} --rounds {rounds}"
+        command += f" --workers {workers}" if workers > 1 else ""
+        try:
+            write_readme(Path(readme), readme_block(result, command))
+        except ValueError as exc:
+            fail(str(exc))
     if as_json:
-        click.echo(json.dumps(rows))
+        click.echo(json.dumps(result))
         return
-    for r in rows:
-        click.echo(
-            f"classic 4p {r['agents']:<8} workers={r['workers']}  {r['games']:>5} games  "
-            f"{r['games_per_second']:>8} games/s  {r['actions_per_second']:>10} actions/s"
-        )
+    for line in text_lines(result):
+        click.echo(line)
+    if readme:
+        click.echo(f"wrote the figures into {readme}")
 
 
 def _register_optional_commands() -> None:

@@ -1,0 +1,553 @@
+"""``bohnanza bench``: the engine's speed, measured side by side in one process.
+
+Timings on a shared machine drift by tens of percent from one minute to the next, so a
+figure alone says little. ``bench`` therefore times the engine against a yardstick run in
+the same process, interleaved with it: a **bare loop** (:func:`bare_autarky_game`), a plain
+Python loop written for speed, with no decision interface (no legal-action lists, no
+views, no agents), that plays the very same games as the engine with ``autarky`` bots -
+same seeded deck (:mod:`bohnanza.shuffle`), same choices, same scores and turns (a test
+holds it to that). The ratio engine/bare is what the engine's overhead costs; it is
+printed every time (issue 14's target: at least 0.38).
+
+Every figure is CPU time (:func:`time.process_time`) summed over several rounds, the
+measurements alternating inside each round, so that a slow minute slows all of them alike.
+``benchmarks/compare_engines.py`` compares two source trees the same way.
+"""
+
+from __future__ import annotations
+
+import platform
+import re
+import textwrap
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from .agents import make_agent
+from .driver import play
+from .errors import ConfigError
+from .game import Game
+from .rules import BASE_RULESETS, make_config
+from .shuffle import DEFAULT, LEGACY, DeckRandom
+from .simulate import agent_seed
+
+#: Issue 14's target for the engine/bare-loop ratio (4-player classic, autarky): twice
+#: the 0.19 its review measured with a bare loop of its own.
+TARGET_RATIO = 0.38
+#: The ratio of the engine before issue 14 against *this* bare loop (``bench --games 200
+#: --rounds 5``, 2026-11-30): this loop is faster than the review's, so "twice as fast"
+#: reads 2 x 0.128 = 0.26 here.
+BEFORE_RATIO = 0.128
+
+#: The markers around the figures that ``bench --write-readme`` rewrites.
+README_START = "<!-- bench -->"
+README_END = "<!-- /bench -->"
+
+
+class GameResult(NamedTuple):
+    """What both the engine and the bare loop report of one finished game."""
+
+    scores: tuple[int, ...]
+    winners: tuple[int, ...]
+    turns: int
+    actions: int
+
+
+# ---------------------------------------------------------------------- the bare loop
+
+
+def bare_autarky_game(seed: int, players: int = 4, rules: str = "classic") -> GameResult:
+    """Play one seeded game of a base rule set (no module) with ``autarky`` at every seat,
+    as fast as plain Python allows, and return what :func:`engine_game` returns for it.
+
+    It replays the engine's game exactly: the deck is dealt by :class:`DeckRandom` as
+    :class:`bohnanza.game.Game` deals it, the discard pile keeps the engine's order (a
+    reshuffle depends on it), and every choice is the one
+    :class:`bohnanza.agents.simple.AutarkyAgent` makes: in phase 1 plant onto a growing
+    field of the card's variety, else (first card only) onto the first empty field, else
+    stop; in phase 2 end trading at once; in phase 3 plant the kept cards the same way;
+    when a card fits nowhere, harvest the field that pays most (fewest beans on a tie,
+    R-HARV-3's protected single beans excluded). Autarky never buys a field or trades.
+    """
+    if rules not in BASE_RULESETS:
+        raise ConfigError(f"the bare loop plays a base rule set ({', '.join(BASE_RULESETS)})")
+    config = make_config(rules, players)
+    cv = config.card_variety
+    pay = config.payout
+    drawn_count = config.drawn_count
+    draw_count = config.draw_count
+    runouts_to_end = config.runouts_to_end
+    end_immediately = config.end_immediately
+    rng = DeckRandom(seed)
+    order = list(range(len(cv)))
+    rng.shuffle(order)
+    draw = order[::-1]
+    hands = [[draw.pop() for _ in range(size)] for size in config.hand_sizes]
+    nfields = 3 if config.start_with_third_field else 2
+    fields: list[list[list[int]]] = [[[] for _ in range(nfields)] for _ in range(players)]
+    coins = [0] * players
+    discard: list[int] = []
+    runouts = 0
+    final = False
+    turn = 0
+    actions = 0
+    a = 0
+
+    def take() -> int | None:
+        # Game.draw_card: reshuffle the discard pile when the draw pile is empty; the
+        # draw that takes the last card counts a run-out (R-DECK-1, R-END-1).
+        nonlocal draw, discard, runouts, final
+        if not draw:
+            if final:
+                return None
+            if not discard:
+                final = True
+                return None
+            draw = discard
+            discard = []
+            rng.shuffle(draw)
+        card = draw.pop()
+        if not draw:
+            runouts += 1
+            if runouts >= runouts_to_end:
+                final = True
+        return card
+
+    def harvest(fs: list[list[int]], seat: int) -> None:
+        # The harvest autarky picks: most coins, then fewest beans, first field on a tie;
+        # a single bean is protected while another field holds more (R-HARV-3).
+        multi = False
+        for f in fs:
+            if len(f) > 1:
+                multi = True
+                break
+        best: list[int] | None = None
+        best_key = (-1, 0)
+        for f in fs:
+            n = len(f)
+            if n and (n > 1 or not multi):
+                key = (pay[cv[f[-1]]][n], -n)
+                if best is None or key > best_key:
+                    best, best_key = f, key
+        assert best is not None
+        c = best_key[0]
+        discard.extend(best[: len(best) - c])  # the rest become coins (R-HARV-2)
+        coins[seat] += c
+        best.clear()
+
+    while True:
+        turn += 1
+        hand = hands[a]
+        fs = fields[a]
+        # Phase 1 (skipped with an empty hand, R-PLANT-1).
+        planted = 0
+        while hand:
+            v = cv[hand[0]]
+            target: list[int] | None = None
+            empty: list[int] | None = None
+            for f in fs:
+                if f:
+                    if cv[f[-1]] == v:
+                        target = f
+                        break
+                elif empty is None:
+                    empty = f
+            if target is None:
+                if planted:  # the optional second card goes only onto its variety
+                    actions += 1  # stop planting
+                    break
+                if empty is None:
+                    harvest(fs, a)
+                    actions += 1
+                    continue
+                target = empty
+            target.append(hand.pop(0))
+            actions += 1
+            planted += 1
+            if planted >= 2:
+                break
+        # Phase 2: turn over the drawn cards (R-TRADE-1); autarky ends trading at once.
+        drawn: list[int] = []
+        for _ in range(drawn_count):
+            card = take()
+            if card is None:
+                break
+            drawn.append(card)
+            if final:
+                break
+        if final and end_immediately:
+            break
+        actions += 1  # end trading: the drawn cards go to the trade area
+        # Phase 3: plant them, in the engine's listing order (card, then field).
+        while drawn:
+            pick = -1
+            spot: list[int] | None = None
+            for i, card in enumerate(drawn):
+                v = cv[card]
+                for f in fs:
+                    if f and cv[f[-1]] == v:
+                        pick, spot = i, f
+                        break
+                if spot is not None:
+                    break
+            if spot is None:
+                for f in fs:
+                    if not f:
+                        pick, spot = 0, f
+                        break
+                if spot is None:
+                    harvest(fs, a)
+                    actions += 1
+                    continue
+            spot.append(drawn.pop(pick))
+            actions += 1
+        # The end of phase 3 (R-END-2), else phase 4's draws (R-DRAW-1).
+        if final:
+            break
+        for _ in range(draw_count):
+            card = take()
+            if card is not None:
+                hand.append(card)
+            if final:
+                break
+        if final:
+            break
+        a = (a + 1) % players
+
+    # The final harvest (R-END-3) and the winners (R-END-4).
+    for seat in range(players):
+        for f in fields[seat]:
+            if f:
+                coins[seat] += pay[cv[f[-1]]][len(f)]
+    best = max(coins)
+    tied = [s for s in range(players) if coins[s] == best]
+    most = max(len(hands[s]) for s in tied)
+    winners = tuple(s for s in tied if len(hands[s]) == most)
+    return GameResult(tuple(coins), winners, turn, actions)
+
+
+# ---------------------------------------------------------------------- the engine
+
+
+def engine_game(seed: int, agent: str = "autarky", players: int = 4) -> GameResult:
+    """One seeded 4-player ``classic`` game through the engine, the driver and the agents,
+    as ``bohnanza simulate`` plays it (same game and agent seeds)."""
+    game = Game.new("classic", players, seed=seed)
+    agents = [make_agent(agent, agent_seed(seed, k)) for k in range(players)]
+    log = play(game, agents)
+    assert game.scores is not None and game.winners is not None
+    return GameResult(game.scores, game.winners, game.turn, len(log.actions))
+
+
+def midgame_state(seed: int = 1, actions: int = 60, generator: str = DEFAULT) -> Game:
+    """A 4-player classic game some turns in (the first legal action, ``actions`` times):
+    the state ``clone()`` is timed on. ``generator="mt19937"`` (:data:`LEGACY`, the
+    generator of old records) makes the copy of the generator the dearest part of it."""
+    game = Game.new("classic", 4, seed=seed, generator=generator)
+    for _ in range(actions):
+        seat = game.waiting_for()[0]
+        game.apply(seat, game.legal_actions(seat, False)[0])
+    return game
+
+
+def rl_loop(steps: int, seed: int = 0) -> Callable[[], int]:
+    """A function that takes ``steps`` steps of the RL environment (4-player classic,
+    random masked actions, the observation read at every step, as
+    ``benchmarks/rl_steps.py``), the same steps every call. Raises ImportError without
+    the ``rl`` extra."""
+    import numpy as np
+
+    from .rl import bohnanza_v0
+
+    env = bohnanza_v0.env(rules="classic", players=4)
+
+    def run() -> int:
+        rng = np.random.default_rng(seed)
+        done = 0
+        game = 0
+        while done < steps:
+            env.reset(seed=seed + game)
+            game += 1
+            for _agent in env.agent_iter():
+                obs, _, terminated, truncated, _ = env.last()
+                if terminated or truncated:
+                    env.step(None)
+                    continue
+                if done >= steps:
+                    break
+                legal = np.flatnonzero(obs["action_mask"])
+                env.step(int(legal[rng.integers(len(legal))]))
+                done += 1
+        return done
+
+    return run
+
+
+# ---------------------------------------------------------------------- measuring
+
+
+@dataclass
+class _Timer:
+    """CPU seconds and work done, summed over the rounds, plus each round's rate."""
+
+    seconds: float = 0.0
+    units: int = 0
+    actions: int = 0
+
+    def add(self, seconds: float, units: int, actions: int = 0) -> None:
+        self.seconds += seconds
+        self.units += units
+        self.actions += actions
+
+    @property
+    def rate(self) -> float:
+        return self.units / self.seconds if self.seconds > 0 else 0.0
+
+
+def _timed(work: Callable[[], tuple[int, int]]) -> tuple[float, int, int]:
+    start = time.process_time()
+    units, actions = work()
+    return time.process_time() - start, units, actions
+
+
+def run_bench(
+    games: int = 100,
+    rounds: int = 5,
+    *,
+    rl: bool = True,
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    """Measure everything ``bohnanza bench`` prints, interleaved in ``rounds`` rounds.
+
+    Per round: ``games`` autarky games through the engine and the same games in the bare
+    loop (seeds 1..games), ``max(1, games // 20)`` ``random`` games, ``100 * games``
+    clones of a mid-game state (``25 * games`` with the legacy generator) and ``10 * games`` RL environment steps, in an order that
+    rotates from round to round.
+    """
+    if games < 1 or rounds < 1:
+        raise ValueError("games and rounds must be at least 1")
+    seeds = range(1, games + 1)
+    random_seeds = range(1, max(1, games // 20) + 1)
+    clones = 100 * games
+    state = midgame_state()
+    legacy_state = midgame_state(generator=LEGACY)
+
+    def engine() -> tuple[int, int]:
+        return len(seeds), sum(engine_game(s).actions for s in seeds)
+
+    def bare() -> tuple[int, int]:
+        return len(seeds), sum(bare_autarky_game(s).actions for s in seeds)
+
+    def random_games() -> tuple[int, int]:
+        return len(random_seeds), sum(engine_game(s, "random").actions for s in random_seeds)
+
+    def clone() -> tuple[int, int]:
+        c = state.clone
+        for _ in range(clones):
+            c()
+        return clones, 0
+
+    def clone_legacy() -> tuple[int, int]:
+        c = legacy_state.clone
+        for _ in range(clones // 4):
+            c()
+        return clones // 4, 0
+
+    jobs: dict[str, Callable[[], tuple[int, int]]] = {
+        "engine": engine,
+        "bare": bare,
+        "random": random_games,
+        "clone": clone,
+        "clone_legacy": clone_legacy,
+    }
+    rl_error = None
+    if rl:
+        try:
+            steps = rl_loop(10 * games)
+            jobs["rl"] = lambda: (steps(), 0)
+        except ImportError as exc:
+            rl_error = f"not measured (the rl extra is missing: {exc.name})"
+    timers = {name: _Timer() for name in jobs}
+    ratios: list[float] = []
+    names = list(jobs)
+    for r in range(rounds):
+        k = r % len(names)
+        per_round: dict[str, float] = {}
+        for name in names[k:] + names[:k]:
+            seconds, units, actions = _timed(jobs[name])
+            timers[name].add(seconds, units, actions)
+            per_round[name] = seconds
+        ratios.append(per_round["bare"] / per_round["engine"] if per_round["engine"] else 0.0)
+        if progress:
+            progress(f"round {r + 1}/{rounds}: engine/bare {ratios[-1]:.3f}")
+    e, b = timers["engine"], timers["bare"]
+    out: dict[str, Any] = {
+        "rules": "classic",
+        "players": 4,
+        "rounds": rounds,
+        "games": games,
+        "python": platform.python_version(),
+        "autarky": {
+            "games": e.units,
+            "seconds": round(e.seconds, 3),
+            "games_per_second": round(e.rate, 1),
+            "actions_per_second": round(e.actions / e.seconds, 1) if e.seconds else None,
+        },
+        "bare": {
+            "games": b.units,
+            "seconds": round(b.seconds, 3),
+            "games_per_second": round(b.rate, 1),
+        },
+        "ratio": round(b.seconds / e.seconds, 3) if e.seconds else None,
+        "ratio_rounds": [round(x, 3) for x in ratios],
+        "target_ratio": TARGET_RATIO,
+        "random": {
+            "games": timers["random"].units,
+            "seconds": round(timers["random"].seconds, 3),
+            "games_per_second": round(timers["random"].rate, 2),
+            "actions_per_second": round(timers["random"].actions / timers["random"].seconds, 1)
+            if timers["random"].seconds
+            else None,
+        },
+        "clone_us": round(1e6 / timers["clone"].rate, 2) if timers["clone"].rate else None,
+        "clone_legacy_us": round(1e6 / timers["clone_legacy"].rate, 2)
+        if timers["clone_legacy"].rate
+        else None,
+    }
+    if "rl" in timers:
+        t = timers["rl"]
+        out["rl"] = {
+            "steps": t.units,
+            "seconds": round(t.seconds, 3),
+            "steps_per_second": round(t.rate, 1),
+        }
+    else:
+        out["rl"] = {"error": rl_error or "not measured (--no-rl)"}
+    return out
+
+
+def parallel_autarky(games: int, workers: int) -> dict[str, Any]:
+    """Wall-clock throughput of ``simulate`` with ``workers`` processes (autarky)."""
+    from .simulate import GameSpec, simulate
+
+    s = simulate(GameSpec("classic", 4, (), ("autarky",) * 4, None), games, 1, workers)
+    return {
+        "workers": workers,
+        "games": games,
+        "games_per_second": s["games_per_second"],
+        "actions_per_second": s["actions_per_second"],
+    }
+
+
+# ---------------------------------------------------------------------- reporting
+
+
+def _num(x: float | None, digits: int = 0) -> str:
+    if x is None:
+        return "-"
+    return f"{x:,.{digits}f}"
+
+
+def text_lines(result: dict[str, Any]) -> list[str]:
+    """The figures as ``bench`` prints them."""
+    e, b, r = result["autarky"], result["bare"], result["random"]
+    ratio = result["ratio"]
+    verdict = "meets" if ratio is not None and ratio >= TARGET_RATIO else "below"
+    lines = [
+        f"4-player classic, CPU time, {result['rounds']} interleaved rounds "
+        f"(Python {result['python']})",
+        f"engine  autarky  {_num(e['games_per_second'], 1):>9} games/s  "
+        f"{_num(e['actions_per_second']):>9} actions/s  ({e['games']} games)",
+        f"bare    autarky  {_num(b['games_per_second'], 1):>9} games/s  (same games)",
+        f"engine/bare      {_num(ratio, 3)}  ({verdict} the target {TARGET_RATIO}; "
+        f"before issue 14: {BEFORE_RATIO}; rounds "
+        f"{', '.join(f'{x:.3f}' for x in result['ratio_rounds'])})",
+        f"engine  random   {_num(r['games_per_second'], 2):>9} games/s  "
+        f"{_num(r['actions_per_second']):>9} actions/s  ({r['games']} games)",
+        f"clone()          {_num(result['clone_us'], 2):>9} µs  (mid-game state; "
+        f"{_num(result['clone_legacy_us'], 2)} µs with the legacy mt19937 generator)",
+    ]
+    rl = result["rl"]
+    if "steps_per_second" in rl:
+        lines.append(
+            f"RL env steps     {_num(rl['steps_per_second']):>9} steps/s  "
+            f"(with observations, {rl['steps']} steps)"
+        )
+    else:
+        lines.append(f"RL env steps     {rl['error']}")
+    for p in result.get("parallel", []):
+        lines.append(
+            f"engine  autarky  {_num(p['games_per_second'], 1):>9} games/s wall clock with "
+            f"{p['workers']} worker processes ({p['games']} games)"
+        )
+    return lines
+
+
+def readme_block(result: dict[str, Any], command: str) -> str:
+    """The Markdown that goes between the README's bench markers."""
+    e, b, r = result["autarky"], result["bare"], result["random"]
+    rl = result["rl"]
+    rl_cell = f"{_num(rl['steps_per_second'])} steps/s" if "steps_per_second" in rl else rl["error"]
+    rows = [
+        (
+            "engine, `autarky` bots (driver, legal actions, views, agents)",
+            f"{_num(e['games_per_second'])} games/s, {_num(e['actions_per_second'])} actions/s",
+        ),
+        (
+            "bare loop, the same games (no decision interface)",
+            f"{_num(b['games_per_second'])} games/s",
+        ),
+        (
+            "**engine / bare loop**",
+            f"**{_num(result['ratio'], 3)}×** "
+            f"(target ≥ {TARGET_RATIO}×; before issue 14: {BEFORE_RATIO}×)",
+        ),
+        (
+            "engine, `random` bots (offers, ~1,500 actions a game)",
+            f"{_num(r['games_per_second'], 1)} games/s, {_num(r['actions_per_second'])} actions/s",
+        ),
+        ("`Game.clone()` of a mid-game state", f"{_num(result['clone_us'], 1)} µs"),
+        (
+            "the same, with the legacy `mt19937` generator of old records",
+            f"{_num(result['clone_legacy_us'], 1)} µs",
+        ),
+        ("RL environment step with its observation (`bohnanza_v0`)", rl_cell),
+    ]
+    for p in result.get("parallel", []):
+        rows.append(
+            (
+                f"engine, `autarky`, {p['workers']} worker processes (wall clock)",
+                f"{_num(p['games_per_second'], 1)} games/s",
+            )
+        )
+    table = "\n".join(f"| {k} | {v} |" for k, v in rows)
+    intro = (
+        f"Measured with `{command}` (4-player `classic`, CPU time of one process, "
+        f"{result['rounds']} rounds in which every measurement takes its turn; Python "
+        f"{result['python']}, this project's shared 2-core machine):"
+    )
+    after = (
+        "The bare loop (`bohnanza.bench.bare_autarky_game`) plays the same seeded games as "
+        "the engine, with the same choices and results, as a plain Python loop with no "
+        "decision interface; the ratio is the share of the bare loop's speed the engine "
+        "keeps, and it holds still when the shared machine's speed drifts. "
+        "`python benchmarks/compare_engines.py --baseline OLD/src` compares two source "
+        "trees the same way, in alternating processes."
+    )
+    return (
+        f"{textwrap.fill(intro, 90)}\n\n| measurement | figure |\n|---|---|\n{table}\n\n"
+        f"{textwrap.fill(after, 90)}\n"
+    )
+
+
+def write_readme(path: Path, block: str) -> None:
+    """Replace what lies between the README's bench markers with ``block``; a README
+    without both markers, in order, raises ValueError and is left as it was."""
+    text = path.read_text(encoding="utf-8")
+    pattern = re.compile(re.escape(README_START) + r"\n.*?" + re.escape(README_END), re.S)
+    if not pattern.search(text):
+        raise ValueError(f"{path} has no {README_START} … {README_END} block")
+    new = pattern.sub(lambda _: f"{README_START}\n{block}{README_END}", text, count=1)
+    path.write_text(new, encoding="utf-8")

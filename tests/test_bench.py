@@ -1,0 +1,141 @@
+"""``bohnanza bench``: the bare loop plays the engine's games exactly, the command's JSON,
+and the README writer (issue 14: the engine/bare-loop ratio printed every time)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from bohnanza.agents import make_agent
+from bohnanza.bench import (
+    README_END,
+    README_START,
+    bare_autarky_game,
+    engine_game,
+    readme_block,
+    write_readme,
+)
+from bohnanza.cli import main
+from bohnanza.driver import play
+from bohnanza.errors import ConfigError
+from bohnanza.game import Game
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 7, 42, 1009, 2**70 + 5])
+def test_bare_loop_plays_the_engines_4_player_classic_games(seed: int) -> None:
+    """Same deck, same choices, same result: scores, winners, turns and the number of
+    actions (plants, harvests, stops, ends of trading) of the driver with autarky bots."""
+    assert bare_autarky_game(seed) == engine_game(seed)
+
+
+@pytest.mark.parametrize(
+    ("rules", "players"),
+    [("classic", 3), ("classic", 5), ("first-edition", 4), ("fasolki", 3), ("fasolki", 5)],
+)
+def test_bare_loop_follows_each_base_rule_sets_numbers(rules: str, players: int) -> None:
+    """Hand sizes, phase-4 draws, run-outs to the end (R-END-1), a third field from the
+    start and first-edition's immediate end (R-END-2) come from the config."""
+    for seed in (1, 2, 3):
+        game = Game.new(rules, players, seed=seed)
+        log = play(game, [make_agent("autarky", k) for k in range(players)])
+        assert game.scores is not None and game.winners is not None
+        expected = (game.scores, game.winners, game.turn, len(log.actions))
+        assert tuple(bare_autarky_game(seed, players, rules)) == expected
+
+
+def test_bare_loop_games_differ_by_seed_and_harvest_for_coins() -> None:
+    """Guards against a loop that returns a constant: seeds give different games, and
+    every game pays coins."""
+    results = {bare_autarky_game(s) for s in range(1, 6)}
+    assert len(results) == 5
+    assert all(sum(r.scores) > 0 and r.turns > 10 for r in results)
+
+
+def test_bare_loop_refuses_a_module() -> None:
+    with pytest.raises(ConfigError, match="base rule set"):
+        bare_autarky_game(1, 4, "fasolki+duel")
+
+
+def test_bench_json_reports_every_figure() -> None:
+    result = CliRunner().invoke(main, ["bench", "--games", "5", "--rounds", "2", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["autarky"]["games"] == data["bare"]["games"] == 10
+    assert data["random"]["games"] == 2
+    assert len(data["ratio_rounds"]) == 2
+    # The engine does more work than the bare loop of the same games.
+    assert 0 < data["ratio"] < 1
+    assert data["target_ratio"] == 0.38
+    assert data["clone_us"] > 0 and data["clone_legacy_us"] > 0
+    assert data["rl"]["steps"] == 100 and data["rl"]["steps_per_second"] > 0
+
+
+def test_bench_prints_the_ratio() -> None:
+    result = CliRunner().invoke(main, ["bench", "--games", "2", "--rounds", "1", "--no-rl"])
+    assert result.exit_code == 0, result.output
+    assert "engine/bare" in result.output and "target 0.38" in result.output
+    assert "RL env steps     not measured (--no-rl)" in result.output
+
+
+def _result() -> dict[str, object]:
+    return {
+        "rounds": 5,
+        "python": "3.11.7",
+        "autarky": {"games_per_second": 400.0, "actions_per_second": 116000.0},
+        "bare": {"games_per_second": 3000.0},
+        "ratio": 0.133,
+        "random": {"games_per_second": 21.5, "actions_per_second": 33000.0},
+        "clone_us": 3.9,
+        "clone_legacy_us": 19.2,
+        "rl": {"steps": 5000, "steps_per_second": 4800.0},
+    }
+
+
+def test_write_readme_replaces_only_the_bench_block(tmp_path: Path) -> None:
+    readme = tmp_path / "README.md"
+    readme.write_text((ROOT / "README.md").read_text(encoding="utf-8"), encoding="utf-8")
+    before = readme.read_text(encoding="utf-8")
+    block = readme_block(_result(), "bohnanza bench --games 100 --rounds 5")
+    write_readme(readme, block)
+    after = readme.read_text(encoding="utf-8")
+    head, rest = before.split(README_START, 1)
+    tail = rest.split(README_END, 1)[1]
+    assert after == f"{head}{README_START}\n{block}{README_END}{tail}"
+    assert (
+        "| **engine / bare loop** | **0.133×** (target ≥ 0.38×; before issue 14: 0.128×) |" in after
+    )
+    assert "| `Game.clone()` of a mid-game state | 3.9 µs |" in after
+    assert "4,800 steps/s" in after
+    # The web server's load paragraph stays in the Performance section.
+    assert "bohnanza load --tables 200" in tail
+    # Writing again with the same figures changes nothing.
+    write_readme(readme, block)
+    assert readme.read_text(encoding="utf-8") == after
+
+
+def test_write_readme_refuses_a_file_without_markers(tmp_path: Path) -> None:
+    readme = tmp_path / "README.md"
+    readme.write_text("# no block\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="no <!-- bench -->"):
+        write_readme(readme, "x\n")
+    assert readme.read_text(encoding="utf-8") == "# no block\n"
+
+
+def test_bench_write_readme_option(tmp_path: Path) -> None:
+    readme = tmp_path / "README.md"
+    readme.write_text(
+        f"intro\n{README_START}\nstale figures\n{README_END}\nafter\n", encoding="utf-8"
+    )
+    result = CliRunner().invoke(
+        main,
+        ["bench", "-n", "2", "--rounds", "1", "--no-rl", "--write-readme", str(readme)],
+    )
+    assert result.exit_code == 0, result.output
+    text = readme.read_text(encoding="utf-8")
+    assert text.startswith(f"intro\n{README_START}\nMeasured with `bohnanza bench --games 2")
+    assert text.endswith(f"{README_END}\nafter\n") and "stale" not in text
