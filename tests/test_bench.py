@@ -139,3 +139,21 @@ def test_bench_write_readme_option(tmp_path: Path) -> None:
     text = readme.read_text(encoding="utf-8")
     assert text.startswith(f"intro\n{README_START}\nMeasured with `bohnanza bench --games 2")
     assert text.endswith(f"{README_END}\nafter\n") and "stale" not in text
+
+
+def test_compare_engines_runs_both_trees_and_finds_the_same_games() -> None:
+    """``benchmarks/compare_engines.py`` against this very tree: the same games in both
+    processes, and a ratio per measurement."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "compare_engines", ROOT / "benchmarks" / "compare_engines.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    result = module.compare(str(ROOT), str(ROOT / "src"), 1, 2, False, verbose=False)
+    assert result["same_games"] is True
+    assert result["baseline"] == result["candidate"] == str(ROOT / "src")
+    assert set(result["measurements"]) == {"autarky", "random", "clone", "clone_legacy"}
+    assert all(m["ratio"] > 0 for m in result["measurements"].values())
