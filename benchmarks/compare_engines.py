@@ -87,7 +87,7 @@ def _worker(src: str, games: int, rl: bool) -> dict[str, Any]:
         game = Game.new("classic", 4, seed=1, generator=generator)
         for _ in range(60):
             seat = game.waiting_for()[0]
-            game.apply(seat, game.legal_actions(seat, False)[0])
+            game.apply(seat, game.legal_actions(seat, offers=False)[0])
         clone = game.clone
         start = time.process_time()
         for _ in range(clones):

@@ -248,7 +248,7 @@ def midgame_state(seed: int = 1, actions: int = 60, generator: str = DEFAULT) ->
     game = Game.new("classic", 4, seed=seed, generator=generator)
     for _ in range(actions):
         seat = game.waiting_for()[0]
-        game.apply(seat, game.legal_actions(seat, False)[0])
+        game.apply(seat, game.legal_actions(seat, offers=False)[0])
     return game
 
 
