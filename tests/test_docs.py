@@ -32,36 +32,33 @@ def test_readme_starts_with_the_two_commands_that_ci_uses() -> None:
 
 
 def test_design_doc_is_linked_and_its_links_resolve() -> None:
-    """docs/design.md (issue 14) is reachable from the README, and every relative link and
-    every file path it names in backticks exists, so that it follows the code it maps."""
+    """docs/design.md (issue 14) is reachable from the README, and every link and every
+    file path it names exists, or is listed in its "Not yet merged" section (work on
+    other branches), so that the map follows the code."""
     import re
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "(docs/design.md)" in readme
     doc = ROOT / "docs" / "design.md"
     text = doc.read_text(encoding="utf-8")
+    body, _, pending = text.partition("\n## Not yet merged\n")
+    assert pending, "design.md keeps a 'Not yet merged' section (it may be empty)"
     anchors = {
         re.sub(r"[^a-z0-9 -]", "", line.lstrip("#").strip().lower()).replace(" ", "-")
         for line in text.splitlines()
         if line.startswith("#")
     }
-    for target in re.findall(r"\]\(([^)]+)\)", text):
+    for target in re.findall(r"\]\(([^)]+)\)", body):
         path, _, anchor = target.partition("#")
         if path:
-            assert (doc.parent / path).is_file(), target
+            assert (doc.parent / path).is_file() or f"`docs/{path}`" in pending, target
         elif anchor:
             assert anchor in anchors, target
-    # Paths in backticks written out as files of the package, the tests or the benchmarks
-    # must exist, except in the blocks about work still on its way (marked "(issue 14").
-    blocks = text.split("\n\n")
-    for i, block in enumerate(blocks):
-        if "(issue 14" in block or (i and blocks[i - 1].strip().startswith("**(issue 14")):
-            continue
-        for name in re.findall(r"`((?:[a-z_.]+/)*[a-z_]+\.(?:py|toml|js|md))`", block):
-            candidates = [
-                ROOT / "src" / "bohnanza" / name,
-                ROOT / name,
-                ROOT / "src" / "bohnanza" / "modules" / name,
-                ROOT / "src" / "bohnanza" / "web" / "static" / name,
-            ]
-            assert any(c.is_file() for c in candidates), name
+    for name in re.findall(r"`((?:[a-z_.]+/)*[a-z_]+\.(?:py|toml|js|md))`", body):
+        candidates = [
+            ROOT / "src" / "bohnanza" / name,
+            ROOT / name,
+            ROOT / "src" / "bohnanza" / "modules" / name,
+            ROOT / "src" / "bohnanza" / "web" / "static" / name,
+        ]
+        assert any(c.is_file() for c in candidates) or f"`{name}`" in pending, name
