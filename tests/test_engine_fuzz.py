@@ -47,12 +47,12 @@ from hypothesis.stateful import (
 
 from bohnanza import Action, Game
 from bohnanza.actions import ActionType, Offer, shape_error
-from bohnanza.checker import CHEAP, _Checker
 from bohnanza.errors import BohnanzaError
 from bohnanza.game import OVER, TRADE
 from bohnanza.records import make_record, replay
 from bohnanza.rules import all_rulesets
-from game_helpers import assert_conserved
+from bohnanza.testing.checker import CHEAP, InvariantChecker
+from bohnanza.testing.helpers import assert_conserved
 from test_random_play import CONFIGS, Config
 
 EXAMPLES = int(os.environ.get("BOHNANZA_FUZZ_EXAMPLES", "150"))
@@ -121,7 +121,7 @@ def _json_ints(value: Any) -> set[int]:
     return set()
 
 
-def _hidden_from(game: Game, checker: _Checker, seat: int) -> set[int]:
+def _hidden_from(game: Game, checker: InvariantChecker, seat: int) -> set[int]:
     return set(range(game.config.deck_size)) - checker.allowed(seat)
 
 
@@ -180,7 +180,7 @@ class EngineFuzz(RuleBasedStateMachine):
     """One game per example; rules pick legal and hostile actions from random seats."""
 
     game: Game
-    checker: _Checker
+    checker: InvariantChecker
     rng: random.Random
     actions: list[tuple[int, Action]]
 
@@ -189,7 +189,7 @@ class EngineFuzz(RuleBasedStateMachine):
         rules, players, options = _GROUP[pick % len(_GROUP)]
         self.game = Game.new(rules, players, options=options, seed=seed)
         where = f"fuzz({rules!r}, {players}, seed={seed}, options={options})"
-        self.checker = _Checker(self.game, CHEAP, where, random.Random(seed))
+        self.checker = InvariantChecker(self.game, CHEAP, where, random.Random(seed))
         self.rng = random.Random(seed ^ 0x5EED)
         self.actions = []
         COUNTS["games"] += 1

@@ -1,4 +1,4 @@
-"""Random play through the invariant checker (:mod:`bohnanza.checker`), over every rule set
+"""Random play through the invariant checker (:mod:`bohnanza.testing.checker`), over every rule set
 and every allowed player count (with every required option), including modules: a module
 is checked as soon as :func:`bohnanza.rules.all_rulesets` lists it. Test ids start with
 ``base-`` or ``module-``; ``-k "not module"`` leaves the modules out.
@@ -24,30 +24,24 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from bohnanza import Action, Game
-from bohnanza.checker import (
-    CHEAP,
-    FULL,
-    Checks,
-    GameStats,
-    InvariantError,
-    check_game,
-    option_sets,
-    position,
-)
 from bohnanza.modules.base import Hooks
 from bohnanza.rules import all_rulesets
 from bohnanza.simulate import GameSpec, play_one
+from bohnanza.testing.checker import (
+    CHEAP,
+    FULL,
+    Checks,
+    Configuration,
+    GameStats,
+    InvariantError,
+    check_game,
+    check_random_games,
+    configurations,
+    option_sets,
+    position,
+)
 
-Config = tuple[str, int, dict[str, str]]
-
-
-def configurations() -> list[Config]:
-    out: list[Config] = []
-    for entry in all_rulesets():
-        for players in range(entry["min_players"], entry["max_players"] + 1):
-            for options in option_sets(entry, players):
-                out.append((entry["rules"], players, options))
-    return out
+Config = Configuration
 
 
 def config_id(config: Config) -> str:
@@ -233,6 +227,23 @@ def test_option_sets() -> None:
     entry = next(e for e in all_rulesets() if e["rules"] == "fasolki+new-varieties")
     assert option_sets(entry, 3) == [{}]
     assert option_sets(entry, 4) == [{"remove": "glutton"}, {"remove": "farmer"}]
+
+
+def test_configurations_of_one_rule_set() -> None:
+    assert configurations("fasolki+duel") == [("fasolki+duel", 2, {})]
+    assert [c for c in CONFIGS if c[0] == "fasolki+new-varieties"] == configurations(
+        ["fasolki+new-varieties"]
+    )
+    with pytest.raises(ValueError, match="no such rule set"):
+        configurations("fasolki+no-such-module")
+
+
+def test_check_random_games_checks_every_configuration_of_a_module() -> None:
+    """The one call a new module's tests need (docs/testing.md)."""
+    summary = check_random_games("fasolki+duel", games=2, seed=4, agents="autarky")
+    assert summary.games == 2
+    assert summary.by_rules == {"fasolki+duel/2": 2}
+    assert summary.actions > 0
 
 
 def test_a_game_that_cannot_be_created_is_a_failure() -> None:

@@ -18,11 +18,11 @@ import pytest
 from click.testing import CliRunner
 
 from bohnanza import Game, RecordError
-from bohnanza.checker import option_sets
 from bohnanza.cli import main
 from bohnanza.records import load, make_record, replay, save
 from bohnanza.rules import all_rulesets
 from bohnanza.simulate import GameSpec, options_tuple, play_one
+from bohnanza.testing.checker import option_sets
 
 Config = tuple[str, int, dict[str, str]]
 

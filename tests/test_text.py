@@ -13,8 +13,8 @@ from bohnanza import Action, Game
 from bohnanza.actions import ActionType, Offer
 from bohnanza.agents import make_agent
 from bohnanza.agents.base import Agent
-from bohnanza.checker import FULL, _Checker
 from bohnanza.driver import play
+from bohnanza.testing.checker import FULL, InvariantChecker
 from bohnanza.text import (
     CommandError,
     check_answer,
@@ -147,7 +147,7 @@ def test_text_never_shows_a_hidden_card(rules: str, players: int, options: dict[
             return
         seat = view.seat
         assert seat is not None
-        _Checker(game, FULL, f"text leak {rules}", rng).view_leaks()
+        InvariantChecker(game, FULL, f"text leak {rules}", rng).view_leaks()
         other = _shuffled_hidden(game, seat, rng)
         if other is None:
             return

@@ -19,8 +19,7 @@ from bohnanza.agents.search import Determiniser
 from bohnanza.coins import choose_coins, usefulness, with_coins
 from bohnanza.driver import play
 from bohnanza.records import make_record, replay
-
-from .helpers import (
+from bohnanza.testing.helpers import (
     assert_conserved,
     assert_illegal,
     card_ids,
