@@ -152,7 +152,7 @@ def _good_record() -> dict[str, Any]:
     if not _GOOD:
         from bohnanza.agents import make_agent
         from bohnanza.driver import play
-        from bohnanza.simulate import agent_seed
+        from bohnanza.seeding import agent_seed
 
         game = Game.new("classic", 4, seed=7)
         names = ["random", "autarky", "random", "autarky"]

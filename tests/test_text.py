@@ -14,6 +14,7 @@ from bohnanza.actions import ActionType, Offer
 from bohnanza.agents import make_agent
 from bohnanza.agents.base import Agent
 from bohnanza.driver import play
+from bohnanza.seeding import agent_seed
 from bohnanza.testing.checker import FULL, InvariantChecker
 from bohnanza.text import (
     CommandError,
@@ -65,7 +66,7 @@ def _play(
 ) -> Game:
     game = Game.new(rules, players, options=options, seed=seed)
     agents = [
-        _Probe(make_agent(agent, seed * 10 + k), lambda v, lg, r: look(game, v, lg, r))
+        _Probe(make_agent(agent, agent_seed(seed, k)), lambda v, lg, r: look(game, v, lg, r))
         for k in range(players)
     ]
     play(game, agents, max_trade_rounds=3)

@@ -31,7 +31,8 @@ from .driver import AgentError
 from .errors import ConfigError, IllegalAction
 from .game import OVER, PLANT, PLANT_TRADED, TRADE, Game
 from .records import make_record, save
-from .simulate import agent_seed, seat_record
+from .seeding import agent_seed
+from .simulate import seat_record
 from .views import OfferView, View
 
 _T = ActionType

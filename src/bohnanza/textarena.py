@@ -26,6 +26,7 @@ from .agents.heuristic import HeuristicAgent
 from .errors import IllegalAction
 from .game import TRADE, Game
 from .rules import all_rulesets
+from .seeding import agent_seed
 from .text import CommandError, Lang, check_answer, parse_command, render_prompt, system_prompt
 
 Decision = tuple[int, bool]  # (seat, required)
@@ -103,7 +104,7 @@ def make_env_class() -> type:
             )
             for pid in range(num_players):
                 self.state.game_info[pid]["fallbacks"] = 0
-            self.fallback = [HeuristicAgent((seed or 0) * 1009 + s) for s in range(num_players)]
+            self.fallback = [HeuristicAgent(agent_seed(seed or 0, s)) for s in range(num_players)]
             self.steps = schedule(self.game, self.max_trade_rounds)
             self.decision: Decision | None = None
             self._advance(None)
