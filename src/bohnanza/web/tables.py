@@ -43,6 +43,7 @@ from ..game import TRADE, Game
 from ..records import make_record, new_game
 from ..refusals import explain
 from ..rules import make_config
+from ..seeding import table_agent_seed
 from ..shuffle import fresh_seed
 from ..views import SeatView, View, make_view
 from .clocks import Clocks, parse_clock
@@ -1334,7 +1335,7 @@ class Manager:
             # A table saved before a restart may name a bot no longer allowed: the
             # substitute plays that seat instead.
             allowed = kind if kind in self.settings.bots() else self.settings.substitute
-            agent = make_agent(allowed, (seed * 1009 + seat * 7919 + table.seq) % 2**31)
+            agent = make_agent(allowed, table_agent_seed(seed, seat, table.seq))
             table.agents[(seat, kind)] = agent
         legal = (
             only if only is not None else game.legal_actions(seat, agent.wants_offers(game.turn))
