@@ -40,6 +40,7 @@ from bohnanza.testing.checker import (
     option_sets,
     position,
 )
+from bohnanza.testing.helpers import apply_all
 
 Config = Configuration
 
@@ -213,8 +214,7 @@ def test_position_reproduces_a_point_of_a_game() -> None:
     game, actions = position("fasolki", 3, 9, 40, agents="random")
     assert len(actions) == 40
     fresh = Game.new("fasolki", 3, seed=9)
-    for seat, action in actions:
-        fresh.apply(seat, action)
+    apply_all(fresh, actions)
     assert fresh == game
 
 

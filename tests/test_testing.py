@@ -10,10 +10,13 @@ from bohnanza import Action, Game, IllegalAction, NotYourTurn, seeding, simulate
 from bohnanza.simulate import GameSpec, play_one
 from bohnanza.testing import InvariantChecker, InvariantError
 from bohnanza.testing.helpers import (
+    apply_all,
     assert_conserved,
     assert_illegal,
     card_ids,
+    coins,
     deal,
+    event_types,
     fields,
     hand,
     kinds,
@@ -95,6 +98,26 @@ def test_deal_refuses_impossible_hands() -> None:
         deal("classic", 3, hands=[["blue"] * 6])
     with pytest.raises(AssertionError, match="repeated"):
         deal("classic", 3, hands=[[1, 1, 2, 3, 4]])
+
+
+def test_deal_stages_fields_below_the_pile() -> None:
+    game = deal(
+        "classic",
+        4,
+        hands=[["blue", "chili"]],
+        pile=["wax", "red"],
+        fill=["stink", "blue"],
+        fields={0: [["soy"] * 3], 2: [[], ["green", "green"]]},
+    )
+    assert fields(game, 0) == [["soy"] * 3, []]
+    assert fields(game, 2) == [[], ["green", "green"]]
+    assert hand(game, 0)[:2] == ["blue", "chili"] and pile_top(game, 2) == ["wax", "red"]
+    assert_conserved(game)
+    events = apply_all(game, [(0, Action.plant(1)), (0, Action.harvest(0))])
+    assert "harvest" in event_types(events)
+    assert coins(game, 0) == 1  # three soy beans pay one coin
+    with pytest.raises(AssertionError, match="move #0"):
+        apply_all(game, [(1, Action.end_trading())])
 
 
 # ---------------------------------------------------------------------------- assertions

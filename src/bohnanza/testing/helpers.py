@@ -40,6 +40,7 @@ __all__ = [
     "PLANT_TRADED",
     "TRADE",
     "Spec",
+    "apply_all",
     "assert_conserved",
     "assert_illegal",
     "card_ids",
@@ -158,12 +159,55 @@ def deal(
     fill_all: bool = False,
     seed: int = 0,
     options: Mapping[str, str] | None = None,
+    fields: Mapping[int, Sequence[Sequence[Spec]]] | None = None,
 ) -> Game:
     """A new game whose hands and draw pile start as given (see :func:`deck_for`); the
-    rest of the deck is shuffled by ``seed``."""
-    deck = deck_for(rules, players, hands, pile, fill=fill, fill_all=fill_all, options=options)
+    rest of the deck is shuffled by ``seed``.
+
+    ``fields`` stages planted fields at the start: ``{seat: [field 0 cards, field 1
+    cards, ...]}``, bottom first, in the same card notation. Those cards are chosen after
+    the hands and the pile, dealt just below the pile and then moved onto the fields (as
+    :func:`stage_field` does), so every card still lies in exactly one place and the draw
+    pile reads ``pile`` then the shuffled rest. A staged position is not one real play can
+    reach in every case (a field of another seat's variety, a field on a field not yet
+    bought): stage only what the test needs.
+    """
+    staged = [
+        (seat, f, list(cards))
+        for seat, seat_fields in sorted((fields or {}).items())
+        for f, cards in enumerate(seat_fields)
+        if cards
+    ]
+    below = [c for _, _, cards in staged for c in cards]
+    deck = deck_for(
+        rules,
+        players,
+        hands,
+        [*pile, *below],
+        fill=fill,
+        fill_all=fill_all,
+        options=options,
+    )
     opts = dict(options) if options is not None else None
-    return Game.new(rules, players, options=opts, seed=seed, deck=deck)
+    game = Game.new(rules, players, options=opts, seed=seed, deck=deck)
+    at = len(deck) - len(below)
+    for seat, f, cards in staged:
+        assert f < len(game.fields[seat]), f"seat {seat} has no field {f}"
+        stage_field(game, seat, f, deck[at : at + len(cards)])
+        at += len(cards)
+    return game
+
+
+def apply_all(game: Game, moves: Iterable[tuple[int, Action]]) -> list[Event]:
+    """Apply each ``(seat, action)`` in turn (as a record lists them); returns all their
+    events. The first refused action raises, naming its place in ``moves``."""
+    events: list[Event] = []
+    for i, (seat, action) in enumerate(moves):
+        try:
+            events += game.apply(seat, action)
+        except IllegalAction as err:
+            raise AssertionError(f"move #{i} ({action!r} by seat {seat}) refused: {err}") from err
+    return events
 
 
 # ---------------------------------------------------------------------------- reading state
