@@ -33,6 +33,11 @@ heavy checks (2, 3, 4, 7) run: :data:`FULL` after every action, :data:`CHEAP` af
 sample of actions (about one in ``full_every``) and at the end; conservation runs after every
 action in both. Any failure raises :class:`InvariantError` naming the game (as a call that
 reproduces it), the action index, the action and what went wrong.
+
+Public entry points (re-exported by :mod:`bohnanza.testing`): :func:`check_game`,
+:func:`check_games`, :func:`check_random_games` (every configuration of a rule set, see
+:func:`configurations`), :func:`position`, and :class:`InvariantChecker` for the checks one
+by one on a game a test plays its own way. Seeds come from :mod:`bohnanza.seeding`.
 """
 
 from __future__ import annotations
