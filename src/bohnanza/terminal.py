@@ -31,8 +31,7 @@ from .driver import AgentError
 from .errors import ConfigError, IllegalAction
 from .game import OVER, PLANT, PLANT_TRADED, TRADE, Game
 from .records import make_record, save
-from .seeding import agent_seed
-from .simulate import seat_record
+from .simulate import agent_seed, seat_record
 from .views import OfferView, View
 
 _T = ActionType
