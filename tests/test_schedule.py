@@ -7,7 +7,7 @@ driver's games before and after the scheduler took over its phase 2."""
 from __future__ import annotations
 
 import doctest
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 
 import pytest
 from hypothesis import given, settings
@@ -478,3 +478,92 @@ def test_the_driver_takes_a_decision_pending_after_the_last_round_as_before(
     )
     assert restarts, "the game no longer has the case this test is about"
     assert log.actions == expected
+
+
+def schedule_before(game: Game, max_trade_rounds: int) -> Generator[tuple[int, bool], bool, None]:
+    """bohnanza.textarena.schedule as it was written before the scheduler (issue 14)."""
+    n = game.players
+    while not game.over:
+        if game.phase == TRADE and game.pending is None:
+            turn = game.turn
+            for _ in range(max_trade_rounds):
+                acted = False
+                a = game.active
+                for seat in [(a + i) % n for i in range(n)]:
+                    if game.phase != TRADE or game.turn != turn or game.over:
+                        break
+                    while game.pending is not None and not game.over:
+                        yield game.pending[0], True
+                    if game.phase != TRADE:
+                        break
+                    if game.legal_actions(seat, True):
+                        acted = (yield seat, False) or acted
+                if game.phase != TRADE or game.turn != turn or not acted:
+                    break
+            if game.phase == TRADE and game.turn == turn and game.pending is None and not game.over:
+                game.apply(game.active, Action.end_trading())
+            continue
+        yield game.waiting_for()[0], True
+
+
+def drive(steps: Generator[tuple[int, bool], bool, None], game: Game, seed: int) -> list[object]:
+    """Answer a TextArena-style schedule with random agents; the decisions and actions."""
+    agents = [make_agent("probe-spam", seed=seed + s) for s in range(game.players)]
+    out: list[object] = []
+    try:
+        seat, required = next(steps)
+        while True:
+            legal = game.legal_actions(seat, True)
+            choice = agents[seat].act(game.view(seat), legal, required)
+            out.append((seat, required, choice))
+            if choice is not None:
+                game.apply(seat, choice)
+            seat, required = steps.send(choice is not None)
+    except StopIteration:
+        return out
+
+
+@pytest.mark.parametrize(("rules", "seed", "rounds"), [("classic", 3, 6), (FU, 0, 1), (FU, 2, 2)])
+def test_the_textarena_schedule_asks_what_it_asked_before(
+    rules: str, seed: int, rounds: int
+) -> None:
+    from bohnanza.textarena import schedule
+
+    before = Game.new(rules, 5, seed=seed)
+    expected = drive(schedule_before(before, rounds), before, seed)
+    game = Game.new(rules, 5, seed=seed)
+    assert drive(schedule(game, rounds), game, seed) == expected
+    assert game.over and game.to_dict() == before.to_dict()
+
+
+@pytest.mark.parametrize(("rules", "seed", "rounds"), [("classic", 4, 6), (FU, 0, 1), (FU, 2, 2)])
+def test_the_rl_environment_asks_in_the_drivers_order(rules: str, seed: int, rounds: int) -> None:
+    """Agents stepping the RL environment play the driver's game, a decision pending
+    after the last round included (R-LADY-7)."""
+    pytest.importorskip("pettingzoo")
+    from bohnanza.rl.bohnanza_v0 import raw_env
+
+    n = 5
+    ref = Game.new(rules, n, seed=seed)
+    expected = play(
+        ref, [make_agent("probe-spam", seed=seed + s) for s in range(n)], max_trade_rounds=rounds
+    )
+    env = raw_env(rules=rules, players=n, max_trade_rounds=rounds)
+    env.reset(options={"game_seed": seed})
+    agents = [make_agent("probe-spam", seed=seed + s) for s in range(n)]
+    game = env.game
+    assert game is not None
+    applied = []
+    while not game.over:
+        seat = env.seat
+        legal = env.legal_actions(agents[seat].wants_offers(game.turn))
+        choice = None
+        if legal or env.required:  # the driver does not ask a seat with nothing to do
+            choice = agents[seat].act(env.view(), legal, env.required)
+        if choice is not None:
+            applied.append((seat, choice))
+        env.step_action(choice, legal)
+    # The environment applies the trading time's end itself; the driver logs it.
+    logged = [(s, a) for s, a in expected.actions if a != Action.end_trading()]
+    assert [(s, a) for s, a in applied if a != Action.end_trading()] == logged
+    assert game.to_dict() == ref.to_dict()
