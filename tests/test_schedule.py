@@ -20,7 +20,7 @@ from bohnanza.agents.base import Agent
 from bohnanza.driver import play
 from bohnanza.game import OVER, PLANT_TRADED, TRADE
 from bohnanza.schedule import MAX_TRADE_ROUNDS, Ask, AskKind, TradeScheduler
-from modules.helpers import card_ids, deal, stage_field
+from bohnanza.testing.helpers import card_ids, deal, stage_field
 
 SLOT = AskKind.SLOT
 FU = "fasolki+fasolufka"
@@ -185,7 +185,9 @@ def fasolufka_game() -> tuple[Game, int]:
     so a child it receives waits for its choice of field (R-LADY-7)."""
     men = card_ids(Game.new(FU, 4, seed=0).config, "golas", "man")
     child = card_ids(Game.new(FU, 4, seed=0).config, "golas", "child")[0]
-    game = deal(FU, 4, hands=[["cowboy/man", child]], fill=("drunkard/man", "fatty/man"))
+    game = deal(
+        FU, 4, hands=[["cowboy/man", child]], fill=("drunkard/man", "fatty/man"), fill_all=True
+    )
     stage_field(game, 3, 0, [men[0]])
     stage_field(game, 3, 1, [men[1]])
     to_trade(game)
