@@ -25,7 +25,7 @@ from ..actions import Action, ActionType, Offer
 from ..coins import with_coins
 from ..game import MAX_OPEN_OFFERS
 from ..rules import GameConfig
-from ..views import OfferView, View
+from ..views import OfferView, SeatView, View
 
 _T = ActionType
 
@@ -96,7 +96,26 @@ class Encoding:
             if kind:
                 feats[card, self.v + self._kind_index[kind]] = 1.0
         self._card_feats = feats
+        # The same as index lists: the one or two feature offsets that are 1 for a card.
+        self._card_offs: tuple[tuple[int, ...], ...] = tuple(
+            tuple(int(i) for i in np.flatnonzero(row)) for row in feats
+        )
+        self._variety_index = {k: i for i, k in enumerate(self.varieties)}
+        self._phase_index = {ph: i for i, ph in enumerate(PHASES)}
         self.give_classes: tuple[GiveClass, ...] = self._give_classes()
+        # Per card, the give classes it counts for (told truly / declared, R-BLUFF-1).
+        self._card_classes: tuple[tuple[int, ...], ...] = tuple(
+            self._classes_of(card, declared=False) for card in range(config.deck_size)
+        )
+        self._card_declared_classes: tuple[tuple[int, ...], ...] = tuple(
+            self._classes_of(card, declared=True) for card in range(config.deck_size)
+        )
+        self._any_declared = any(gc.declared for gc in self.give_classes)
+        # Offer templates that want a card of the given class's own variety are pointless.
+        want_ok = np.ones((len(self.give_classes), 1, self.v + 1), dtype=np.int8)
+        for i, gc in enumerate(self.give_classes):
+            want_ok[i, 0, gc.variety + 1] = 0
+        self._want_ok = want_ok
         self._build_actions()
         self._build_observation()
 
@@ -113,6 +132,17 @@ class Encoding:
             else:
                 out.append(GiveClass(v))
         return tuple(out)
+
+    def _classes_of(self, card: int, *, declared: bool) -> tuple[int, ...]:
+        v = self.card_variety[card]
+        k = self.card_kind[card]
+        return tuple(
+            i
+            for i, gc in enumerate(self.give_classes)
+            if (gc.declared is not None) == declared
+            and gc.variety == v
+            and (gc.kind is None or gc.kind == k)
+        )
 
     def _build_actions(self) -> None:
         segs: list[tuple[str, int]] = [
@@ -150,6 +180,7 @@ class Encoding:
         for name, size in segs:
             self.segments[name] = (start, size)
             start += size
+        self._seg_start = {name: st for name, (st, _) in self.segments.items()}
         self.n_actions = start
         self._seg_of = np.zeros(start, dtype=np.int16)
         self._seg_names = [name for name, _ in segs]
@@ -321,16 +352,37 @@ class Encoding:
         action the engine accepts now (or into a pass, where ``may_pass``).
 
         ``legal`` is the engine's list for the reader (offer templates may be left out of
-        it: the encoding builds its own)."""
+        it: the encoding builds its own). The slot lists (offers, trade area) are read once
+        per call, not once per action: this is on every environment step."""
         m = np.zeros(self.n_actions, dtype=np.int8)
+        seg = self._seg_start
+        on: list[int] = []
+        incoming: dict[int, int] | None = None
+        outgoing: dict[int, int] | None = None
         for a in legal:
-            if a.type is _T.PROPOSE:
+            t = a.type
+            if t is _T.PROPOSE:
                 continue
-            i = self.index_of(view, a)
-            if i is not None:
-                m[i] = 1
+            if t is _T.ACCEPT or t is _T.DECLINE:
+                if incoming is None:
+                    incoming = {o.offer_id: j for j, o in enumerate(self.incoming(view))}
+                j = incoming.get(a.offer_id, OFFER_SLOTS)  # type: ignore[arg-type]
+                if j < OFFER_SLOTS:
+                    on.append(seg[t.value] + j)
+            elif t is _T.WITHDRAW:
+                if outgoing is None:
+                    outgoing = {o.offer_id: j for j, o in enumerate(self.outgoing(view))}
+                j = outgoing.get(a.offer_id, OFFER_SLOTS)  # type: ignore[arg-type]
+                if j < OFFER_SLOTS:
+                    on.append(seg["withdraw"] + j)
+            else:
+                i = self.index_of(view, a)
+                if i is not None:
+                    on.append(i)
         if may_pass:
-            m[self.segments[PASS][0]] = 1
+            on.append(seg[PASS])
+        if on:
+            m[on] = 1
         if (
             self.trading
             and view.phase == "trade"
@@ -341,47 +393,58 @@ class Encoding:
             self._offer_mask(view, m)
         return m
 
+    def _class_pools(self, view: View) -> list[list[int]]:
+        """For each give class, the cards :meth:`_pick` takes from, in its order (one pass
+        over the reader's cards instead of one per class)."""
+        pools: list[list[int]] = [[] for _ in self.give_classes]
+        plain = self._card_classes
+        for c in self.tradeable(view):
+            for i in plain[c]:
+                pools[i].append(c)
+        if self._any_declared:
+            declared = self._card_declared_classes
+            for c in view.hand or ():
+                for i in declared[c]:
+                    pools[i].append(c)
+        return pools
+
     def _offer_mask(self, view: View, m: NDArray[np.int8]) -> None:
         me = view.seat
         assert me is not None
         n = self.n
-        partners = np.zeros(n - 1, dtype=bool)
+        pools = self._class_pools(view)
+        top = GIVE_COUNTS[-1]
+        have = tuple([min(len(pool), top) for pool in pools])
+        block = self._template_blocks.get(have)
+        if block is None:
+            avail = np.array([[h >= k for k in GIVE_COUNTS] for h in have], dtype=np.int8)
+            # One partner's block: give class x count x wanted variety (a card for one of
+            # its own variety is pointless and never offered).
+            block = self._template_blocks[have] = (avail[:, :, None] & self._want_ok).reshape(-1)
+        s = self._seg_start["offer"]
+        size = block.size
         if me == view.active:
-            partners[:] = True
+            m[s : s + (n - 1) * size].reshape(n - 1, size)[:] = block
         else:
-            partners[(view.active - me) % n - 1] = True
-        g = len(self.give_classes)
-        avail = np.zeros((g, len(GIVE_COUNTS)), dtype=bool)
-        mine = self.tradeable(view)
-        hand = list(view.hand or ())
-        cv = self.card_variety
-        ck = self.card_kind
-        for i, gc in enumerate(self.give_classes):
-            pool = mine if gc.declared is None else hand
-            have = sum(
-                1 for c in pool if cv[c] == gc.variety and (gc.kind is None or ck[c] == gc.kind)
-            )
-            for j, k in enumerate(GIVE_COUNTS):
-                avail[i, j] = have >= k
-        want_ok = np.ones((g, self.v + 1), dtype=bool)
-        for i, gc in enumerate(self.give_classes):
-            want_ok[i, gc.variety + 1] = False  # a card for one of its own variety: pointless
-        grid = partners[:, None, None, None] & avail[None, :, :, None] & want_ok[None, :, None, :]
-        s, size = self.segments["offer"]
-        m[s : s + size] = grid.reshape(-1).astype(np.int8)
+            p = (view.active - me) % n - 1
+            m[s + p * size : s + (p + 1) * size] = block
         # A template that would repeat one of the seat's open offers exactly is masked out.
         for o in self.outgoing(view):
             k = len(o.give)
             if k not in GIVE_COUNTS or not (o.is_gift or (len(o.want) == 1 and o.want[0][1] == 1)):
                 continue
             want = None if o.is_gift else o.want[0][0]
-            if want is not None and want not in self.varieties:
+            if want is not None and want not in self._variety_index:
                 continue
-            w = None if want is None else self.varieties.index(want)
-            claims = tuple(sh.get("declared") or "" for sh in o.shown)
-            for i, gc in enumerate(self.give_classes):
-                declared = (gc.declared or "",) * k
-                if claims == declared and tuple(self._pick(view, gc, k)) == o.give:
+            w = None if want is None else self._variety_index[want]
+            claims = tuple([sh.get("declared") or "" for sh in o.shown])
+            first = o.give[0]
+            if first is None:  # pragma: no cover - the reader sees its own offers' cards
+                continue
+            # Only the classes of the first given card can have picked these cards.
+            for i in self._card_classes[first] + self._card_declared_classes[first]:
+                declared = (self.give_classes[i].declared or "",) * k
+                if claims == declared and tuple(pools[i][:k]) == o.give:
                     m[self.offer_index((o.to - me) % n, i, k, w)] = 0
 
     def decode(self, view: View, index: int) -> Action | None:
@@ -485,125 +548,199 @@ class Encoding:
             self.obs_parts[name] = (start, size)
             start += size
         self.obs_size = start
-
-    def _cards_into(
-        self, out: NDArray[np.float32], start: int, cards: Sequence[int], slots: int
-    ) -> None:
-        cards = list(cards)[:slots]
-        if cards:
-            block = self._card_feats[cards]
-            out[start : start + block.size] = block.reshape(-1)
-
-    def _counts_into(
-        self, out: NDArray[np.float32], start: int, cards: Sequence[int], scale: float
-    ) -> None:
-        if cards:
-            out[start : start + self.c] = np.minimum(
-                self._card_feats[list(cards)].sum(axis=0) / scale, 1.0
-            )
+        self._seat_width = FIELDS * (c + 3) + 2 + c
+        #: Encoded seat blocks by content (see :meth:`observe`).
+        self._seat_blocks: dict[SeatView, NDArray[np.float32]] = {}
+        #: Offer-template blocks of one partner by what the reader can give (see
+        #: :meth:`_offer_mask`).
+        self._template_blocks: dict[tuple[int, ...], NDArray[np.int8]] = {}
 
     def observe(self, view: View, trade_round: int = 0) -> NDArray[np.float32]:
         """The observation vector of ``view``'s reader: values in [0, 1], seats ordered
         relative to the reader (the reader first). ``trade_round`` is the environment's
-        public count of finished trading rounds this turn."""
+        public count of finished trading rounds this turn.
+
+        On every environment step, so it collects the indices of ones and the other values
+        in two Python lists and writes them with two numpy calls (a card is one or two
+        ones, from a per-card table); ``tests/rl_reference.py`` builds the same vector the
+        plain way and ``tests/test_rl_fast.py`` compares them."""
         me = view.seat
         if me is None:
             raise ValueError("observations are built for a seat, not a spectator")
-        out = np.zeros(self.obs_size, dtype=np.float32)
-        p = self.obs_parts
         n = self.n
         cfg = self.config
-        out[p["phase"][0] + PHASES.index(view.phase)] = 1.0
-        out[p["active"][0] + (view.active - me) % n] = 1.0
-        out[p["planted"][0]] = view.planted / 2
-        out[p["trade_round"][0]] = min(trade_round / max(1, self.max_trade_rounds), 1.0)
-        s = p["piles"][0]
+        offs = self._card_offs
+        p = self.obs_parts
+        out = np.zeros(self.obs_size, dtype=np.float32)
+        ones: list[int] = []
+        at: list[int] = []
+        val: list[float] = []
+        one = ones.append
+        try:
+            one(p["phase"][0] + self._phase_index[view.phase])
+        except KeyError:
+            raise ValueError(f"{view.phase!r} is not in list") from None
+        one(p["active"][0] + (view.active - me) % n)
+        s = p["planted"][0]
         deck = cfg.deck_size
-        out[s] = view.draw_size / deck
-        out[s + 1] = view.discard_size / deck
-        out[s + 2] = min(view.runouts / cfg.runouts_to_end, 1.0)
-        out[s + 3] = float(view.final_runout)
-        out[s + 4] = min(view.third_fields_left / max(1, cfg.third_fields), 1.0)
-        out[s + 5] = min(view.turn / 100, 1.0)
+        at += (s, s + 1, s + 2, s + 3, s + 4, s + 5, s + 6, s + 7)  # planted, trade round, piles
+        val += (
+            view.planted / 2,
+            min(trade_round / max(1, self.max_trade_rounds), 1.0),
+            view.draw_size / deck,
+            view.discard_size / deck,
+            min(view.runouts / cfg.runouts_to_end, 1.0),
+            float(view.final_runout),
+            min(view.third_fields_left / max(1, cfg.third_fields), 1.0),
+            min(view.turn / 100, 1.0),
+        )
         if view.discard_top is not None:
-            self._cards_into(out, p["discard_top"][0], (view.discard_top,), 1)
+            b = p["discard_top"][0]
+            for o in offs[view.discard_top]:
+                one(b + o)
         hand = view.hand or ()
-        self._cards_into(out, p["hand"][0], hand, HAND_SLOTS)
-        self._counts_into(out, p["hand_counts"][0], hand, 10.0)
-        out[p["hand_size"][0]] = min(len(hand) / 20, 1.0)
+        self._slots(ones, p["hand"][0], hand, HAND_SLOTS)
+        self._counts(at, val, p["hand_counts"][0], hand)
+        at.append(p["hand_size"][0])
+        val.append(min(len(hand) / 20, 1.0))
         s = p["seats"][0]
-        width = FIELDS * (self.c + 3) + 2 + self.c
+        width = self._seat_width
+        seats = view.seats
+        blocks = self._seat_blocks
         for rel in range(n):
-            sv = view.seats[(me + rel) % n]
-            base = s + rel * width
-            for f, field in enumerate(sv.fields[:FIELDS]):
-                fb = base + f * (self.c + 3)
-                out[fb] = 1.0  # the field exists
-                if field:
-                    out[fb + 1 : fb + 1 + self.c] = self._card_feats[field[-1]]
-                    out[fb + 1 + self.c] = min(len(field) / 20, 1.0)
-                    out[fb + 2 + self.c] = min(sv.payouts[f] / 4, 1.0)
-            tb = base + FIELDS * (self.c + 3)
-            out[tb] = min(sv.coins / 40, 1.0)
-            out[tb + 1] = min(sv.hand_size / 20, 1.0)
-            self._counts_into(out, tb + 2, sv.trade_area, 10.0)
-        self._cards_into(out, p["trade_slots"][0], view.seats[me].trade_area, TRADE_SLOTS)
-        self._cards_into(out, p["drawn"][0], view.drawn, 2)
-        if self.trading:
-            self._offers_into(out, p["incoming"][0], self.incoming(view), me, True)
-            self._offers_into(out, p["outgoing"][0], self.outgoing(view), me, False)
+            sv = seats[(me + rel) % n]
+            # A seat's public part changes only when an action touches that seat, so its
+            # block is encoded once per content (SeatView is an immutable tuple).
+            block = blocks.get(sv)
+            if block is None:
+                if len(blocks) >= 4096:
+                    blocks.clear()
+                block = blocks[sv] = self._seat_block(sv)
+            out[s + rel * width : s + (rel + 1) * width] = block
+        self._slots(ones, p["trade_slots"][0], seats[me].trade_area, TRADE_SLOTS)
+        self._slots(ones, p["drawn"][0], view.drawn, 2)
+        if self.trading and view.offers:
+            self._offers(at, val, p["incoming"][0], self.incoming(view), me, True)
+            self._offers(at, val, p["outgoing"][0], self.outgoing(view), me, False)
         if self.fasolufka and view.treasury:
             # One's own coins, which the buyer of a third field chooses from (R-LADY-10).
-            self._counts_into(out, p["treasury"][0], view.treasury, 10.0)
+            self._counts(at, val, p["treasury"][0], view.treasury)
         if self.fasolufka and view.pending is not None:
             s = p["pending"][0]
             pend = view.pending
             if pend[0] == me:
                 if pend[1] == "place_child":
-                    out[s] = 1.0
+                    one(s)
                 else:
-                    out[s + 1] = 1.0
-                    out[s + 2 + int(pend[2])] = 1.0
-                    out[
-                        s + 2 + FIELDS : s + 2 + FIELDS + min(len(self._ladies(view)), LADY_SLOTS)
-                    ] = 1.0
+                    one(s + 1)
+                    one(s + 2 + int(pend[2]))
+                    ones += range(
+                        s + 2 + FIELDS, s + 2 + FIELDS + min(len(self._ladies(view)), LADY_SLOTS)
+                    )
         if self.duel:
-            self._cards_into(out, p["duel_offer"][0], view.public.get("offer", ()), DUEL_SLOTS)
-            self._cards_into(
-                out, p["duel_revealed"][0], view.public.get("revealed", ()), DUEL_SLOTS
-            )
+            self._slots(ones, p["duel_offer"][0], view.public.get("offer", ()), DUEL_SLOTS)
+            self._slots(ones, p["duel_revealed"][0], view.public.get("revealed", ()), DUEL_SLOTS)
+        out[ones] = 1.0
+        out[at] = val
         return out
 
-    def _offers_into(
+    def _seat_block(self, sv: SeatView) -> NDArray[np.float32]:
+        """One seat's public part: per field (exists, top card, size, payout), then coins,
+        hand size and the trade area's counts."""
+        c = self.c
+        offs = self._card_offs
+        fw = c + 3
+        ones: list[int] = []
+        at: list[int] = []
+        val: list[float] = []
+        for f, field in enumerate(sv.fields[:FIELDS]):
+            fb = f * fw
+            ones.append(fb)  # the field exists
+            if field:
+                for o in offs[field[-1]]:
+                    ones.append(fb + 1 + o)
+                at.append(fb + 1 + c)
+                val.append(min(len(field) / 20, 1.0))
+                at.append(fb + 2 + c)
+                val.append(min(sv.payouts[f] / 4, 1.0))
+        tb = FIELDS * fw
+        at.append(tb)
+        val.append(min(sv.coins / 40, 1.0))
+        at.append(tb + 1)
+        val.append(min(sv.hand_size / 20, 1.0))
+        if sv.trade_area:
+            self._counts(at, val, tb + 2, sv.trade_area)
+        block = np.zeros(self._seat_width, dtype=np.float32)
+        block[ones] = 1.0
+        block[at] = val
+        return block
+
+    def _slots(self, ones: list[int], start: int, cards: Sequence[int], slots: int) -> None:
+        """One card's features per slot, the first ``slots`` cards."""
+        offs = self._card_offs
+        c = self.c
+        for i, card in enumerate(cards[:slots]):
+            b = start + i * c
+            for o in offs[card]:
+                ones.append(b + o)
+
+    def _counts(self, at: list[int], val: list[float], start: int, cards: Sequence[int]) -> None:
+        """Per feature, how many of ``cards`` have it, over 10 (at most 1)."""
+        if not cards:
+            return
+        counts: dict[int, int] = {}
+        offs = self._card_offs
+        for card in cards:
+            for o in offs[card]:
+                counts[o] = counts.get(o, 0) + 1
+        for o, k in counts.items():
+            at.append(start + o)
+            val.append(min(k / 10.0, 1.0))
+
+    def _offers(
         self,
-        out: NDArray[np.float32],
+        at: list[int],
+        val: list[float],
         start: int,
         offers: list[OfferView],
         me: int,
         incoming: bool,
     ) -> None:
+        """Open offers, one block each: present, the other seat, what is given (features,
+        a quarter per card) and what is wanted (a quarter per card), each at most 1."""
         width = 1 + self.n + self.c + self.v
+        offs = self._card_offs
+        vi = self._variety_index
+        ki = self._kind_index
+        nv = self.v
         for j, o in enumerate(offers[:OFFER_SLOTS]):
             b = start + j * width
-            out[b] = 1.0
             other = o.proposer if incoming else o.to
-            out[b + 1 + (other - me) % self.n] = 1.0
+            at.append(b)
+            val.append(1.0)
+            at.append(b + 1 + (other - me) % self.n)
+            val.append(1.0)
             g = b + 1 + self.n
+            acc: dict[int, float] = {}
             for card, shown in zip(o.give, o.shown, strict=True):
                 if card is not None:
-                    out[g : g + self.c] += self._card_feats[card] / 4
+                    for f in offs[card]:
+                        acc[g + f] = acc.get(g + f, 0.0) + 0.25
                 else:
                     key = shown.get("variety")
-                    if key in self.varieties:
-                        out[g + self.varieties.index(key)] += 0.25
+                    if key in vi:
+                        acc[g + vi[key]] = acc.get(g + vi[key], 0.0) + 0.25
                     claim = shown.get("declared")
-                    if claim in self._kind_index:
-                        out[g + self.v + self._kind_index[claim]] += 0.25
+                    if claim in ki:
+                        i = g + nv + ki[claim]
+                        acc[i] = acc.get(i, 0.0) + 0.25
             w = g + self.c
             for key, count in o.want:
-                if key in self.varieties:
-                    out[w + self.varieties.index(key)] += count / 4
-            np.minimum(out[b : b + width], 1.0, out=out[b : b + width])
+                if key in vi:
+                    acc[w + vi[key]] = acc.get(w + vi[key], 0.0) + count / 4
+            for i, x in acc.items():
+                at.append(i)
+                val.append(min(x, 1.0))
 
     # ------------------------------------------------------------------ text
 
