@@ -549,6 +549,8 @@ class Encoding:
             start += size
         self.obs_size = start
         self._seat_width = FIELDS * (c + 3) + 2 + c
+        #: Encoded hands (slots, counts, size) by content (see :meth:`observe`).
+        self._hand_blocks: dict[tuple[int, ...], NDArray[np.float32]] = {}
         #: Encoded seat blocks by content (see :meth:`observe`).
         self._seat_blocks: dict[SeatView, NDArray[np.float32]] = {}
         #: Offer-template blocks of one partner by what the reader can give (see
@@ -598,11 +600,26 @@ class Encoding:
             b = p["discard_top"][0]
             for o in offs[view.discard_top]:
                 one(b + o)
+        # The hand's slots, counts and size are one contiguous block, cached by content:
+        # a hand changes only when its owner plants, draws or trades.
         hand = view.hand or ()
-        self._slots(ones, p["hand"][0], hand, HAND_SLOTS)
-        self._counts(at, val, p["hand_counts"][0], hand)
-        at.append(p["hand_size"][0])
-        val.append(min(len(hand) / 20, 1.0))
+        s = p["hand"][0]
+        block = self._hand_blocks.get(hand)
+        if block is None:
+            if len(self._hand_blocks) >= 4096:
+                self._hand_blocks.clear()
+            h_ones: list[int] = []
+            h_at: list[int] = []
+            h_val: list[float] = []
+            self._slots(h_ones, 0, hand, HAND_SLOTS)
+            self._counts(h_at, h_val, p["hand_counts"][0] - s, hand)
+            h_at.append(p["hand_size"][0] - s)
+            h_val.append(min(len(hand) / 20, 1.0))
+            block = np.zeros(p["hand_size"][0] + 1 - s, dtype=np.float32)
+            block[h_ones] = 1.0
+            block[h_at] = h_val
+            self._hand_blocks[hand] = block
+        out[s : s + block.size] = block
         s = p["seats"][0]
         width = self._seat_width
         seats = view.seats
