@@ -20,7 +20,6 @@ from bohnanza.rl.encoding import (
     LADY_SLOTS,
     OFFER_SLOTS,
     PASS,
-    PHASES,
     TRADE_SLOTS,
     Encoding,
     GiveClass,
@@ -137,7 +136,7 @@ def reference_observe(enc: Encoding, view: View, trade_round: int = 0) -> NDArra
     p = enc.obs_parts
     n = enc.n
     cfg = enc.config
-    out[p["phase"][0] + PHASES.index(view.phase)] = 1.0
+    out[p["phase"][0] + enc.phases.index(view.phase)] = 1.0
     out[p["active"][0] + (view.active - me) % n] = 1.0
     out[p["planted"][0]] = view.planted / 2
     out[p["trade_round"][0]] = min(trade_round / max(1, enc.max_trade_rounds), 1.0)
@@ -176,10 +175,10 @@ def reference_observe(enc: Encoding, view: View, trade_round: int = 0) -> NDArra
     if enc.trading:
         _offers_into(enc, out, p["incoming"][0], enc.incoming(view), me, True)
         _offers_into(enc, out, p["outgoing"][0], enc.outgoing(view), me, False)
-    if enc.fasolufka and view.treasury:
+    if enc.treasury and view.treasury:
         # One's own coins, which the buyer of a third field chooses from (R-LADY-10).
         _counts_into(enc, out, p["treasury"][0], view.treasury, 10.0)
-    if enc.fasolufka and view.pending is not None:
+    if enc.pending and view.pending is not None:
         s = p["pending"][0]
         pend = view.pending
         if pend[0] == me:
@@ -189,7 +188,7 @@ def reference_observe(enc: Encoding, view: View, trade_round: int = 0) -> NDArra
                 out[s + 1] = 1.0
                 out[s + 2 + int(pend[2])] = 1.0
                 out[s + 2 + FIELDS : s + 2 + FIELDS + min(len(enc._ladies(view)), LADY_SLOTS)] = 1.0
-    if enc.duel:
+    if enc.pile_turn is not None:
         _cards_into(enc, out, p["duel_offer"][0], view.public.get("offer", ()), DUEL_SLOTS)
         _cards_into(enc, out, p["duel_revealed"][0], view.public.get("revealed", ()), DUEL_SLOTS)
     return out

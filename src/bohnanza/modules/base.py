@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from ..actions import Action, ActionType, Offer
 from ..errors import IllegalAction, InvalidOffer, NotYourTurn
 from ..game import MAX_OFFER_CARDS, MAX_OPEN_OFFERS, OVER, PLANT, PLANT_TRADED, TRADE
+from .info import BASE_INFO, ModuleInfo
 
 if TYPE_CHECKING:
     from ..game import Game
@@ -28,6 +29,9 @@ _STOP = Action.stop_planting()
 class Hooks:
     """Default behaviour: the base game. One instance per config, shared by clones."""
 
+    #: What the code outside ``bohnanza.modules`` may know about this module (its phases,
+    #: public state, labels, behaviour flags, RL encoding hints): a module sets its own.
+    info: ClassVar[ModuleInfo] = BASE_INFO
     trading = True  # duel: False (R-DUEL-1)
     #: Every value ``game.phase`` may take under these rules.
     phases: frozenset[str] = frozenset((PLANT, TRADE, PLANT_TRADED, OVER))

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from ..actions import Action, ActionType
 from ..game import PLANT
 from .base import Hooks
+from .info import EncodingHints, ModuleInfo, PileTurn
 
 if TYPE_CHECKING:
     from ..game import Game
@@ -29,6 +30,39 @@ REVEAL_COUNT = 3
 
 
 class DuelHooks(Hooks):
+    info = ModuleInfo(
+        phases=(OFFER, DISCARD, REVEAL),
+        phase_labels={
+            OFFER: ("plant or discard the offer", "zasadź lub wyrzuć ofertę"),
+            DISCARD: ("discard a hand card (or not)", "wyrzuć kartę z ręki (albo nie)"),
+            REVEAL: ("plant revealed cards", "zasadź odkryte karty"),
+        },
+        source_labels={
+            OFFER: ("from the offer", "z oferty"),
+            REVEAL: ("from the revealed cards", "z odkrytych kart"),
+        },
+        action_labels={
+            "discard": ("discard", "odrzuć"),
+            "skip_discard": ("keep the hand", "zachowaj rękę"),
+            "plant_revealed": ("plant", "zasadź"),
+            "end_reveal": ("leave the rest as the offer", "zostaw resztę jako ofertę"),
+        },
+        hint_phases=(OFFER, DISCARD, REVEAL),
+        hand_discard_phases=(DISCARD,),
+        public=("offer", "revealed"),
+        trading=False,
+        turn_cards=REVEAL_COUNT,
+        last_turn_public=True,
+        encoding=EncodingHints(
+            pile_turn=PileTurn(
+                offer="offer",
+                revealed="revealed",
+                offer_phase=OFFER,
+                discard_phase=DISCARD,
+                reveal_phase=REVEAL,
+            )
+        ),
+    )
     trading = False
     phases = Hooks.phases | {OFFER, DISCARD, REVEAL}
 

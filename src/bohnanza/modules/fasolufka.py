@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from ..actions import Action, ActionType
 from ..cards import lady_beanometers, varieties
 from .base import Hooks
+from .info import EncodingHints, ModuleInfo
 
 if TYPE_CHECKING:
     from ..game import Game
@@ -28,6 +29,17 @@ MOVE_LADY = "move_lady"
 
 
 class FasolufkaHooks(Hooks):
+    info = ModuleInfo(
+        action_labels={
+            PLACE_CHILD: ("place the child", "połóż dziecko"),
+            MOVE_LADY: ("move a lady", "przesuń panią"),
+        },
+        buyer_chooses_coins=True,
+        own_treasury_visible=True,
+        top_card_pays=True,
+        encoding=EncodingHints(pending=True),
+    )
+
     def __init__(self, config: GameConfig) -> None:
         super().__init__(config)
         per_variety = [config.card_variety.count(i) for i in range(len(config.varieties))]

@@ -23,7 +23,9 @@ from numpy.typing import NDArray
 
 from ..actions import Action, ActionType, Offer
 from ..coins import with_coins
-from ..game import MAX_OPEN_OFFERS
+from ..cards import catalogue
+from ..game import MAX_OPEN_OFFERS, OVER, PLANT, PLANT_TRADED, TRADE
+from ..modules import module_info
 from ..rules import GameConfig
 from ..views import OfferView, SeatView, View
 
@@ -48,7 +50,17 @@ LADY_SLOTS = 4
 #: Offer templates give 1 or 2 cards.
 GIVE_COUNTS = (1, 2)
 
-PHASES = ("plant", "trade", "plant_traded", "duel_offer", "duel_discard", "duel_reveal", "over")
+
+
+def _phases() -> tuple[str, ...]:
+    """The phase one-hot's order: the base phases, each data-file module's own phases in
+    the file's order (ModuleInfo.phases), then ``over``. A module registered at run time
+    appends its phases after ``over`` in its own encoding only (see Encoding.phases)."""
+    extra = tuple(p for m in catalogue()["modules"] for p in module_info(m).phases)
+    return (PLANT, TRADE, PLANT_TRADED, *extra, OVER)
+
+
+PHASES = _phases()
 
 PASS = "pass"
 
@@ -85,9 +97,16 @@ class Encoding:
         self._kind_index = {k: i for i, k in enumerate(self.kinds)}
         self.card_variety = config.card_variety
         self.card_kind = config.card_kind
-        self.trading = config.module != "duel"
-        self.fasolufka = config.module == "fasolufka"
-        self.duel = config.module == "duel"
+        # What the module tells the encoding (ModuleInfo): no module names here.
+        self.info = info = module_info(config.module)
+        self.trading = info.trading
+        #: Pending decisions (a child to place, a lady to move): their block and segments.
+        self.pending = info.encoding.pending
+        #: The reader's own coins are observed where the rule set shows them (R-LADY-10).
+        self.treasury = info.own_treasury_visible and info.encoding.pending
+        #: Piles planted from instead of trading (R-DUEL-3): their slots and segments.
+        self.pile_turn = info.encoding.pile_turn
+        self.phases: tuple[str, ...] = PHASES + tuple(p for p in info.phases if p not in PHASES)
         # Card features, one row per card id (a view holds ids of visible cards only).
         feats = np.zeros((config.deck_size, self.c), dtype=np.float32)
         for card, v in enumerate(config.card_variety):
@@ -101,7 +120,7 @@ class Encoding:
             tuple(int(i) for i in np.flatnonzero(row)) for row in feats
         )
         self._variety_index = {k: i for i, k in enumerate(self.varieties)}
-        self._phase_index = {ph: i for i, ph in enumerate(PHASES)}
+        self._phase_index = {ph: i for i, ph in enumerate(self.phases)}
         self.give_classes: tuple[GiveClass, ...] = self._give_classes()
         # Per card, the give classes it counts for (told truly / declared, R-BLUFF-1).
         self._card_classes: tuple[tuple[int, ...], ...] = tuple(
@@ -123,12 +142,10 @@ class Encoding:
 
     def _give_classes(self) -> tuple[GiveClass, ...]:
         out: list[GiveClass] = []
+        special = self.info.encoding.give_classes
         for v, key in enumerate(self.varieties):
-            if self.config.module == "fasolkopajaki" and key == "fasolkopajak":
-                # R-BLUFF-1: red cards, black cards told truly, black cards declared red.
-                out.append(GiveClass(v, "red"))
-                out.append(GiveClass(v, "black"))
-                out.append(GiveClass(v, "black", "red"))
+            if key in special:  # e.g. R-BLUFF-1: red, black told truly, black declared red
+                out += [GiveClass(v, kind, declared) for kind, declared in special[key]]
             else:
                 out.append(GiveClass(v))
         return tuple(out)
@@ -164,9 +181,9 @@ class Encoding:
                     (self.n - 1) * len(self.give_classes) * len(GIVE_COUNTS) * (self.v + 1),
                 ),
             ]
-        if self.fasolufka:
+        if self.pending:
             segs += [("place_child", FIELDS), ("move_lady", LADY_SLOTS), ("keep_lady", 1)]
-        if self.duel:
+        if self.pile_turn:
             segs += [
                 ("offer_plant", DUEL_SLOTS * FIELDS),
                 ("offer_discard", DUEL_SLOTS),
@@ -325,8 +342,10 @@ class Encoding:
             k = ladies.index(action.card)
             return seg["move_lady"][0] + k if k < LADY_SLOTS else None
         if t is _T.DISCARD:
-            if view.phase == "duel_offer":
-                pile = list(view.public.get("offer", ()))
+            pt = self.pile_turn
+            assert pt is not None
+            if view.phase == pt.offer_phase:
+                pile = list(view.public.get(pt.offer, ()))
                 name, bound = "offer_discard", DUEL_SLOTS
             else:
                 pile = list(view.hand or ())
@@ -338,8 +357,10 @@ class Encoding:
         if t is _T.END_REVEAL:
             return seg["end_reveal"][0]
         if t is _T.PLANT_REVEALED:
-            offer_phase = view.phase == "duel_offer"
-            pile = list(view.public.get("offer" if offer_phase else "revealed", ()))
+            pt = self.pile_turn
+            assert pt is not None
+            offer_phase = view.phase == pt.offer_phase
+            pile = list(view.public.get(pt.offer if offer_phase else pt.revealed, ()))
             pos = pile.index(action.card) if action.card in pile else DUEL_SLOTS
             if pos >= DUEL_SLOTS:
                 return None
@@ -502,11 +523,13 @@ class Encoding:
             return Action.move_lady(_slot(self._ladies(view), off, name))
         if name == "keep_lady":
             return Action.move_lady(None)
-        if name in ("offer_plant", "reveal_plant"):
-            pile = view.public.get("offer" if name == "offer_plant" else "revealed", ())
+        if name in ("offer_plant", "reveal_plant", "offer_discard"):
+            pt = self.pile_turn
+            assert pt is not None
+            pile = view.public.get(pt.revealed if name == "reveal_plant" else pt.offer, ())
+            if name == "offer_discard":
+                return Action.discard(_slot(pile, off, name))
             return Action.plant_revealed(_slot(pile, off // FIELDS, name), off % FIELDS)
-        if name == "offer_discard":
-            return Action.discard(_slot(view.public.get("offer", ()), off, name))
         if name == "hand_discard":
             return Action.discard(_slot(view.hand or (), off, name))
         if name == "skip_discard":
@@ -520,7 +543,7 @@ class Encoding:
     def _build_observation(self) -> None:
         c, v, n = self.c, self.v, self.n
         parts: list[tuple[str, int]] = [
-            ("phase", len(PHASES)),
+            ("phase", len(self.phases)),
             ("active", n),
             ("planted", 1),
             ("trade_round", 1),
@@ -538,9 +561,11 @@ class Encoding:
                 ("incoming", OFFER_SLOTS * (1 + n + c + v)),
                 ("outgoing", OFFER_SLOTS * (1 + n + c + v)),
             ]
-        if self.fasolufka:
-            parts += [("pending", 2 + FIELDS + LADY_SLOTS), ("treasury", self.c)]
-        if self.duel:
+        if self.pending:
+            parts += [("pending", 2 + FIELDS + LADY_SLOTS)]
+        if self.treasury:
+            parts += [("treasury", self.c)]
+        if self.pile_turn:
             parts += [("duel_offer", DUEL_SLOTS * c), ("duel_revealed", DUEL_SLOTS * c)]
         self.obs_parts: dict[str, tuple[int, int]] = {}
         start = 0
@@ -639,10 +664,10 @@ class Encoding:
         if self.trading and view.offers:
             self._offers(at, val, p["incoming"][0], self.incoming(view), me, True)
             self._offers(at, val, p["outgoing"][0], self.outgoing(view), me, False)
-        if self.fasolufka and view.treasury:
+        if self.treasury and view.treasury:
             # One's own coins, which the buyer of a third field chooses from (R-LADY-10).
             self._counts(at, val, p["treasury"][0], view.treasury)
-        if self.fasolufka and view.pending is not None:
+        if self.pending and view.pending is not None:
             s = p["pending"][0]
             pend = view.pending
             if pend[0] == me:
@@ -654,9 +679,10 @@ class Encoding:
                     ones += range(
                         s + 2 + FIELDS, s + 2 + FIELDS + min(len(self._ladies(view)), LADY_SLOTS)
                     )
-        if self.duel:
-            self._slots(ones, p["duel_offer"][0], view.public.get("offer", ()), DUEL_SLOTS)
-            self._slots(ones, p["duel_revealed"][0], view.public.get("revealed", ()), DUEL_SLOTS)
+        pt = self.pile_turn
+        if pt is not None:
+            self._slots(ones, p["duel_offer"][0], view.public.get(pt.offer, ()), DUEL_SLOTS)
+            self._slots(ones, p["duel_revealed"][0], view.public.get(pt.revealed, ()), DUEL_SLOTS)
         out[ones] = 1.0
         out[at] = val
         return out
