@@ -30,6 +30,7 @@ from .coins import choose_coins
 from .driver import AgentError
 from .errors import ConfigError, IllegalAction
 from .game import OVER, PLANT, PLANT_TRADED, TRADE, Game
+from .modules import module_info, module_names
 from .records import make_record, save
 from .simulate import agent_seed, seat_record
 from .views import OfferView, View
@@ -74,11 +75,30 @@ _PHASES = {
     TRADE: "phase 2: trading",
     PLANT_TRADED: "phase 3: planting traded cards",
     OVER: "game over",
-    # Module phases (fasolki+duel, R-DUEL-3); other names are shown as they are.
-    "duel_offer": "plant or discard the offer",
-    "duel_discard": "discard a hand card (or not)",
-    "duel_reveal": "plant revealed cards",
 }
+
+
+def _phase_label(phase: str) -> str:
+    """A phase in words: the base phases above, a module's from its ModuleInfo; other
+    names are shown as they are."""
+    label = _PHASES.get(phase)
+    if label is not None:
+        return label
+    for name in module_names():
+        labels = module_info(name).phase_labels
+        if phase in labels:
+            return labels[phase][0]
+    return phase
+
+
+def _source_label(source: str, default: str) -> str:
+    """The words after a planted card for a module's pile (ModuleInfo.source_labels)."""
+    for name in module_names():
+        labels = module_info(name).source_labels
+        if source in labels:
+            return " " + labels[source][0]
+    return default
+
 
 # Menu order in phase 2: what most decisions are about first, ready-made offers last.
 _TRADE_ORDER = {
@@ -447,7 +467,7 @@ class TerminalGame:
             if view.active == self.human
             else f"seat {view.active} is the active player"
         )
-        lines = [f"Your decision ({_PHASES.get(view.phase, view.phase)}; {you}):"]
+        lines = [f"Your decision ({_phase_label(view.phase)}; {you}):"]
         offers: list[tuple[int, Action]] = []
         for k, entry in enumerate(self.menu, start=1):
             if isinstance(entry, Action) and entry.type is _T.PROPOSE:
@@ -720,7 +740,7 @@ class TerminalGame:
         cfg = self.config
         lines = [
             f"\n== Turn {view.turn} · {'your turn' if view.active == self.human else f'seat {view.active} is active'}"
-            f" · {_PHASES.get(view.phase, view.phase)} =="
+            f" · {_phase_label(view.phase)} =="
         ]
         top = f" (top: {self._card(view.discard_top)})" if view.discard_top is not None else ""
         runouts = f"run-outs {view.runouts} of {cfg.runouts_to_end}"
@@ -823,9 +843,7 @@ class TerminalGame:
             return self._turn_header(int(e["seat"]), int(e["turn"]))
         if t == "plant":
             src = " from the trade area" if e.get("traded") else ""
-            src = {"duel_offer": " from the offer", "duel_reveal": " from the revealed cards"}.get(
-                str(e.get("source")), src
-            )
+            src = _source_label(str(e.get("source")), src)
             return f"{who(seat, 'plant')} {self._card(int(e['card']))}{src} on field {int(e['field']) + 1}"
         if t == "stop_planting":
             return f"{who(seat, 'stop')} planting"

@@ -33,7 +33,7 @@ from importlib import resources
 from typing import Any, Literal
 
 from .actions import Action, ActionType, Offer
-from .cards import varieties
+from .cards import catalogue, varieties
 from .rules import GameConfig
 from .views import OfferView, View
 
@@ -739,14 +739,22 @@ _PHASES: dict[str, tuple[str, str]] = {
     "trade": ("phase 2, trading", "faza 2, wymiana"),
     "plant_traded": ("phase 3, planting traded cards", "faza 3, sadzenie wymienionych kart"),
     "over": ("game over", "koniec gry"),
-    "duel_offer": ("plant or discard the offer", "zasadź lub wyrzuć ofertę"),
-    "duel_discard": ("discard a hand card (or not)", "wyrzuć kartę z ręki (albo nie)"),
-    "duel_reveal": ("plant revealed cards", "zasadź odkryte karty"),
 }
 
 
 def phase_name(phase: str, lang: Lang = "en") -> str:
-    en, pl = _PHASES.get(phase, (phase, phase))
+    """A phase in words: the base phases above, a module's own from its ModuleInfo."""
+    labels = _PHASES.get(phase)
+    if labels is None:
+        from .modules import module_info, module_names
+
+        labels = (phase, phase)
+        for name in module_names():
+            own = module_info(name).phase_labels
+            if phase in own:
+                labels = own[phase]
+                break
+    en, pl = labels
     return pl if lang == "pl" else en
 
 
@@ -1030,10 +1038,6 @@ pole wymiany; (3) wszyscy sadzą karty z pola wymiany; (4) aktywny gracz dobiera
 koniec ręki. Gra kończy się, gdy talia skończy się po raz ostatni."""
 
 
-#: The modules in the order of the rules reference's "Module N" sections.
-_MODULE_ORDER = ("new-varieties", "fasolkopajaki", "fasolufka", "duel")
-
-
 @cache
 def rules_reference(lang: Lang = "en", module: str | None = None) -> str:
     """The player-facing rules reference (``docs/rules.md``, shipped with the package as
@@ -1042,7 +1046,9 @@ def rules_reference(lang: Lang = "en", module: str | None = None) -> str:
     text = (resources.files("bohnanza") / "web" / "static" / f"rules.{lang}.md").read_text(
         encoding="utf-8"
     )
-    keep = f"{_MODULE_ORDER.index(module) + 1}:" if module in _MODULE_ORDER else None
+    # The data file lists the modules in the order of the reference's "Module N" sections.
+    order = tuple(catalogue()["modules"])
+    keep = f"{order.index(module) + 1}:" if module in order else None
     out: list[str] = []
     skipping = False
     for line in text.splitlines():

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..cards import catalogue
 from ..errors import ConfigError
-from ..rules import _register_spec, module_names, module_spec
+from ..rules import _register_spec, module_names, module_spec, split_rules
 from .base import Hooks
 from .info import BASE_INFO, ModuleInfo
 
@@ -48,6 +48,13 @@ def hooks_class(module: str | None) -> type[Hooks]:
 def module_info(module: str | None) -> ModuleInfo:
     """What a module (``None``: the base game) tells the outside (see ModuleInfo)."""
     return hooks_class(module).info if module else BASE_INFO
+
+
+def info_for_rules(rules: str) -> ModuleInfo:
+    """The ModuleInfo of a rule set spelled like ``fasolki+duel`` (the base game's for a
+    rule set without a module)."""
+    _, mods = split_rules(rules)
+    return module_info(mods[0] if mods else None)
 
 
 def hooks_for(config: GameConfig) -> Hooks:
@@ -83,6 +90,7 @@ __all__ = [
     "ModuleInfo",
     "hooks_class",
     "hooks_for",
+    "info_for_rules",
     "module_info",
     "module_names",
     "register_module",

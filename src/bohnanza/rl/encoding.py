@@ -22,8 +22,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..actions import Action, ActionType, Offer
-from ..coins import with_coins
 from ..cards import catalogue
+from ..coins import with_coins
 from ..game import MAX_OPEN_OFFERS, OVER, PLANT, PLANT_TRADED, TRADE
 from ..modules import module_info
 from ..rules import GameConfig
@@ -49,7 +49,6 @@ DUEL_HAND_SLOTS = 12
 LADY_SLOTS = 4
 #: Offer templates give 1 or 2 cards.
 GIVE_COUNTS = (1, 2)
-
 
 
 def _phases() -> tuple[str, ...]:

@@ -219,13 +219,18 @@ function tradeable() {
   if (myTurn()) cards.push(...v.drawn);
   return cards;
 }
+// What the table's module tells the page (ModuleInfo.to_json, sent as table.module_info):
+// its phases, public piles and behaviour flags; the page never tests module names.
+function moduleInfo() {
+  return (T.table && T.table.module_info) || {};
+}
 function selectableIds() {
   const v = T.state.view;
   const ids = [];
   const mine = me();
   if (mine) ids.push(...mine.trade_area.map((c) => c.id));
-  if (v.public && v.public.offer) ids.push(...v.public.offer.map((c) => c.id));
-  if (v.public && v.public.revealed) ids.push(...v.public.revealed.map((c) => c.id));
+  // The module's public piles (ModuleInfo.public, sent with the table): the duel's offer and revealed cards.
+  for (const key of moduleInfo().public || []) if (v.public && v.public[key]) ids.push(...v.public[key].map((c) => c.id));
   return ids;
 }
 function describeAction(a) {
@@ -635,9 +640,7 @@ function hintText() {
   if (v.phase === "plant_traded" && mine && mine.trade_area.length) {
     return legalOf("plant_traded").length ? t("hint.plant_traded") : t("hint.must_harvest_traded");
   }
-  if (v.phase === "duel_offer" && myTurn()) return t("hint.duel_offer");
-  if (v.phase === "duel_discard" && myTurn()) return t("hint.duel_discard");
-  if (v.phase === "duel_reveal" && myTurn()) return t("hint.duel_reveal");
+  if ((moduleInfo().hint_phases || []).includes(v.phase) && myTurn()) return t("hint." + v.phase);
   const waiting = waitingFor();
   if (waiting.length) return t("hint.wait_for", { names: waiting.map((s) => Board.seatName(T.table, s)).join(", ") });
   return "";
@@ -822,7 +825,7 @@ function renderMine() {
   const hand = v.hand || [];
   const builder = T.ui.builder;
   const accepting = T.ui.accepting;
-  const discardPhase = v.phase === "duel_discard" && myTurn();
+  const discardPhase = (moduleInfo().hand_discard_phases || []).includes(v.phase) && myTurn();
   panel.append(
     el(
       "div",
@@ -1129,7 +1132,7 @@ function renderBuilder() {
   const fromHand = new Set((v.hand || []).map((c) => c.id));
   for (const id of b.give) {
     const c = tradeable().find((x) => x.id === id);
-    if (c && c.kind === "black" && fromHand.has(id)) {
+    if (moduleInfo().declarations && c && c.kind === "black" && fromHand.has(id)) {
       const sel = el(
         "select",
         {
