@@ -597,6 +597,9 @@ class TerminalGame:
             )
         if t is _T.END_REVEAL:
             return "leave the other revealed cards as the offer for your opponent"
+        own = module_info(view.config.module).action_labels.get(t.value)
+        if own is not None:  # a module's own action type, named by its ModuleInfo
+            return own[0] if a.field is None else f"{own[0]} (field {a.field + 1})"
         return repr(a)
 
     def _onto(self, view: View, field: int) -> str:

@@ -337,7 +337,18 @@ def render_action(action: Action, view: View, lang: Lang = "en") -> str:
         return say("keep", lang)
     if t is _T.END_REVEAL:
         return say("leave", lang)
+    if t.value in _module_actions(view) and action == Action(t):
+        return t.value  # a module's own action without arguments: its type is the command
     raise ValueError(f"no command for {action!r}")
+
+
+def _module_actions(view: View) -> frozenset[str]:
+    """The action types the view's module adds (ModuleInfo.action_labels), as commands."""
+    if view.config.module is None:
+        return frozenset()
+    from .modules import module_info
+
+    return frozenset(module_info(view.config.module).action_labels)
 
 
 def render_offer(offer: Offer, view: View, lang: Lang = "en") -> str:
@@ -393,6 +404,9 @@ def parse_command(line: str, view: View, lang: Lang = "en") -> Action | None:
     args = [t for t in tokens[1:] if t != ","]
     if view.seat is None:
         raise CommandError("a spectator has no commands")
+    if head is None and _fold(tokens[0]) in _module_actions(view):
+        _arity(args, 0, _fold(tokens[0]), lang)
+        return Action(ActionType(_fold(tokens[0])))
     if head is None:
         known = ", ".join(_say(k, lang) for k in _COMMANDS)
         raise CommandError(

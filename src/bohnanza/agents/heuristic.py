@@ -106,11 +106,11 @@ class Tables:
         self.farmer = keys.index("farmer") if "farmer" in keys else -1
         info = module_info(cfg.module)
         # A field pays by its top card's kind (men, ladies, children, R-LADY-3…5).
-        self.fasolufka = info.top_card_pays
+        self.top_card_pays = info.top_card_pays
         self.gardener = keys.index("gardener") if "gardener" in keys else -1
         self.lady_pay: list[tuple[int, ...]] = []
         self.lady_steps: list[list[tuple[int, float]]] = []
-        if self.fasolufka:
+        if self.top_card_pays:
             ladies = lady_beanometers()
             cat = varieties()
             for v, key in enumerate(keys):
@@ -134,7 +134,7 @@ class Tables:
             v: sorted(d.items(), key=lambda kv: -kv[1]) for v, d in shares.items()
         }
         self.index = {k: i for i, k in enumerate(keys)}
-        self.simple = self.spider < 0 and self.farmer < 0 and not self.fasolufka
+        self.simple = self.spider < 0 and self.farmer < 0 and not self.top_card_pays
         players = cfg.players
         self.beta = 1.0 / (players - 1) if players > 1 else 1.0
         turn_cards = info.turn_cards
@@ -263,7 +263,7 @@ class Position:
             if n == 2:
                 return max(field, 3 * self.q[v])
             return 3.0 if n >= 3 else self.q[v] * max(field, 1.0)
-        if t.fasolufka:
+        if t.top_card_pays:
             k = t.kind[top]
             if k == "child":
                 # A child on top pays nothing, but the next child lifts a lady lying at
@@ -307,7 +307,7 @@ class Position:
             if n == 2:
                 return self.third_field_worth()
             return 3.0 if n >= 3 else 0.0
-        if t.fasolufka:
+        if t.top_card_pays:
             k = t.kind[top]
             if k == "child":
                 return 0.0

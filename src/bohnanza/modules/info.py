@@ -47,13 +47,16 @@ class EncodingHints:
     may give instead of "any card of the variety" (R-BLUFF-1: red, black told truly, black
     declared red). ``pending``: the module queues indivisible decisions (a child placed, a
     lady moved, R-LADY-7/8), observed as a block and answered by their own segments.
-    ``pile_turn``: see :class:`PileTurn`."""
+    ``pile_turn``: see :class:`PileTurn`. ``actions``: see below."""
 
     give_classes: Mapping[str, tuple[tuple[str | None, str | None], ...]] = field(
         default_factory=_frozen
     )
     pending: bool = False
     pile_turn: PileTurn | None = None
+    #: The module's own action types without arguments (``ActionType`` values): one
+    #: index each, after the built-in segments.
+    actions: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "give_classes", _frozen(self.give_classes))

@@ -191,6 +191,9 @@ class Encoding:
                 ("reveal_plant", DUEL_SLOTS * FIELDS),
                 ("end_reveal", 1),
             ]
+        # A module's own argument-free action types: one index each (EncodingHints.actions).
+        self._module_actions = frozenset(self.info.encoding.actions)
+        segs += [(name, 1) for name in self.info.encoding.actions]
         self.segments: dict[str, tuple[int, int]] = {}
         start = 0
         for name, size in segs:
@@ -355,6 +358,8 @@ class Encoding:
             return seg["skip_discard"][0]
         if t is _T.END_REVEAL:
             return seg["end_reveal"][0]
+        if t.value in self._module_actions:
+            return seg[t.value][0] if action == Action(t) else None
         if t is _T.PLANT_REVEALED:
             pt = self.pile_turn
             assert pt is not None
@@ -535,6 +540,8 @@ class Encoding:
             return Action.skip_discard()
         if name == "end_reveal":
             return Action.end_reveal()
+        if name in self._module_actions:
+            return Action(ActionType(name))
         raise ValueError(f"unknown action segment {name}")  # pragma: no cover
 
     # ------------------------------------------------------------------ observation

@@ -233,8 +233,19 @@ function selectableIds() {
   for (const key of moduleInfo().public || []) if (v.public && v.public[key]) ids.push(...v.public[key].map((c) => c.id));
   return ids;
 }
+// The page's own words exist for the built-in action types; a module's new type is named
+// by its ModuleInfo.action_labels ([EN, PL]), with its field if it has one.
+const BUILTIN_ACTIONS = new Set(["plant", "stop_planting", "propose", "accept", "decline", "withdraw", "end_trading", "plant_traded", "harvest", "buy_field", "move_lady", "place_child", "discard", "skip_discard", "plant_revealed", "end_reveal"]);
+function builtinLabel(type) {
+  return BUILTIN_ACTIONS.has(type);
+}
 function describeAction(a) {
   const c = (id) => Board.cardText(id);
+  const own = moduleInfo().action_labels || {};
+  if (!builtinLabel(a.type) && own[a.type]) {
+    const label = own[a.type][B.lang === "pl" ? 1 : 0];
+    return a.field !== null && a.field !== undefined ? label + " (" + (a.field + 1) + ")" : label;
+  }
   switch (a.type) {
     case "plant_revealed":
       return t("do.plant_revealed", { card: c(a.card), field: a.field + 1 });
@@ -716,7 +727,9 @@ function renderCenter() {
     }
   }
   // Decisions the fields and buttons below do not cover, listed in words.
-  const special = legal().filter((a) => ["plant_revealed", "discard", "skip_discard", "end_reveal", "move_lady", "place_child"].includes(a.type));
+  // A module's own action types (ModuleInfo.action_labels) are listed here too.
+  const own = moduleInfo().action_labels || {};
+  const special = legal().filter((a) => ["plant_revealed", "discard", "skip_discard", "end_reveal", "move_lady", "place_child"].includes(a.type) || (a.type in own && !builtinLabel(a.type)));
   if (special.length) {
     box.append(
       el(
