@@ -66,6 +66,8 @@ class EncodingHints:
 class ModuleInfo:
     """A module's description for everything outside ``bohnanza.modules``.
 
+    Names (for the web lobby, EN and PL; the built-in modules have theirs in
+    ``web/i18n.py``): ``title``, the rule set's name; ``note``, one line about it.
     Phases and labels:
         ``phases``: the phases the module adds, in turn order (``game.phase`` values).
         ``phase_labels``: per added phase, a short label (EN, PL) for the terminal and text.
@@ -73,7 +75,7 @@ class ModuleInfo:
         from), the words that follow the card, e.g. ``("from the offer", "z oferty")``.
         ``action_labels``: per added action type (``ActionType`` value), its name (EN, PL).
         ``hint_phases``: phases in which the web page shows ``hint.<phase>`` to the seat
-        to act; ``hand_discard_phases``: phases in which clicking a hand card discards it.
+        to act (``hints``: that text, EN and PL, where ``web/i18n.py`` has none); ``hand_discard_phases``: phases in which clicking a hand card discards it.
     Public state:
         ``public``: the keys of ``View.public`` (card lists, shown to everybody).
     Behaviour the outside needs:
@@ -92,8 +94,11 @@ class ModuleInfo:
         ``encoding``: :class:`EncodingHints` for the RL observation and action layout.
     """
 
+    title: Label | None = None
+    note: Label | None = None
     phases: tuple[str, ...] = ()
     phase_labels: Mapping[str, Label] = field(default_factory=_frozen)
+    hints: Mapping[str, Label] = field(default_factory=_frozen)
     source_labels: Mapping[str, Label] = field(default_factory=_frozen)
     action_labels: Mapping[str, Label] = field(default_factory=_frozen)
     hint_phases: tuple[str, ...] = ()
@@ -110,7 +115,7 @@ class ModuleInfo:
 
     def __post_init__(self) -> None:
         # Read-only mappings: one ModuleInfo is shared by every game of the module.
-        for name in ("phase_labels", "source_labels", "action_labels"):
+        for name in ("phase_labels", "hints", "source_labels", "action_labels"):
             object.__setattr__(self, name, _frozen(getattr(self, name)))
 
     def to_json(self) -> dict[str, Any]:
