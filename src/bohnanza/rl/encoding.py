@@ -85,6 +85,9 @@ class GiveClass:
 class Encoding:
     """Action indices and observation layout for one game configuration."""
 
+    #: The last view's incoming and outgoing offers (see :meth:`_in_out`).
+    _io: tuple[View | None, list[OfferView], list[OfferView]]
+
     def __init__(self, config: GameConfig, max_trade_rounds: int = 6) -> None:
         self.config = config
         self.n = config.players
@@ -259,13 +262,26 @@ class Encoding:
 
     def incoming(self, view: View) -> list[OfferView]:
         """Open offers addressed to the reader, oldest first (accept/decline slots)."""
-        me = view.seat
-        return [o for o in view.offers if o.to == me and o.proposer != me]
+        return list(self._in_out(view)[1])
 
     def outgoing(self, view: View) -> list[OfferView]:
         """Open offers the reader made, oldest first (withdraw slots)."""
-        me = view.seat
-        return [o for o in view.offers if o.proposer == me]
+        return list(self._in_out(view)[2])
+
+    def _in_out(self, view: View) -> tuple[View | None, list[OfferView], list[OfferView]]:
+        """Both lists, split once per view (views are immutable; the environment reads
+        one view for the mask and the observation)."""
+        io: tuple[View | None, list[OfferView], list[OfferView]] = self._io
+        if io[0] is not view:
+            me = view.seat
+            offers = view.offers
+            io = (
+                view,
+                [o for o in offers if o.to == me and o.proposer != me],
+                [o for o in offers if o.proposer == me],
+            )
+            self._io = io
+        return io
 
     def tradeable(self, view: View) -> list[int]:
         """Cards the reader may give, in the order templates and accepts take them:
@@ -390,13 +406,13 @@ class Encoding:
                 continue
             if t is _T.ACCEPT or t is _T.DECLINE:
                 if incoming is None:
-                    incoming = {o.offer_id: j for j, o in enumerate(self.incoming(view))}
+                    incoming = {o.offer_id: j for j, o in enumerate(self._in_out(view)[1])}
                 j = incoming.get(a.offer_id, OFFER_SLOTS)  # type: ignore[arg-type]
                 if j < OFFER_SLOTS:
                     on.append(seg[t.value] + j)
             elif t is _T.WITHDRAW:
                 if outgoing is None:
-                    outgoing = {o.offer_id: j for j, o in enumerate(self.outgoing(view))}
+                    outgoing = {o.offer_id: j for j, o in enumerate(self._in_out(view)[2])}
                 j = outgoing.get(a.offer_id, OFFER_SLOTS)  # type: ignore[arg-type]
                 if j < OFFER_SLOTS:
                     on.append(seg["withdraw"] + j)
@@ -413,7 +429,7 @@ class Encoding:
             and view.phase == "trade"
             and view.pending is None
             and view.seat is not None
-            and len(self.outgoing(view)) < MAX_OPEN_OFFERS
+            and len(self._in_out(view)[2]) < MAX_OPEN_OFFERS
         ):
             self._offer_mask(view, m)
         return m
@@ -454,7 +470,7 @@ class Encoding:
             p = (view.active - me) % n - 1
             m[s + p * size : s + (p + 1) * size] = block
         # A template that would repeat one of the seat's open offers exactly is masked out.
-        for o in self.outgoing(view):
+        for o in self._in_out(view)[2]:
             k = len(o.give)
             if k not in GIVE_COUNTS or not (o.is_gift or (len(o.want) == 1 and o.want[0][1] == 1)):
                 continue
@@ -580,6 +596,10 @@ class Encoding:
             start += size
         self.obs_size = start
         self._seat_width = FIELDS * (c + 3) + 2 + c
+        #: Encoded offers by content (see :meth:`_offers`).
+        self._offer_blocks: dict[tuple[Any, ...], tuple[list[int], list[float]]] = {}
+        #: The last view's incoming and outgoing offers (mask and observation share a view).
+        self._io = (None, [], [])
         #: Encoded hands (slots, counts, size) by content (see :meth:`observe`).
         self._hand_blocks: dict[tuple[int, ...], NDArray[np.float32]] = {}
         #: Encoded seat blocks by content (see :meth:`observe`).
@@ -668,8 +688,8 @@ class Encoding:
         self._slots(ones, p["trade_slots"][0], seats[me].trade_area, TRADE_SLOTS)
         self._slots(ones, p["drawn"][0], view.drawn, 2)
         if self.trading and view.offers:
-            self._offers(at, val, p["incoming"][0], self.incoming(view), me, True)
-            self._offers(at, val, p["outgoing"][0], self.outgoing(view), me, False)
+            self._offers(at, val, p["incoming"][0], self._in_out(view)[1], me, True)
+            self._offers(at, val, p["outgoing"][0], self._in_out(view)[2], me, False)
         if self.treasury and view.treasury:
             # One's own coins, which the buyer of a third field chooses from (R-LADY-10).
             self._counts(at, val, p["treasury"][0], view.treasury)
@@ -755,41 +775,54 @@ class Encoding:
         me: int,
         incoming: bool,
     ) -> None:
-        """Open offers, one block each: present, the other seat, what is given (features,
-        a quarter per card) and what is wanted (a quarter per card), each at most 1."""
+        """Open offers, one block each (see :meth:`_offer_block`), cached by what the block
+        depends on: an offer stays open over many steps and is read by every seat."""
         width = 1 + self.n + self.c + self.v
+        n = self.n
+        cache = self._offer_blocks
+        for j, o in enumerate(offers[:OFFER_SLOTS]):
+            other = ((o.proposer if incoming else o.to) - me) % n
+            hidden = (
+                tuple([(sh.get("variety"), sh.get("declared")) for sh in o.shown])
+                if None in o.give
+                else ()
+            )
+            key = (other, o.give, o.want, hidden)
+            block = cache.get(key)
+            if block is None:
+                if len(cache) >= 4096:
+                    cache.clear()
+                block = cache[key] = self._offer_block(o, other)
+            b = start + j * width
+            at += [b + i for i in block[0]]
+            val += block[1]
+
+    def _offer_block(self, o: OfferView, other: int) -> tuple[list[int], list[float]]:
+        """One offer, indices relative to its block: present, the other seat (relative to
+        the reader), what is given (features, a quarter per card; a hidden card by its shown
+        variety and declared kind) and what is wanted (a quarter per card), each at most 1."""
         offs = self._card_offs
         vi = self._variety_index
         ki = self._kind_index
-        nv = self.v
-        for j, o in enumerate(offers[:OFFER_SLOTS]):
-            b = start + j * width
-            other = o.proposer if incoming else o.to
-            at.append(b)
-            val.append(1.0)
-            at.append(b + 1 + (other - me) % self.n)
-            val.append(1.0)
-            g = b + 1 + self.n
-            acc: dict[int, float] = {}
-            for card, shown in zip(o.give, o.shown, strict=True):
-                if card is not None:
-                    for f in offs[card]:
-                        acc[g + f] = acc.get(g + f, 0.0) + 0.25
-                else:
-                    key = shown.get("variety")
-                    if key in vi:
-                        acc[g + vi[key]] = acc.get(g + vi[key], 0.0) + 0.25
-                    claim = shown.get("declared")
-                    if claim in ki:
-                        i = g + nv + ki[claim]
-                        acc[i] = acc.get(i, 0.0) + 0.25
-            w = g + self.c
-            for key, count in o.want:
+        g = 1 + self.n
+        acc: dict[int, float] = {0: 1.0, 1 + other: 1.0}
+        for card, shown in zip(o.give, o.shown, strict=True):
+            if card is not None:
+                for f in offs[card]:
+                    acc[g + f] = acc.get(g + f, 0.0) + 0.25
+            else:
+                key = shown.get("variety")
                 if key in vi:
-                    acc[w + vi[key]] = acc.get(w + vi[key], 0.0) + count / 4
-            for i, x in acc.items():
-                at.append(i)
-                val.append(min(x, 1.0))
+                    acc[g + vi[key]] = acc.get(g + vi[key], 0.0) + 0.25
+                claim = shown.get("declared")
+                if claim in ki:
+                    i = g + self.v + ki[claim]
+                    acc[i] = acc.get(i, 0.0) + 0.25
+        w = g + self.c
+        for key, count in o.want:
+            if key in vi:
+                acc[w + vi[key]] = acc.get(w + vi[key], 0.0) + count / 4
+        return list(acc), [min(x, 1.0) for x in acc.values()]
 
     # ------------------------------------------------------------------ text
 
