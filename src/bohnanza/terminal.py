@@ -70,7 +70,7 @@ coins shown beside each field; a field with one bean is protected while you have
 with more (R-HARV-3). The game ends when the draw pile runs out for the last time.
 """
 
-_PHASES = {
+_PHASES: dict[str, str] = {
     PLANT: "phase 1: planting from the hand",
     TRADE: "phase 2: trading",
     PLANT_TRADED: "phase 3: planting traded cards",
