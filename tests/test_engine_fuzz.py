@@ -26,6 +26,7 @@ The totals are printed at the end (run with ``-s`` to see them).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import random
@@ -573,19 +574,18 @@ def test_the_oracle_catches_an_answer_that_depends_on_hidden_cards(
 ) -> None:
     """The fuzz test can fail: an engine whose refusal tells where a named card lies
     (here: "it is in the draw pile") is caught by the shuffled-copy comparison."""
-    from bohnanza.errors import IllegalAction
-    from bohnanza.modules.base import Hooks
+    from bohnanza.errors import Refusal
+    from bohnanza.modules.operations import ProposeRule
 
-    honest = Hooks.offer_error
+    honest = ProposeRule.offer_refusal
 
-    def leaky(self: Hooks, game: Game, seat: int, offer: Offer) -> None:
-        try:
-            honest(self, game, seat, offer)
-        except IllegalAction as exc:
-            where = " (it is in the draw pile)" if set(offer.give) & set(game.draw) else ""
-            raise IllegalAction(f"{exc}{where}", seat=seat) from None
+    def leaky(self: ProposeRule, game: Game, seat: int, offer: Offer) -> Refusal | None:
+        refused = honest(self, game, seat, offer)
+        if refused is not None and set(offer.give) & set(game.draw):
+            return dataclasses.replace(refused, why=f"{refused.why} (it is in the draw pile)")
+        return refused
 
-    monkeypatch.setattr(Hooks, "offer_error", leaky)
+    monkeypatch.setattr(ProposeRule, "offer_refusal", leaky)
     machine = EngineFuzz()
     _GROUP[:] = [("classic", 3, {})]
     machine.start(0, 1)

@@ -24,7 +24,9 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from bohnanza import Action, Game
+from bohnanza.errors import Refusal
 from bohnanza.modules.base import Hooks
+from bohnanza.modules.operations import HarvestRule
 from bohnanza.rules import all_rulesets
 from bohnanza.simulate import GameSpec, play_one
 from bohnanza.testing.checker import (
@@ -352,20 +354,20 @@ def test_checker_catches_a_clone_sharing_lists(monkeypatch: pytest.MonkeyPatch) 
 
 
 def test_checker_catches_an_unlisted_legal_action(monkeypatch: pytest.MonkeyPatch) -> None:
-    original = Hooks.anytime_actions
+    original = HarvestRule.candidates
 
-    def forgetful(self: Hooks, game: Game, seat: int) -> list[Action]:
-        return [a for a in original(self, game, seat) if a.field != 1]
+    def forgetful(self: HarvestRule, game: Game, seat: int, offers: bool) -> list[Action]:
+        return [a for a in original(self, game, seat, offers) if a.field != 1]
 
-    monkeypatch.setattr(Hooks, "anytime_actions", forgetful)
+    monkeypatch.setattr(HarvestRule, "candidates", forgetful)
     _expect("does not list", agents="autarky")
 
 
 def test_checker_catches_an_illegal_action_let_through(monkeypatch: pytest.MonkeyPatch) -> None:
-    def lax(self: Hooks, game: Game, seat: int, field: int) -> str | None:
+    def lax(self: HarvestRule, game: Game, seat: int, action: Action) -> Refusal | None:
         return None  # harvesting empty or protected fields, or fields that do not exist
 
-    monkeypatch.setattr(Hooks, "harvest_error", lax)
+    monkeypatch.setattr(HarvestRule, "refusal", lax)
     _expect("list|IndexError", agents="autarky")
 
 
@@ -384,14 +386,14 @@ def test_checker_catches_hand_reordering(monkeypatch: pytest.MonkeyPatch) -> Non
 def test_checker_catches_a_legal_action_naming_a_hidden_card(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    original = Hooks.anytime_actions
+    original = HarvestRule.candidates
 
-    def peeking(self: Hooks, game: Game, seat: int) -> list[Action]:
-        acts = original(self, game, seat)
+    def peeking(self: HarvestRule, game: Game, seat: int, offers: bool) -> list[Action]:
+        acts = original(self, game, seat, offers)
         other = game.hands[(seat + 1) % game.players]
         return [*acts, Action.plant_traded(other[0], 0)] if other else acts
 
-    monkeypatch.setattr(Hooks, "anytime_actions", peeking)
+    monkeypatch.setattr(HarvestRule, "candidates", peeking)
     _expect("R-INFO-3|refuse", agents="autarky", checks=dataclasses.replace(QUICK, legal_sample=0))
 
 

@@ -30,6 +30,7 @@ from .coins import choose_coins
 from .driver import AgentError
 from .errors import ConfigError, IllegalAction
 from .game import OVER, PLANT, PLANT_TRADED, TRADE, Game
+from .modules import module_info, module_names
 from .records import make_record, save
 from .schedule import MAX_TRADE_ROUNDS, TradeScheduler
 from .simulate import agent_seed, seat_record
@@ -70,16 +71,35 @@ coins shown beside each field; a field with one bean is protected while you have
 with more (R-HARV-3). The game ends when the draw pile runs out for the last time.
 """
 
-_PHASES = {
+_PHASES: dict[str, str] = {
     PLANT: "phase 1: planting from the hand",
     TRADE: "phase 2: trading",
     PLANT_TRADED: "phase 3: planting traded cards",
     OVER: "game over",
-    # Module phases (fasolki+duel, R-DUEL-3); other names are shown as they are.
-    "duel_offer": "plant or discard the offer",
-    "duel_discard": "discard a hand card (or not)",
-    "duel_reveal": "plant revealed cards",
 }
+
+
+def _phase_label(phase: str) -> str:
+    """A phase in words: the base phases above, a module's from its ModuleInfo; other
+    names are shown as they are."""
+    label = _PHASES.get(phase)
+    if label is not None:
+        return label
+    for name in module_names():
+        labels = module_info(name).phase_labels
+        if phase in labels:
+            return labels[phase][0]
+    return phase
+
+
+def _source_label(source: str, default: str) -> str:
+    """The words after a planted card for a module's pile (ModuleInfo.source_labels)."""
+    for name in module_names():
+        labels = module_info(name).source_labels
+        if source in labels:
+            return " " + labels[source][0]
+    return default
+
 
 # Menu order in phase 2: what most decisions are about first, ready-made offers last.
 _TRADE_ORDER = {
@@ -410,7 +430,7 @@ class TerminalGame:
             if view.active == self.human
             else f"seat {view.active} is the active player"
         )
-        lines = [f"Your decision ({_PHASES.get(view.phase, view.phase)}; {you}):"]
+        lines = [f"Your decision ({_phase_label(view.phase)}; {you}):"]
         offers: list[tuple[int, Action]] = []
         for k, entry in enumerate(self.menu, start=1):
             if isinstance(entry, Action) and entry.type is _T.PROPOSE:
@@ -540,6 +560,9 @@ class TerminalGame:
             )
         if t is _T.END_REVEAL:
             return "leave the other revealed cards as the offer for your opponent"
+        own = module_info(view.config.module).action_labels.get(t.value)
+        if own is not None:  # a module's own action type, named by its ModuleInfo
+            return own[0] if a.field is None else f"{own[0]} (field {a.field + 1})"
         return repr(a)
 
     def _onto(self, view: View, field: int) -> str:
@@ -683,7 +706,7 @@ class TerminalGame:
         cfg = self.config
         lines = [
             f"\n== Turn {view.turn} · {'your turn' if view.active == self.human else f'seat {view.active} is active'}"
-            f" · {_PHASES.get(view.phase, view.phase)} =="
+            f" · {_phase_label(view.phase)} =="
         ]
         top = f" (top: {self._card(view.discard_top)})" if view.discard_top is not None else ""
         runouts = f"run-outs {view.runouts} of {cfg.runouts_to_end}"
@@ -786,9 +809,7 @@ class TerminalGame:
             return self._turn_header(int(e["seat"]), int(e["turn"]))
         if t == "plant":
             src = " from the trade area" if e.get("traded") else ""
-            src = {"duel_offer": " from the offer", "duel_reveal": " from the revealed cards"}.get(
-                str(e.get("source")), src
-            )
+            src = _source_label(str(e.get("source")), src)
             return f"{who(seat, 'plant')} {self._card(int(e['card']))}{src} on field {int(e['field']) + 1}"
         if t == "stop_planting":
             return f"{who(seat, 'stop')} planting"

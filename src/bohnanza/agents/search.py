@@ -36,6 +36,7 @@ from ..actions import Action, ActionType, Offer
 from ..coins import with_coins
 from ..errors import IllegalAction
 from ..game import Game
+from ..modules import module_info
 from ..views import View
 from .base import Agent
 from .heuristic import HeuristicAgent, Position, tables_for
@@ -167,8 +168,8 @@ class Determiniser:
         extra: dict[str, Any] = {}
         for key, value in view.public.items():
             extra[key] = list(value) if isinstance(value, list) else value
-        if cfg.module == "duel" and view.final_runout and view.active == 1:
-            extra["last_turn"] = True
+        if module_info(cfg.module).last_turn_public and view.final_runout and view.active == 1:
+            extra["last_turn"] = True  # R-DUEL-4: seat 1's extra turn has begun
         version, internal, gauss = random.Random(0).getstate()
         ids = [o["id"] for o in dealt["offers"]]
         return {

@@ -135,6 +135,7 @@ class raw_env(AECEnv):  # type: ignore[misc]
         self._version = 0  # changes whenever the state changes
         self._mask_key = -1
         self._mask: NDArray[np.int8] = np.zeros(size, dtype=np.int8)
+        self._legal: list[Action] = []  # the engine's list behind ``_mask``
         self._views: dict[int, View] = {}
         self._views_key = -1
         self.agents: list[str] = []
@@ -263,10 +264,11 @@ class raw_env(AECEnv):  # type: ignore[misc]
             g = self._g
             if g.over:
                 self._mask = np.zeros(self.encoding.n_actions, dtype=np.int8)
+                self._legal = []
             else:
-                legal = g.legal_actions(self.seat, False)
+                legal = self._legal = g.legal_actions(self.seat, False)
                 self._mask = self.encoding.mask(self.view(), legal, not self.required)
-                if not self._mask.any():  # pragma: no cover - guarded by the tests
+                if not np.count_nonzero(self._mask):  # pragma: no cover - guarded by the tests
                     raise RuntimeError(
                         f"no encodable action for seat {self.seat} in {g!r}: {legal}"
                     )
@@ -300,7 +302,9 @@ class raw_env(AECEnv):  # type: ignore[misc]
             )
         engine_action = self.encoding.decode(self.view(), index)
         self._cumulative_rewards[agent] = 0.0
-        self._apply(engine_action, None)
+        # The engine's list behind the mask is for this same state: a decoded action found
+        # in it needs no second check (offer templates and canonical accepts may not be).
+        self._apply(engine_action, self._legal)
 
     def step_action(self, action: Action | None, legal: Sequence[Action] | None = None) -> None:
         """Step the agent to act with an engine action (``None``: pass, where allowed),

@@ -40,6 +40,7 @@ from ..agents.base import Agent
 from ..errors import BohnanzaError, ConfigError, IllegalAction, RecordError
 from ..events import Event
 from ..game import TRADE, Game
+from ..modules import info_for_rules
 from ..records import make_record, new_game
 from ..refusals import explain
 from ..rules import make_config
@@ -84,6 +85,15 @@ RETRY_MAX = 4.0
 def default_database_url() -> str:
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return f"sqlite:///{Path(base) / 'bohnanza' / 'games.db'}"
+
+
+def _module_info(rules: str) -> dict[str, Any]:
+    """ModuleInfo.to_json of a table's rule set ({} for one that no longer resolves, e.g.
+    a stored table of a module that is not registered now)."""
+    try:
+        return info_for_rules(rules).to_json()
+    except ConfigError:
+        return {}
 
 
 @dataclass(slots=True)
@@ -249,6 +259,8 @@ class Table:
         out: dict[str, Any] = {
             "id": self.id,
             "rules": s["rules"],
+            # What the module tells the page: phases, public piles, flags (table.js).
+            "module_info": _module_info(s["rules"]),
             "players": s["players"],
             "options": s.get("options", {}),
             "trade_limit": s.get("trade_limit", 0),
