@@ -1,7 +1,7 @@
 """Play a whole game in the terminal against bots (``bohnanza play``).
 
-The turn flow mirrors :func:`bohnanza.driver.play`: whoever the game waits for decides,
-and phase 2 runs in rounds (the active seat first, then every other seat once, each taking
+The turn flow is the driver's (:class:`bohnanza.schedule.TradeScheduler`): whoever the
+game waits for decides, and phase 2 runs in rounds (the active seat first, then every other seat once, each taking
 one action or passing; a quiet round or ``max_trade_rounds`` rounds end trading). When the
 person is the active player they trade for as long as they like and end trading
 themselves; after each of their actions every bot is asked once, in seat order, so that
@@ -31,6 +31,7 @@ from .driver import AgentError
 from .errors import ConfigError, IllegalAction
 from .game import OVER, PLANT, PLANT_TRADED, TRADE, Game
 from .records import make_record, save
+from .schedule import MAX_TRADE_ROUNDS, TradeScheduler
 from .simulate import agent_seed, seat_record
 from .views import OfferView, View
 
@@ -119,7 +120,7 @@ def run_terminal_game(
     seed: int,
     record_path: str | None,
     *,
-    max_trade_rounds: int = 6,
+    max_trade_rounds: int = MAX_TRADE_ROUNDS,
 ) -> Game:
     """Play one game in the terminal: the person at ``seat``, bots (``bot_names``, in seat
     order) at the other seats. Input comes from stdin, output goes to stdout via click.
@@ -170,7 +171,7 @@ class TerminalGame:
         read: Callable[[str], str],
         write: Callable[[str], None],
         names: Mapping[int, str] | None = None,
-        max_trade_rounds: int = 6,
+        max_trade_rounds: int = MAX_TRADE_ROUNDS,
     ) -> None:
         if set(bots) != set(range(game.players)) - {human}:
             raise ConfigError(f"need one bot for every seat but {human}")
@@ -202,59 +203,21 @@ class TerminalGame:
         )
         if not g.over:
             self.write(self._turn_header(g.active, g.turn))
+        # The person ends their own trading (asked every round, required); bots' trading
+        # time runs out after a quiet round or ``max_trade_rounds`` rounds (R-TRADE-6).
+        scheduler = TradeScheduler(self.max_trade_rounds, self_ending={self.human})
         try:
-            while not g.over:
-                if g.phase == TRADE and g.pending is None:
-                    self._trade_phase()
+            while (ask := scheduler.next(g)) is not None:
+                if ask.time_up:
+                    self.write("Trading time is up (R-TRADE-6).")
+                    self._apply(ask.seat, Action.end_trading())
                     continue
-                waiting = g.waiting_for()
-                if not waiting:
-                    raise AgentError(f"nobody can act in {g!r}")
-                self._decide(waiting[0], required=True)
+                scheduler.report(self._decide(ask.seat, ask.required))
         except _Quit:
             self.write(f"You left the game in turn {g.turn}.")
             return False
         self._show_result()
         return True
-
-    def _trading(self, turn: int) -> bool:
-        g = self.game
-        return g.phase == TRADE and g.turn == turn and not g.over
-
-    def _resolve_pending(self) -> None:
-        g = self.game
-        while g.pending is not None and not g.over:
-            self._decide(g.pending[0], required=True)
-
-    def _trade_phase(self) -> None:
-        """Phase 2 in rounds, as :func:`bohnanza.driver.play` runs it."""
-        g = self.game
-        turn, a, n = g.turn, g.active, g.players
-        order = [(a + i) % n for i in range(n)]
-        if a == self.human:
-            while self._trading(turn):
-                self._resolve_pending()
-                if not self._trading(turn):
-                    break
-                self._decide(a, required=True)
-                for s in order[1:]:
-                    self._resolve_pending()
-                    if not self._trading(turn):
-                        break
-                    self._decide(s, required=False)
-            return
-        for _ in range(self.max_trade_rounds):
-            acted = False
-            for s in order:
-                self._resolve_pending()
-                if not self._trading(turn):
-                    break
-                acted = self._decide(s, required=False) or acted
-            if not self._trading(turn) or not acted:
-                break
-        if self._trading(turn) and g.pending is None:
-            self.write("Trading time is up (R-TRADE-6).")
-            self._apply(a, Action.end_trading())
 
     def _decide(self, seat: int, required: bool) -> bool:
         """Ask ``seat`` for one decision; False when it passes."""
