@@ -2,13 +2,17 @@
 
 Bot seats (and people away for longer than ``Settings.away_timeout``, replaced by a bot
 until they return) are asked for their decisions in a fixed order, like
-:func:`bohnanza.driver.play`: whoever the game waits for, active seat first; in phase 2
-in rounds (active seat first, then seat order), each bot seat at most
-``BOT_TRADE_ACTIONS`` actions per trade phase; a round in which no bot acts settles the
-bots until a person trades again. The pump also ends trading when the table's trading
+:func:`bohnanza.driver.play`: a pending decision first, then whoever the game waits for,
+active seat first; in phase 2 in the engine's rounds (:mod:`bohnanza.schedule`: active
+seat first, then seat order, at most ``MAX_TRADE_ROUNDS``), asking bot seats only, each
+at most ``BOT_TRADE_ACTIONS`` actions per trade phase; a round in which no bot acts
+settles the bots (the scheduler's "time up") until a person trades again.
+
+On top of the scheduler, the web's own policy: an offer made to a bot is answered at
+once (so that no person waits on a bot); the pump ends trading when the table's trading
 time limit has passed (R-TRADE-6), and for an active bot once bots have settled and
 people had ``bot_grace`` seconds to propose (``bot_wait`` while an offer between a bot
-and a person is open).
+and a person is open), never at once as the driver does.
 
 The timers live here too: the players' time banks (``web/clocks.py``) and the trading
 countdown, brought up to date after every action by :func:`clock_tick`.
@@ -25,13 +29,14 @@ import logging
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..actions import Action, ActionType
 from ..agents import make_agent
 from ..errors import IllegalAction
 from ..events import Event
-from ..game import TRADE
+from ..game import TRADE, Game
+from ..schedule import AskKind, TradeScheduler
 from .clocks import Clocks, parse_clock
 from .model import Settings, Table
 from .upkeep import BotPools
@@ -43,8 +48,6 @@ log = logging.getLogger("bohnanza.web")
 
 #: A bot seat takes at most this many actions in one trade phase.
 BOT_TRADE_ACTIONS = 24
-#: Bot rounds in one trade phase without a person trading in between.
-BOT_TRADE_ROUNDS = 6
 #: The longest pause of a table's pump between two tries to save a bot's action.
 RETRY_MAX = 4.0
 
@@ -53,29 +56,45 @@ _TRADE_ACTIONS = frozenset(
 )
 
 
+def _bot_rounds() -> TradeScheduler:
+    return TradeScheduler(action_limit=BOT_TRADE_ACTIONS)
+
+
 @dataclass(slots=True)
 class TradeState:
-    """The pump's bookkeeping for one trade phase."""
+    """The pump's bookkeeping for one trade phase: its timers, and the engine's
+    scheduler for the bots' rounds (its "time up" is the bots having settled)."""
 
     turn: int
-    started: float
-    pos: int = 0  # next place in the current round (0 = the active seat)
-    rounds: int = 0
-    acted: bool = False
-    settled: bool = False
-    settled_at: float = 0.0
-    actions: dict[int, int] = field(default_factory=dict)
+    started: float  # when the phase began (the table's trading time limit)
+    settled_at: float = 0.0  # when the bots last settled (the grace before ending)
+    schedule: TradeScheduler = field(default_factory=_bot_rounds)
+
+    @property
+    def settled(self) -> bool:
+        """The bots are done trading until a person trades again."""
+        return self.schedule.time_up
 
     def person_acted(self, action: Action) -> None:
         """A person's committed action: a trade move wakes the settled bots again."""
         if action.type in _TRADE_ACTIONS:
-            self.settled = False
-            self.rounds = 0
+            self.schedule.restart()
 
-    def bot_acted(self, seat: int) -> None:
-        """A bot's committed action in this trade phase (counted against its cap)."""
-        self.acted = True
-        self.actions[seat] = self.actions.get(seat, 0) + 1
+    def bot_acted(self, game: Game, seat: int, slot: bool) -> None:
+        """A bot's committed action in this trade phase (counted against its cap): in
+        its round slot, or outside it (an answer to an offer, a pending decision)."""
+        if slot:
+            self.schedule.report(True)
+        else:
+            self.schedule.note_action(game, seat)
+
+
+class Step(NamedTuple):
+    """An automatic action: ``slot`` when it fills the seat's place in a trade round."""
+
+    seat: int
+    action: Action
+    slot: bool = False
 
 
 # ------------------------------------------------------------------ timers
@@ -167,7 +186,7 @@ class Pump:
                 if table.status != "playing" or table.game is None or table.game.over:
                     return
                 now = time.monotonic()
-                step: tuple[int, Action, bool] | None = None
+                step: Step | None = None
                 try:
                     # The pump must outlive a database outage (and any surprise): it
                     # tries again later, sooner when a person acts (the kick).
@@ -176,7 +195,7 @@ class Pump:
                         return
                     step, wake = await self._auto_step(table, now)
                     if step is not None:
-                        events = await self.session.commit(table, step[0], step[1])
+                        events = await self.session.commit(table, step.seat, step.action)
                 except IllegalAction as exc:  # _ask checked it: not expected
                     log.error("table %s: a bot is stuck: %s", table.id, exc)
                     return
@@ -194,7 +213,7 @@ class Pump:
                             and table.game.phase == TRADE
                             and table.trade.turn == table.game.turn
                         ):
-                            table.trade.bot_acted(step[0])
+                            table.trade.bot_acted(table.game, step.seat, step.slot)
                         self.session.after(table, events)
             if acted:
                 await asyncio.sleep(self.settings.bot_delay)
@@ -203,10 +222,8 @@ class Pump:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(table.kick.wait(), timeout)
 
-    async def _auto_step(
-        self, table: Table, now: float
-    ) -> tuple[tuple[int, Action, bool] | None, float | None]:
-        """The next automatic action (seat, action, required) and when to look again."""
+    async def _auto_step(self, table: Table, now: float) -> tuple[Step | None, float | None]:
+        """The next automatic action and when to look again."""
         game = table.game
         assert game is not None
         wakes: list[float] = []
@@ -219,12 +236,14 @@ class Pump:
             due = table.clocks.due()
             if due is not None:
                 wakes.append(due)
+        # A pending decision is taken before the trade rounds go on (the round that it
+        # interrupted ends after it, counting it as its owner's action).
         if game.pending is not None:
             seat = game.pending[0]
             if seat in bots:
                 choice = await self._ask(table, seat, True)
                 if choice is not None:
-                    return (seat, choice, True), None
+                    return Step(seat, choice), None
             return None, min(wakes, default=None)
         if game.phase != TRADE:
             table.trade = None
@@ -232,7 +251,7 @@ class Pump:
                 if seat in bots:
                     choice = await self._ask(table, seat, True)
                     if choice is not None:
-                        return (seat, choice, True), None
+                        return Step(seat, choice), None
             return None, min(wakes, default=None)
         ts = table.trade
         if ts is None or ts.turn != game.turn:
@@ -243,10 +262,11 @@ class Pump:
                 note = Event("trade_time_up", game.active, {}, None)
                 table.events.append(note)
                 self.session.broadcast_state(table, [note])
-                return (game.active, Action.end_trading(), True), None
+                return Step(game.active, Action.end_trading()), None
             wakes.append(ts.started + limit)
         # An offer to a bot gets an answer at once (accept or decline, the bot's choice;
         # a bot past its budget declines), so that no person waits on a bot.
+        rounds = ts.schedule
         for oid, (_proposer, offer) in sorted(game.offers.items()):
             if offer.to in bots:
                 answers = [
@@ -255,35 +275,37 @@ class Pump:
                     if a.offer_id == oid and a.type in (ActionType.ACCEPT, ActionType.DECLINE)
                 ]
                 answer: Action | None = None
-                if ts.actions.get(offer.to, 0) < BOT_TRADE_ACTIONS and answers:
+                if rounds.under_limit(offer.to) and answers:
                     answer = await self._ask(table, offer.to, True, answers)
-                return (offer.to, answer or Action.decline(oid), False), None
-        n = game.players
+                return Step(offer.to, answer or Action.decline(oid)), None
+        # The rounds, in the engine's order, asking bot seats only; a bot that passes
+        # gives its place to the next.
+        was_settled = rounds.time_up
+        ask = rounds.next(game, bots)
         guard = 0
-        while not ts.settled and guard < 3 * n + 3:
+        while guard < 3 * game.players + 3:
             guard += 1
-            if ts.pos >= n:
-                ts.rounds += 1
-                ts.pos = 0
-                if not ts.acted or ts.rounds >= BOT_TRADE_ROUNDS:
-                    ts.settled = True
-                    ts.settled_at = now
-                ts.acted = False
+            if ask is None and not rounds.time_up:
+                # The scheduler gives up after a round's worth of seats it may not ask
+                # (people, bots past their budget); the round goes on where it stopped.
+                ask = rounds.next(game, bots)
                 continue
-            seat = (game.active + ts.pos) % n
-            ts.pos += 1
-            if seat not in bots or ts.actions.get(seat, 0) >= BOT_TRADE_ACTIONS:
-                continue
-            choice = await self._ask(table, seat, False)
+            if ask is None or ask.kind is not AskKind.SLOT:
+                break
+            choice = await self._ask(table, ask.seat, ask.required)
             if choice is not None:
-                return (seat, choice, False), None
-        if ts.settled and game.active in bots:
+                return Step(ask.seat, choice, slot=True), None
+            rounds.report(False)
+            ask = rounds.next(game, bots)
+        if rounds.time_up and not was_settled:
+            ts.settled_at = now
+        if ask is not None and ask.time_up:  # the bots have settled; the active one ends
             with_people = any(p not in bots or o.to not in bots for p, o in game.offers.values())
             due = ts.settled_at + (
                 self.settings.bot_wait if with_people else self.settings.bot_grace
             )
             if now >= due:
-                return (game.active, Action.end_trading(), True), None
+                return Step(game.active, Action.end_trading()), None
             wakes.append(due)
         return None, min(wakes, default=None)
 

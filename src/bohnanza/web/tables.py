@@ -43,7 +43,7 @@ from .model import (
     new_id,
 )
 from .protocol import ClientMessage, ProtocolError, error, parse_client_message
-from .pump import BOT_TRADE_ACTIONS, BOT_TRADE_ROUNDS, RETRY_MAX, Pump, TradeState
+from .pump import BOT_TRADE_ACTIONS, RETRY_MAX, Pump, Step, TradeState
 from .replays import card_table, rebuild, replay_frame, table_record
 from .session import LOG_ON_CONNECT, Session, refusal_message
 from .store import Store
@@ -51,7 +51,6 @@ from .upkeep import BotPools, host_command, upkeep
 
 __all__ = [
     "BOT_TRADE_ACTIONS",
-    "BOT_TRADE_ROUNDS",
     "KEEP_FINISHED",
     "LOG_ON_CONNECT",
     "RATE_BURST",
@@ -65,6 +64,7 @@ __all__ = [
     "Seat",
     "Settings",
     "Socket",
+    "Step",
     "Table",
     "TradeState",
     "card_table",
