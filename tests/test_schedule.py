@@ -313,6 +313,34 @@ def test_a_self_ending_active_seat_left_out_asks_nobody() -> None:
     assert s.next(game, only=set()) is None  # terminates although rounds never run out
 
 
+def test_a_web_pump_style_caller_bots_only_offers_answered_fresh_rounds() -> None:
+    """Seat 0 is a person, seats 1-3 are bots with a budget of 3 actions each: the bots'
+    slots, a bot's answer to the person's offer out of its slot, fresh rounds after the
+    person's trade action, and the time-up question only once the active seat is a bot."""
+    game = trade_game()
+    bots = {1, 2, 3}
+    s = TradeScheduler(action_limit=3)
+    assert s.next(game, only=bots) == Ask(1, False, SLOT)
+    s.report(True)
+    # The person proposes to seat 2; the pump answers for the bot at once.
+    hand = game.hands[0]
+    game.apply(0, Action.propose(Offer(2, (hand[0],), ())))
+    s.restart()
+    game.apply(2, Action.decline(max(game.offers)))
+    s.note_action(game, 2)
+    assert s.actions == {1: 1, 2: 1}
+    assert s.next(game, only=bots) == Ask(2, False, SLOT)  # the round goes on
+    s.report(False)
+    assert s.next(game, only=bots) == Ask(3, False, SLOT)
+    s.report(False)
+    for seat in (1, 2, 3):  # round 2: the last one was not quiet
+        assert s.next(game, only=bots) == Ask(seat, False, SLOT)
+        s.report(False)
+    assert s.next(game, only=bots) is None and s.time_up  # the person ends trading
+    s.restart()  # ... or trades again: the bots get fresh rounds
+    assert s.next(game, only=bots) == Ask(1, False, SLOT)
+
+
 # ---------------------------------------------------------------------------- whole games
 
 
@@ -372,6 +400,7 @@ def test_random_games_through_the_scheduler_end_and_required_seats_can_act(
             assert seat == game.waiting_for()[0]
         if ask.time_up:
             assert game.phase == TRADE and seat == game.active
+            assert Action.end_trading() in game.legal_actions(seat)
             game.apply(seat, Action.end_trading())
             continue
         legal = game.legal_actions(seat, agents[seat].wants_offers(game.turn))

@@ -36,6 +36,15 @@ person traded, so bots may answer again); ``self_ending`` names seats that end t
 trading (a person at the terminal): as the active seat such a seat is asked, required,
 every round, and its trading time never runs out.
 
+The web server's bot pump, for example, would keep one
+``TradeScheduler(action_limit=BOT_TRADE_ACTIONS)`` per table and ask
+``next(game, only=bot_seats)``: a required question is a bot's decision; a slot is a
+bot's chance to trade (``report(True)`` once its action is stored - a failed store leaves
+the slot unreported, a pass - or ``report(False)`` when it passes); a time-up question for
+an active bot starts its grace period (the pump keeps the clock: questions carry no time);
+``note_action`` after a bot answers an offer made to it; ``restart`` after a person's
+trade action. The table's own trading time limit stays the pump's.
+
 A driver loop, with agents that pass on every slot:
 
 >>> from bohnanza.actions import Action
