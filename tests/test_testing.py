@@ -128,7 +128,7 @@ def test_assert_illegal_fails_on_a_legal_action_and_on_the_wrong_error() -> None
     with pytest.raises(AssertionError, match="was accepted"):
         assert_illegal(game, 0, Action.plant(0))
     with pytest.raises(AssertionError, match="not named"):
-        assert_illegal(game, 0, Action.plant(0), "R-NO-SUCH-RULE")  # R-PLANT-3 is named
+        assert_illegal(game, 0, Action.plant(0), "no such rule")  # R-PLANT-3 is named
     with pytest.raises(AssertionError, match="not IllegalActionSubclass"):
 
         class IllegalActionSubclass(IllegalAction):
