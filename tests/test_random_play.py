@@ -428,7 +428,7 @@ def test_fasolufka_child_placed_by_another_seats_action_refreshes_the_cached_vie
     """Found by the checker (fasolki+fasolufka, 3–5 players, about 1 game in 100): a
     received child waits in the queue of pending decisions while another seat finishes a
     lady move; when that seat's ``move_lady`` lets the child be placed, the receiver's field
-    changes, but ``Game._execute`` only refreshes the cached public view of the acting seat,
+    changes, but ``Game.apply`` only refreshed the cached public view of the acting seat,
     the active seat and a trade partner. Bots (the driver hands them cached views) then see
     the receiver's old fields."""
     # Searched for rather than pinned to one seed: the situation arises in about one

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from bohnanza import Action, Game, RecordError
+from bohnanza.errors import IllegalAction
 from bohnanza.checker import option_sets, position
 from bohnanza.rules import all_rulesets
 
@@ -312,3 +313,39 @@ def test_a_clone_of_a_clone_and_a_loaded_clone_agree() -> None:
     actions = game_log(config)
     game = replayed(config, actions[: len(actions) // 3])
     assert game.clone().clone() == game == Game.from_dict(game.clone().to_dict())
+
+
+@pytest.mark.parametrize("version", [0, 2, "1", None])
+def test_a_state_of_another_version_raises_a_clear_record_error(version: Any) -> None:
+    data = Game.new("classic", 3, seed=1).to_dict()
+    data["version"] = version
+    with pytest.raises(RecordError, match=r"unsupported saved-state version .*reads version 1"):
+        Game.from_dict(data)
+
+
+def test_event_recording_is_an_explicit_switch() -> None:
+    """A new game records the events of every applied action; ``events=False`` (or
+    ``record_events(False)``) plays without, and ``apply`` then returns no events."""
+    game = Game.new("classic", 3, seed=1)
+    assert game.recording
+    assert [e.type for e in game.apply(0, game.legal_actions(0)[0])][:1] == ["plant"]
+    quiet = Game.new("classic", 3, seed=1, events=False)
+    assert not quiet.recording and quiet.apply(0, quiet.legal_actions(0)[0]) == []
+    assert quiet.to_dict() == game.to_dict()  # recording changes no state
+    live = quiet.record_events()
+    events = quiet.apply(0, quiet.legal_actions(0)[0])
+    assert events and live == events  # the live list holds what was recorded since
+    assert game.clone().recording is False and Game.from_dict(game.to_dict()).recording
+
+
+def test_a_trusted_apply_skips_the_check_and_an_untrusted_one_refuses() -> None:
+    game = Game.new("classic", 3, seed=1)
+    before = game.to_dict()
+    with pytest.raises(IllegalAction):
+        game.apply(1, Action.plant(0))  # not seat 1's turn (R-PLANT-1)
+    assert game.to_dict() == before
+    action = game.legal_actions(0)[0]
+    twin = game.clone()
+    game.apply(0, action, trusted=True)
+    twin.apply(0, action)
+    assert game.to_dict() == twin.to_dict()

@@ -44,7 +44,7 @@ from .shuffle import (
     make_generator,
     save_generator,
 )
-from .views import View, make_view
+from .views import SeatView, View, make_view
 
 if TYPE_CHECKING:
     from .modules.base import Hooks
@@ -61,6 +61,9 @@ MAX_OPEN_OFFERS = 16
 
 _T = ActionType
 
+
+#: The version of :meth:`Game.to_dict`'s format; :meth:`Game.from_dict` reads only this one.
+STATE_VERSION = 1
 
 #: Events that report the card a draw took (logged before that draw's run-out).
 _CARD_EVENTS = frozenset(("draw", "turn_over", "reveal"))
@@ -127,7 +130,7 @@ class Game:
     scores: tuple[int, ...] | None
     winners: tuple[int, ...] | None
     _events: list[Event] | None
-    _seat_views: list[Any]
+    _seat_views: list[SeatView | None]
 
     # ------------------------------------------------------------------ creation
 
@@ -142,6 +145,7 @@ class Game:
         seed: int | None = None,
         deck: Sequence[str | int] | None = None,
         generator: str = DEFAULT,
+        events: bool = True,
     ) -> Game:
         """Create a game and deal (R-SETUP-1…5).
 
@@ -152,9 +156,11 @@ class Game:
         follows in a seeded shuffle. Hands are dealt in seat order: seat 0 takes the first
         cards, then seat 1, and so on. ``generator`` names the shuffle generator
         (:data:`bohnanza.shuffle.GENERATORS`); only replays of old records need another.
+        ``events=False`` plays without recording events (simulations, search; see
+        :meth:`record_events`).
         """
         config = make_config(rules, players, options, tuple(modules))
-        return cls(config, seed=seed, deck=deck, generator=generator)
+        return cls(config, seed=seed, deck=deck, generator=generator, events=events)
 
     def __init__(
         self,
@@ -163,6 +169,7 @@ class Game:
         seed: int | None = None,
         deck: Sequence[str | int] | None = None,
         generator: str = DEFAULT,
+        events: bool = True,
     ) -> None:
         from .modules import hooks_for
 
@@ -205,6 +212,8 @@ class Game:
         self._seat_views = [None] * n
         self.hooks.setup(self)
         self.hooks.start_turn(self, 0)
+        if events:  # from the first action on (the deal and the first turn are not logged)
+            self._events = []
 
     def _arrange(self, deck: Sequence[str | int] | None) -> list[int]:
         # Shuffle first in every case, so that the RNG is in the same state afterwards
@@ -290,11 +299,21 @@ class Game:
 
     # ------------------------------------------------------------------ events
 
-    def collect_events(self) -> list[Event]:
-        """Start recording events; returns the live list the engine appends to."""
+    def record_events(self, on: bool = True) -> list[Event]:
+        """Switch event recording on (the default of a new game) or off; returns the live
+        list the engine appends to (empty while off). Recording costs time: simulations
+        and search play without it."""
+        if not on:
+            self._events = None
+            return []
         if self._events is None:
             self._events = []
         return self._events
+
+    @property
+    def recording(self) -> bool:
+        """Whether :meth:`apply` records events (:meth:`record_events`)."""
+        return self._events is not None
 
     def emit(
         self,
@@ -315,29 +334,18 @@ class Game:
 
     # ------------------------------------------------------------------ actions
 
-    def apply(self, seat: int, action: Action) -> list[Event]:
+    def apply(self, seat: int, action: Action, *, trusted: bool = False) -> list[Event]:
         """Check ``action`` for ``seat`` and carry it out, or raise and change nothing.
 
-        Returns the events it caused (recording is switched on by the first call).
+        Returns the events it caused while the game records them (:meth:`record_events`),
+        else an empty list. ``trusted=True`` skips the check: only for an action taken
+        from :meth:`legal_actions` *of this same state* (the random-play checker verifies
+        that every listed action passes the check); anything else must be checked.
         """
-        self.check(seat, action)
-        events = self.collect_events()
-        start = len(events)
-        self._execute(seat, action)
-        return events[start:]
-
-    def apply_fast(self, seat: int, action: Action) -> None:
-        """:meth:`apply` without event recording, for simulations that do not need logs."""
-        self.check(seat, action)
-        self._execute(seat, action)
-
-    def apply_unchecked(self, seat: int, action: Action) -> None:
-        """Carry out an action taken from :meth:`legal_actions` *for this same state*,
-        without checking it again (the driver's hot path). Anything else must go
-        through :meth:`apply`."""
-        self._execute(seat, action)
-
-    def _execute(self, seat: int, action: Action) -> None:
+        if not trusted:
+            self.check(seat, action)
+        events = self._events
+        start = len(events) if events is not None else 0
         proposer = None
         if action.type is ActionType.ACCEPT:
             proposer = self.offers[action.offer_id][0]  # type: ignore[index]
@@ -355,6 +363,7 @@ class Game:
             cache[seat] = cache[active] = cache[self.active] = None
             if proposer is not None:
                 cache[proposer] = None
+        return events[start:] if events is not None else []
 
     def check(self, seat: int, action: Action) -> None:
         """Raise :class:`IllegalAction` unless ``seat`` may do ``action`` now."""
@@ -461,36 +470,35 @@ class Game:
             raise IllegalAction("the game is not over yet")
         return {"scores": list(self.scores), "winners": list(self.winners), "turns": self.turn}
 
-    def fail(
-        self,
-        seat: int,
-        what: str,
-        why: str,
-        rule: str | None = None,
-        cls: type[IllegalAction] = IllegalAction,
-    ) -> IllegalAction:
-        """Build the exception for "seat cannot <what>: <why> (rule)"."""
-        return cls(f"seat {seat} cannot {what}: {why}", seat=seat, rule=rule)
-
     # ------------------------------------------------------------------ views
 
     def view(self, seat: int | None, cached: bool = False) -> View:
         """What ``seat`` may know (``None``: a spectator), as a :class:`bohnanza.views.View`.
 
         ``cached=True`` reuses the public parts of seats that no action touched since the
-        last cached view (the driver's hot path). It is only valid while every change goes
-        through :meth:`apply`; code that edits the state directly must use the default.
+        last cached view (the driver's hot path). The game owns that cache: it is valid
+        while every change goes through :meth:`apply`; code that edits the state directly
+        calls :meth:`invalidate_views` afterwards (or uses the default).
         """
-        if seat is not None and (
-            not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < self.players
-        ):
+        if type(seat) is not int and seat is not None:
+            raise IllegalAction(f"there is no seat {seat!r} in a {self.players}-player game")
+        if seat is not None and not 0 <= seat < self.config.players:
             raise IllegalAction(f"there is no seat {seat!r} in a {self.players}-player game")
         return make_view(self, seat, self._seat_views if cached else None)
+
+    def cached_seat_views(self) -> tuple[SeatView | None, ...]:
+        """The cached public seat views (``None``: stale), for the invariant checker."""
+        return tuple(self._seat_views)
+
+    def invalidate_views(self) -> None:
+        """Forget the cached public seat views (after editing the state directly)."""
+        self._seat_views = [None] * self.config.players
 
     # ------------------------------------------------------------------ copies and persistence
 
     def clone(self) -> Game:
-        """A cheap independent copy (lists of ints copied, no deep copy of objects)."""
+        """A cheap independent copy (lists of ints copied, no deep copy of objects). The
+        copy does not record events (:meth:`record_events` switches that on)."""
         g = Game.__new__(Game)
         g.config = self.config
         g.hooks = self.hooks
@@ -526,7 +534,7 @@ class Game:
         """The whole state as JSON-ready data (private parts included: not for players)."""
         return {
             "format": "bohnanza-state",
-            "version": 1,
+            "version": STATE_VERSION,
             "rules": self.config.rules,
             "players": self.players,
             "options": dict(self.config.options),
@@ -560,8 +568,10 @@ class Game:
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Game:
-        """Rebuild a state saved by :meth:`to_dict`; a malformed one raises RecordError."""
+    def from_dict(cls, data: Mapping[str, Any], *, events: bool = True) -> Game:
+        """Rebuild a state saved by :meth:`to_dict`; a malformed one, or one of another
+        format version, raises RecordError. The game records events from here on unless
+        ``events=False``."""
         from .modules import hooks_for
 
         if not isinstance(data, Mapping):
@@ -569,6 +579,11 @@ class Game:
         try:
             if data.get("format") != "bohnanza-state":
                 raise RecordError("not a bohnanza state (format must be 'bohnanza-state')")
+            if data.get("version") != STATE_VERSION:
+                raise RecordError(
+                    f"unsupported saved-state version {data.get('version')!r}; "
+                    f"this engine reads version {STATE_VERSION}"
+                )
             config = make_config(str(data["rules"]), int(data["players"]), dict(data["options"]))
             g = Game.__new__(Game)
             g.config = config
@@ -603,7 +618,7 @@ class Game:
             g.extra = _copy_json(dict(data["extra"]))
             g.scores = tuple(data["scores"]) if data["scores"] is not None else None
             g.winners = tuple(data["winners"]) if data["winners"] is not None else None
-            g._events = None
+            g._events = [] if events else None
             g._seat_views = [None] * config.players
         except RecordError:
             raise

@@ -87,6 +87,7 @@ def replay(record: Mapping[str, Any], *, check_result: bool = True) -> Game:
             f"unsupported record version {record.get('version')!r}; this reads {VERSION}"
         )
     game = new_game(record)
+    game.record_events(False)  # replayed actions are not logged; later ones are
     actions = record.get("actions", [])
     if not isinstance(actions, list):
         raise RecordError("record actions must be a list")
@@ -96,7 +97,7 @@ def replay(record: Mapping[str, Any], *, check_result: bool = True) -> Game:
         body = {k: v for k, v in entry.items() if k != "seat"}
         try:
             action = Action.from_json(body)
-            game.apply_fast(entry["seat"], action)
+            game.apply(entry["seat"], action)
         except BohnanzaError as exc:
             raise RecordError(f"action #{i} ({entry!r}) is illegal: {exc}") from None
     result = record.get("result")
@@ -105,6 +106,7 @@ def replay(record: Mapping[str, Any], *, check_result: bool = True) -> Game:
             raise RecordError("the record has a result but its actions do not finish the game")
         if game.result() != result:
             raise RecordError(f"replayed result {game.result()} differs from the record's {result}")
+    game.record_events()
     return game
 
 

@@ -58,7 +58,7 @@ def agent_seed(game_seed: int, seat: int) -> int:
 
 
 def play_one(spec: GameSpec, seed: int) -> GameOutcome:
-    game = Game.new(spec.rules, spec.players, options=dict(spec.options), seed=seed)
+    game = Game.new(spec.rules, spec.players, options=dict(spec.options), seed=seed, events=False)
     agents = [make_agent(name, agent_seed(seed, k)) for k, name in enumerate(spec.agents)]
     log = play(game, agents)
     if spec.records:

@@ -780,7 +780,7 @@ class Manager:
             for s in table.seats:
                 if s.kind == "person" and s.conns == 0 and s.away_since is None:
                     s.away_since = now  # never connected: the away clock starts now
-            game.collect_events()
+            game.record_events()
             conn.send({"type": "ack", "seq": 0, **({"id": msg.id} if msg.id is not None else {})})
             self._broadcast_info(table)
             self._clock_tick(table, time.monotonic())
@@ -1374,7 +1374,7 @@ class Manager:
             if i == step - 1:
                 events = game.apply(seat, action)
             else:
-                game.apply_fast(seat, action)
+                game.apply(seat, action)
         view = game.view(None)
         cj = view.card_json
         last = table.actions[step - 1] if step > 0 else None
