@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from bohnanza import Action, Game, RecordError
-from bohnanza.errors import IllegalAction
 from bohnanza.checker import option_sets, position
+from bohnanza.errors import IllegalAction
 from bohnanza.rules import all_rulesets
 
 Config = tuple[str, int, dict[str, str]]
@@ -349,3 +349,26 @@ def test_a_trusted_apply_skips_the_check_and_an_untrusted_one_refuses() -> None:
     game.apply(0, action, trusted=True)
     twin.apply(0, action)
     assert game.to_dict() == twin.to_dict()
+
+
+def test_phases_are_string_enums_and_load_as_members() -> None:
+    from bohnanza.game import Phase
+
+    game = Game.new("classic", 3, seed=1)
+    assert game.phase is Phase.PLANT and game.phase == "plant"
+    loaded = Game.from_dict(json.loads(json.dumps(game.to_dict())))
+    assert loaded.phase is Phase.PLANT
+
+
+def test_a_pending_decision_is_a_typed_value_with_todays_list_form() -> None:
+    import pickle
+
+    from bohnanza.game import Pending
+
+    p = Pending(2, "move_lady", 1, 40)
+    assert (p.seat, p.kind, p.args) == (2, "move_lady", (1, 40))
+    assert p.to_json() == [2, "move_lady", 1, 40] and Pending.from_json(p.to_json()) == p
+    assert pickle.loads(pickle.dumps(p)) == p and p[0] == 2  # still reads as a tuple
+    for bad in ([], [1], ["1", "x"], [1, 2], [1, "x", "3"], "1,x"):
+        with pytest.raises(RecordError):
+            Pending.from_json(bad)

@@ -20,7 +20,8 @@ Design (see DESIGN-NOTES.md):
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, NewType
 
 from .actions import Action, ActionType, Offer, shape_error
 from .errors import (
@@ -49,10 +50,79 @@ from .views import SeatView, View, make_view
 if TYPE_CHECKING:
     from .modules.base import Hooks
 
-PLANT = "plant"
-TRADE = "trade"
-PLANT_TRADED = "plant_traded"
-OVER = "over"
+
+class Phase(StrEnum):
+    """The base game's phases (a module adds its own, as another ``StrEnum``). Members are
+    strings, so comparisons with ``"plant"`` and the JSON forms are as before."""
+
+    PLANT = "plant"  # phase 1: planting from the hand
+    TRADE = "trade"  # phase 2: drawn cards turned over, trading
+    PLANT_TRADED = "plant_traded"  # phase 3: planting traded and kept cards
+    OVER = "over"  # the game has ended
+
+
+PLANT = Phase.PLANT
+TRADE = Phase.TRADE
+PLANT_TRADED = Phase.PLANT_TRADED
+OVER = Phase.OVER
+
+#: A card id: an index into the config's card tables.
+CardId = NewType("CardId", int)
+#: A seat number, 0 to players - 1.
+SeatId = NewType("SeatId", int)
+#: A field of one seat, 0 to 2, bottom card first.
+FieldId = NewType("FieldId", int)
+
+
+class Pending(tuple[Any, ...]):
+    """A pending indivisible decision (R-HARV-1): the seat that must take it, its kind (a
+    module's name for it, ``"move_lady"``) and the kind's numbers (a field, a card).
+
+    An immutable tuple ``(seat, kind, *args)``, so that its JSON form (a list) and code
+    that unpacks it stay as they were; read it through ``seat``, ``kind`` and ``args``.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, seat: int, kind: str, *args: int) -> Pending:
+        return super().__new__(cls, (seat, kind, *args))
+
+    def __getnewargs__(self) -> tuple[Any, ...]:
+        return tuple(self)
+
+    @property
+    def seat(self) -> int:
+        seat = self[0]
+        assert isinstance(seat, int)
+        return seat
+
+    @property
+    def kind(self) -> str:
+        return str(self[1])
+
+    @property
+    def args(self) -> tuple[int, ...]:
+        return tuple(int(a) for a in self[2:])
+
+    def to_json(self) -> list[int | str]:
+        return list(self)
+
+    @classmethod
+    def from_json(cls, data: object) -> Pending:
+        """Parse the list form; anything else raises :class:`RecordError`."""
+        if (
+            not isinstance(data, list | tuple)
+            or len(data) < 2
+            or type(data[0]) is not int
+            or not isinstance(data[1], str)
+            or not all(type(a) is int for a in data[2:])
+        ):
+            raise RecordError(f"malformed pending decision {data!r}")
+        return cls(data[0], data[1], *data[2:])
+
+    def __repr__(self) -> str:
+        return f"Pending{tuple(self)!r}"
+
 
 #: An open offer may hold at most this many cards on either side, and a seat may keep at
 #: most this many offers open: bounds that keep bots and network clients from flooding.
@@ -125,7 +195,7 @@ class Game:
     turn: int
     runouts: int
     final_runout: bool
-    pending: tuple[Any, ...] | None
+    pending: Pending | None
     extra: dict[str, Any]
     scores: tuple[int, ...] | None
     winners: tuple[int, ...] | None
@@ -294,7 +364,7 @@ class Game:
         if self.phase == OVER:
             return []
         if self.pending is not None:
-            return [self.pending[0]]
+            return [self.pending.seat]
         return self.hooks.waiting_for(self)
 
     # ------------------------------------------------------------------ events
@@ -561,7 +631,7 @@ class Game:
             "turn": self.turn,
             "runouts": self.runouts,
             "final_runout": self.final_runout,
-            "pending": list(self.pending) if self.pending is not None else None,
+            "pending": self.pending.to_json() if self.pending is not None else None,
             "extra": _copy_json(self.extra),
             "scores": list(self.scores) if self.scores is not None else None,
             "winners": list(self.winners) if self.winners is not None else None,
@@ -609,12 +679,13 @@ class Game:
             g.next_offer_id = int(data["next_offer_id"])
             g.supply = int(data["supply"])
             g.active = int(data["active"])
-            g.phase = str(data["phase"])
+            phase = str(data["phase"])
+            g.phase = next((p for p in g.hooks.phases if p == phase), phase)
             g.planted = int(data["planted"])
             g.turn = int(data["turn"])
             g.runouts = int(data["runouts"])
             g.final_runout = bool(data["final_runout"])
-            g.pending = tuple(data["pending"]) if data["pending"] is not None else None
+            g.pending = Pending.from_json(data["pending"]) if data["pending"] is not None else None
             g.extra = _copy_json(dict(data["extra"]))
             g.scores = tuple(data["scores"]) if data["scores"] is not None else None
             g.winners = tuple(data["winners"]) if data["winners"] is not None else None
@@ -695,8 +766,13 @@ __all__ = [
     "TRADE",
     "Action",
     "ActionType",
+    "CardId",
+    "FieldId",
     "Game",
     "InvalidOffer",
     "NotYourTurn",
     "Offer",
+    "Pending",
+    "Phase",
+    "SeatId",
 ]

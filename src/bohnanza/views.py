@@ -18,7 +18,7 @@ from .actions import Offer
 from .rules import GameConfig
 
 if TYPE_CHECKING:
-    from .game import Game
+    from .game import Game, Pending
 
 
 class SeatView(NamedTuple):
@@ -67,7 +67,7 @@ class View(NamedTuple):
     drawn: tuple[int, ...]
     seats: tuple[SeatView, ...]
     offers: tuple[OfferView, ...]
-    pending: tuple[Any, ...] | None
+    pending: Pending | None
     public: dict[str, Any]
     scores: tuple[int, ...] | None
     winners: tuple[int, ...] | None

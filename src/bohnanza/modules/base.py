@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..actions import Action, ActionType, Offer
 from ..errors import IllegalAction, NotYourTurn, Refusal
-from ..game import OVER, PLANT, PLANT_TRADED, TRADE
+from ..game import OVER, PLANT, PLANT_TRADED, TRADE, Pending
 from .operations import BASE_RULES, Rule, list_actions, listing
 
 if TYPE_CHECKING:
@@ -153,7 +153,7 @@ class Hooks:
         """Module-owned piles whose cards are discarded when the game ends."""
         return []
 
-    def public_pending(self, game: Game, seat: int | None) -> tuple[Any, ...] | None:
+    def public_pending(self, game: Game, seat: int | None) -> Pending | None:
         """The pending indivisible decision as ``seat`` may see it (module decisions are
         public in the base design)."""
         return game.pending
@@ -289,11 +289,11 @@ class Hooks:
         return Refusal(
             seat,
             action.type.value,
-            f"seat {p[0]} must first finish {p[1]}",
+            f"seat {p.seat} must first finish {p.kind}",
             None,
             NotYourTurn,
             "",
-            {"active": p[0] if timed else game.active},
+            {"active": p.seat if timed else game.active},
         )
 
     def execute(self, game: Game, seat: int, action: Action) -> None:
@@ -306,16 +306,16 @@ class Hooks:
     # A queue of indivisible decisions (R-HARV-1): ``game.pending`` is the head, the rest
     # wait in ``game.extra["queue"]``. When the last is done, the interrupted flow resumes.
 
-    def push_pending(self, game: Game, item: tuple[Any, ...]) -> None:
+    def push_pending(self, game: Game, item: Pending) -> None:
         if game.pending is None:
             game.pending = item
         else:
-            game.extra.setdefault("queue", []).append(list(item))
+            game.extra.setdefault("queue", []).append(item.to_json())
 
     def pop_pending(self, game: Game) -> None:
         queue = game.extra.get("queue")
         if queue:
-            game.pending = tuple(queue.pop(0))
+            game.pending = Pending.from_json(queue.pop(0))
             if not queue:
                 del game.extra["queue"]
             return

@@ -13,6 +13,7 @@ the turn in which the pile first runs out, plus one turn for seat 1 if seat 0 wa
 from __future__ import annotations
 
 from collections.abc import Callable
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..actions import Action, ActionType
@@ -25,9 +26,19 @@ if TYPE_CHECKING:
     from ..game import Game
 
 _T = ActionType
-OFFER = "duel_offer"
-DISCARD = "duel_discard"
-REVEAL = "duel_reveal"
+
+
+class DuelPhase(StrEnum):
+    """The duel's own steps of a turn (R-DUEL-3), besides the base ``plant``."""
+
+    OFFER = "duel_offer"  # plant or discard each card the opponent left
+    DISCARD = "duel_discard"  # optionally discard one hand card
+    REVEAL = "duel_reveal"  # reveal 3, pull matching cards, plant any
+
+
+OFFER = DuelPhase.OFFER
+DISCARD = DuelPhase.DISCARD
+REVEAL = DuelPhase.REVEAL
 REVEAL_COUNT = 3
 
 

@@ -582,8 +582,8 @@ class AnytimeRule(Rule):
             return self.refuse(game, seat, what, own, code="own_turn_only", active=game.active)
         p = game.pending
         if p is not None:
-            why = f"seat {p[0]} must first finish {p[1]} (R-HARV-1)"
-            return self.refuse(game, seat, what, why, code="not_now", active=p[0])
+            why = f"seat {p.seat} must first finish {p.kind} (R-HARV-1)"
+            return self.refuse(game, seat, what, why, code="not_now", active=p.seat)
         return None
 
     def may_act(self, game: Game, seat: int) -> bool:
