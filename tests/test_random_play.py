@@ -309,6 +309,18 @@ def test_checker_catches_a_public_area_with_private_cards(monkeypatch: pytest.Mo
     _expect("draw pile", agents="autarky")
 
 
+def test_checker_catches_a_view_that_can_be_changed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Views are immutable (issue 14): a module's public state handed out as a plain dict
+    could be changed by one reader under the others."""
+
+    def writable(self: Hooks, game: Game, seat: int | None) -> dict[str, Any]:
+        return {"log": list(game.extra["log"])}
+
+    _module_state(monkeypatch)
+    monkeypatch.setattr(Hooks, "public_extra", writable)
+    _expect("can be changed", agents="autarky")
+
+
 def test_checker_catches_a_view_sharing_state(monkeypatch: pytest.MonkeyPatch) -> None:
     def alias(self: Hooks, game: Game, seat: int | None) -> dict[str, Any]:
         return {"log": game.extra["log"]}

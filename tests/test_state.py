@@ -372,3 +372,30 @@ def test_a_pending_decision_is_a_typed_value_with_todays_list_form() -> None:
     for bad in ([], [1], ["1", "x"], [1, 2], [1, "x", "3"], "1,x"):
         with pytest.raises(RecordError):
             Pending.from_json(bad)
+
+
+def test_views_and_configs_cannot_be_changed_by_a_reader() -> None:
+    """Every base-game view used to share one module-level ``public`` dict, and configs are
+    shared through a cache: a reader that changed them changed them for every game."""
+    game = Game.new("fasolki+duel", 2, seed=3)
+    view = game.view(0)
+    with pytest.raises(TypeError):
+        view.public["offer"] = []  # type: ignore[index]
+    with pytest.raises(TypeError):
+        view.public["revealed"].append(1)
+    classic = Game.new("classic", 3, seed=1).view(0)
+    with pytest.raises(TypeError):
+        classic.public["x"] = 1  # type: ignore[index]
+    config = Game.new("fasolki+new-varieties", 4, options={"remove": "farmer"}, seed=1).config
+    with pytest.raises(TypeError):
+        config.options["remove"] = "glutton"  # type: ignore[index]
+    again = Game.new("fasolki+new-varieties", 4, options={"remove": "farmer"}, seed=1)
+    assert again.to_dict()["options"] == {"remove": "farmer"}
+
+
+def test_a_view_survives_pickling_for_search_workers() -> None:
+    import pickle
+
+    game = Game.new("fasolki+duel", 2, seed=3)
+    view = game.view(1)
+    assert pickle.loads(pickle.dumps(view)) == view

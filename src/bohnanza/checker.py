@@ -540,6 +540,8 @@ class _Checker:
             ref = _find_reference(view, mutable) if k == ref_viewer else None
             if ref:
                 raise self.fail(f"view for {who} holds {ref}")
+            if k == ref_viewer:
+                _read_only(self, view, who)
 
     def view_offers(self, view: View, data: dict[str, Any], k: int | None, who: str) -> None:
         g = self.game
@@ -1061,3 +1063,27 @@ __all__ = [
     "option_sets",
     "position",
 ]
+
+
+def _read_only(checker: _Checker, view: View, who: str) -> None:
+    """Views and configs are immutable (issue 14): one view part or config may be shared
+    by several readers, so no reader may change it."""
+    parts: list[tuple[str, Any]] = [("view.public", view.public)]
+    parts += [(f"view.public[{k!r}]", v) for k, v in view.public.items()]
+    parts += [(f"offer {o.offer_id} shown", s) for o in view.offers for s in o.shown]
+    parts.append(("config.options", view.config.options))
+    for name, part in parts:
+        if isinstance(part, dict | list):
+            try:
+                if isinstance(part, dict):
+                    part["__probe__"] = None
+                else:
+                    part.append(None)
+            except TypeError:
+                continue
+            raise checker.fail(f"{name} of the view for {who} can be changed")
+    try:
+        view.config.players = 0  # type: ignore[misc]
+    except (AttributeError, TypeError):
+        return
+    raise checker.fail(f"the config of the view for {who} can be changed")

@@ -15,6 +15,7 @@ from typing import Any
 
 from .cards import Variety, catalogue, varieties
 from .errors import ConfigError
+from .frozen import FrozenDict
 
 BASE_RULESETS = ("classic", "first-edition", "fasolki")
 MODULES = ("new-varieties", "fasolkopajaki", "fasolufka", "duel")
@@ -23,7 +24,10 @@ MODULE_BASE = "fasolki"
 
 @dataclass(frozen=True, slots=True)
 class GameConfig:
-    """Everything fixed for one game. Card ids index ``card_variety`` and ``card_kind``."""
+    """Everything fixed for one game. Card ids index ``card_variety`` and ``card_kind``.
+
+    Immutable, and shared by every game of the same rule set: ``options`` is a read-only
+    mapping (:class:`bohnanza.frozen.FrozenDict`)."""
 
     rules: str
     base: str
@@ -202,7 +206,7 @@ def _make_config(
         base=base,
         module=module,
         players=players,
-        options=opts,
+        options=FrozenDict(opts),
         varieties=tuple(keys),
         card_variety=tuple(card_variety),
         card_kind=tuple(card_kind),

@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..actions import Action, ActionType, Offer
 from ..errors import IllegalAction, NotYourTurn, Refusal
+from ..frozen import FrozenDict
 from ..game import OVER, PLANT, PLANT_TRADED, TRADE, Pending
+from ..views import EMPTY
 from .operations import BASE_RULES, Rule, list_actions, listing
 
 if TYPE_CHECKING:
@@ -158,9 +160,10 @@ class Hooks:
         public in the base design)."""
         return game.pending
 
-    def public_extra(self, game: Game, seat: int | None) -> dict[str, Any]:
-        """Module-owned public state for views (e.g. the duel's offer)."""
-        return {}
+    def public_extra(self, game: Game, seat: int | None) -> FrozenDict[str, Any]:
+        """Module-owned public state for views (e.g. the duel's offer), read-only
+        (:class:`~bohnanza.frozen.FrozenDict`, card piles as ``FrozenList``)."""
+        return EMPTY
 
     # ------------------------------------------------------------------ fields
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..actions import Action, ActionType
 from ..errors import Refusal
+from ..frozen import FrozenDict, FrozenList
 from ..game import PLANT
 from .base import Hooks
 from .operations import BuyFieldRule, HarvestRule, Rule, with_rules
@@ -118,8 +119,10 @@ class DuelHooks(Hooks):
     def table_piles(self, game: Game) -> list[list[int]]:
         return [game.extra["offer"], game.extra["revealed"]]
 
-    def public_extra(self, game: Game, seat: int | None) -> dict[str, Any]:
-        return {"offer": list(game.extra["offer"]), "revealed": list(game.extra["revealed"])}
+    def public_extra(self, game: Game, seat: int | None) -> FrozenDict[str, Any]:
+        return FrozenDict(
+            offer=FrozenList(game.extra["offer"]), revealed=FrozenList(game.extra["revealed"])
+        )
 
     # ---------------------------------------------------------------- coins
 
