@@ -421,7 +421,10 @@ class Game:
             proposer = self.offers[action.offer_id][0]  # type: ignore[index]
         active = self.active
         interrupted = self.pending is not None
-        self.hooks.execute(self, seat, action)
+        rule = self.hooks.rules.get(action.type)
+        if rule is None:
+            raise IllegalAction(f"{action!r} is not handled in {self.config.rules}", seat=seat)
+        rule.execute(self, seat, action)
         # An action changes the public side of its actor, the active seat (automatic
         # draws, kept cards) and a trade partner only; the end of the game changes all,
         # and so may the queue of pending decisions (a child of another seat placed
@@ -550,9 +553,10 @@ class Game:
         while every change goes through :meth:`apply`; code that edits the state directly
         calls :meth:`invalidate_views` afterwards (or uses the default).
         """
-        if type(seat) is not int and seat is not None:
-            raise IllegalAction(f"there is no seat {seat!r} in a {self.players}-player game")
-        if seat is not None and not 0 <= seat < self.config.players:
+        if type(seat) is int:
+            if not 0 <= seat < self.config.players:
+                raise IllegalAction(f"there is no seat {seat!r} in a {self.players}-player game")
+        elif seat is not None:
             raise IllegalAction(f"there is no seat {seat!r} in a {self.players}-player game")
         return make_view(self, seat, self._seat_views if cached else None)
 

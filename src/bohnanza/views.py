@@ -189,15 +189,23 @@ def _ids_in(public: Mapping[str, Any]) -> list[int]:
 
 
 def seat_view(game: Game, s: int) -> SeatView:
+    hooks = game.hooks
+    fields = game.fields[s]
+    if hooks._base_payout:  # the base payout inlined: this runs after most actions
+        payout = hooks.payout
+        cv = hooks.card_variety
+        payouts = tuple([payout[cv[f[-1]]][len(f)] if f else 0 for f in fields])
+    else:
+        payouts = hooks.seat_payouts(game, s)
     return _new_seat(
         SeatView,
         (
             s,
-            tuple(map(tuple, game.fields[s])),
+            tuple(map(tuple, fields)),
             len(game.treasury[s]),
             len(game.hands[s]),
             tuple(game.trade[s]),
-            game.hooks.seat_payouts(game, s),
+            payouts,
         ),
     )
 
@@ -259,6 +267,9 @@ def make_view(game: Game, seat: int | None, cache: list[SeatView | None] | None 
     )
 
 
+_new_offer: Callable[[type[OfferView], tuple[Any, ...]], OfferView] = tuple.__new__
+
+
 def _offer_view(game: Game, seat: int | None, oid: int, proposer: int, offer: Offer) -> OfferView:
     hooks = game.hooks
     declared = offer.declared or ("",) * len(offer.give)
@@ -268,11 +279,22 @@ def _offer_view(game: Game, seat: int | None, oid: int, proposer: int, offer: Of
         d = claim or None
         if seat == proposer:
             give.append(c)
-            shown.append(FrozenDict(declared=d) if d is not None else _EMPTY)
+            shown.append(_claim(d) if d is not None else _EMPTY)
         elif c in game.drawn:
             give.append(c)
             shown.append(_EMPTY)
         else:
             give.append(None)
-            shown.append(FrozenDict(hooks.offered_card(game, c, d)))
-    return OfferView(oid, proposer, offer.to, tuple(give), tuple(shown), offer.want)
+            shown.append(hooks.shown_card(game, c, d))
+    return _new_offer(OfferView, (oid, proposer, offer.to, tuple(give), tuple(shown), offer.want))
+
+
+_CLAIMS: dict[str, FrozenDict[str, Any]] = {}
+
+
+def _claim(declared: str) -> FrozenDict[str, Any]:
+    """``{"declared": d}``, one read-only instance per claim (views share them)."""
+    got = _CLAIMS.get(declared)
+    if got is None:
+        got = _CLAIMS[declared] = FrozenDict(declared=declared)
+    return got

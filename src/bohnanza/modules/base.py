@@ -16,7 +16,7 @@ from ..errors import IllegalAction, NotYourTurn, Refusal
 from ..frozen import FrozenDict
 from ..game import OVER, PLANT, PLANT_TRADED, TRADE, Pending
 from ..views import EMPTY
-from .operations import BASE_RULES, Rule, list_actions, listing
+from .operations import BASE_RULES, Rule, listers, listing
 
 if TYPE_CHECKING:
     from ..game import Game
@@ -49,20 +49,29 @@ class Hooks:
         # Hot-path shortcut: true while planting follows the base rule (R-PLANT-3).
         self._base_planting = type(self).can_plant is Hooks.can_plant
         self._base_payout = type(self).field_coins is Hooks.field_coins
+        self._shown: dict[tuple[int, str | None], FrozenDict[str, Any]] = {}
+        self._offered_card = type(self).offered_card
         #: One rule object per action type.
         self.rules: dict[ActionType, Rule] = {}
         for cls in self.rule_classes:
             self.rules[cls.type] = cls(self)
         table = list(self.rules.values())
+        # Per phase, the functions whose results make up the legal list, in order.
         self._listing = {
-            phase: listing(
-                [r for r in table if not r.pending and r.phases is not None and phase in r.phases]
-                + [r for r in table if not r.pending and r.phases is None]
+            phase: listers(
+                listing(
+                    [
+                        r
+                        for r in table
+                        if not r.pending and r.phases is not None and phase in r.phases
+                    ]
+                    + [r for r in table if not r.pending and r.phases is None]
+                )
             )
             for phase in self.phases
             if phase != OVER
         }
-        self._pending_listing = listing([r for r in table if r.pending])
+        self._pending_listing = listers(listing([r for r in table if r.pending]))
 
     # ------------------------------------------------------------------ setup and flow
 
@@ -251,8 +260,20 @@ class Hooks:
 
     def offered_card(self, game: Game, card: int, declared: str | None) -> dict[str, Any]:
         """What everyone but the proposer sees of a card offered from a hand: its variety.
-        Modules hide or replace attributes (R-BLUFF-1, R-LADY-6)."""
+        Modules hide or replace attributes (R-BLUFF-1, R-LADY-6); it may depend only on
+        the card and the claim (views reuse it: :meth:`shown_card`)."""
         return {"variety": self.config.variety_of(card)}
+
+    def shown_card(self, game: Game, card: int, declared: str | None) -> FrozenDict[str, Any]:
+        """:meth:`offered_card` as the read-only value views hold, built once per card and
+        claim (``offered_card`` depends on nothing else)."""
+        if type(self).offered_card is not self._offered_card:  # replaced since (a test)
+            return FrozenDict(self.offered_card(game, card, declared))
+        key = (card, declared)
+        got = self._shown.get(key)
+        if got is None:
+            got = self._shown[key] = FrozenDict(self.offered_card(game, card, declared))
+        return got
 
     def declared_error(self, game: Game, card: int, declared: str) -> str | None:
         """Whether ``declared`` is an allowed claim about ``card`` ("" is no claim; the
@@ -401,9 +422,12 @@ class Hooks:
     def legal_actions(self, game: Game, seat: int, offers: bool = True) -> list[Action]:
         """The union of the candidates of the rules that apply now (see
         :mod:`bohnanza.modules.operations`)."""
-        if game.pending is not None:
-            return list_actions(self._pending_listing, game, seat, offers)
-        return list_actions(self._listing.get(game.phase, ()), game, seat, offers)
+        acts: list[Action] = []
+        for entry in (
+            self._listing.get(game.phase, ()) if game.pending is None else self._pending_listing
+        ):
+            acts += entry.candidates(game, seat, offers)
+        return acts
 
 
 def _with_declared(offer: Offer) -> list[tuple[int, str | None]]:
