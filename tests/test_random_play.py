@@ -320,6 +320,18 @@ def test_checker_catches_a_public_area_with_private_cards(monkeypatch: pytest.Mo
     _expect("draw pile", agents="autarky")
 
 
+def test_checker_catches_a_view_that_can_be_changed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Views are immutable (issue 14): a module's public state handed out as a plain dict
+    could be changed by one reader under the others."""
+
+    def writable(self: Hooks, game: Game, seat: int | None) -> dict[str, Any]:
+        return {"log": list(game.extra["log"])}
+
+    _module_state(monkeypatch)
+    monkeypatch.setattr(Hooks, "public_extra", writable)
+    _expect("can be changed", agents="autarky")
+
+
 def test_checker_catches_a_view_sharing_state(monkeypatch: pytest.MonkeyPatch) -> None:
     def alias(self: Hooks, game: Game, seat: int | None) -> dict[str, Any]:
         return {"log": game.extra["log"]}
@@ -439,7 +451,7 @@ def test_fasolufka_child_placed_by_another_seats_action_refreshes_the_cached_vie
     """Found by the checker (fasolki+fasolufka, 3–5 players, about 1 game in 100): a
     received child waits in the queue of pending decisions while another seat finishes a
     lady move; when that seat's ``move_lady`` lets the child be placed, the receiver's field
-    changes, but ``Game._execute`` only refreshes the cached public view of the acting seat,
+    changes, but ``Game.apply`` only refreshed the cached public view of the acting seat,
     the active seat and a trade partner. Bots (the driver hands them cached views) then see
     the receiver's old fields."""
     # Searched for rather than pinned to one seed: the situation arises in about one

@@ -20,7 +20,6 @@ from .agents.base import Agent
 from .errors import IllegalAction
 from .game import OVER, TRADE, Game
 from .schedule import MAX_TRADE_ROUNDS, TradeScheduler
-from .views import make_view
 
 
 class AgentError(IllegalAction):
@@ -43,21 +42,23 @@ def play(
     log: PlayLog | None = None,
     events: bool = False,
 ) -> PlayLog:
-    """Play ``game`` to the end with one agent per seat; returns the action log."""
+    """Play ``game`` to the end with one agent per seat; returns the action log.
+
+    ``events=True`` switches the game's event recording on; otherwise the game's own
+    setting (:meth:`Game.record_events`) stands."""
     if len(agents) != game.players:
         raise ValueError(f"{len(agents)} agents for {game.players} seats")
     log = log if log is not None else PlayLog()
     actions = log.actions
-    apply = game.apply if events else game.apply_fast
+    if events:
+        game.record_events()
+    apply = game.apply
 
     def apply_choice(seat: int, choice: Action, legal: list[Action]) -> None:
         # An action taken from the legal list needs no second check (the random-play
         # checker verifies that every listed action passes Game.check); anything else,
         # such as a bot's own offer, goes through the full check.
-        if not events and choice in legal:
-            game.apply_unchecked(seat, choice)
-        else:
-            apply(seat, choice)
+        apply(seat, choice, trusted=choice in legal)
 
     def ask(seat: int, required: bool) -> bool:
         legal = game.legal_actions(seat, agents[seat].wants_offers(game.turn))
@@ -78,7 +79,6 @@ def play(
 
     scheduler = TradeScheduler(max_trade_rounds)
     hooks = game.hooks
-    cache = game._seat_views
     while game.phase != OVER:
         if game.phase == TRADE:
             # Phase 2 (with any decision pending in it) in the scheduler's rounds.
@@ -96,21 +96,17 @@ def play(
             else:
                 scheduler.report(ask(seat, False))
             continue
-        # The hot path (phases 1 and 3): one required decision, with the engine's thin
-        # public wrappers (argument checks the driver does not need) inlined.
+        # The hot path (phases 1 and 3): one required decision.
         waiting = game.waiting_for() if game.pending is not None else hooks.waiting_for(game)
         if not waiting:
             raise AgentError(f"nobody can act in {game!r}")
         seat = waiting[0]
         agent = agents[seat]
         legal = hooks.legal_actions(game, seat, agent.wants_offers(game.turn))
-        choice = agent.act(make_view(game, seat, cache), legal, True)
+        choice = agent.act(game.view(seat, cached=True), legal, True)
         if choice is None:
             raise AgentError(f"agent {agent!r} at seat {seat} must act but passed", seat=seat)
-        if not events and choice in legal:
-            game._execute(seat, choice)
-        else:
-            apply(seat, choice)
+        apply(seat, choice, trusted=choice in legal)
         actions.append((seat, choice))
         if len(actions) > max_actions:
             raise AgentError(f"game exceeded {max_actions} actions; an agent is looping")

@@ -124,6 +124,8 @@ def replay(
     last = len(actions) if stop is None else stop
     if not first <= last <= len(actions):
         raise RecordError(f"cannot stop after {stop} of {len(actions)} actions")
+    # Replayed actions are logged only for on_action; actions after the replay are.
+    game.record_events(on_action is not None)
     for i in range(first, last):
         entry = actions[i]
         if not isinstance(entry, dict) or "seat" not in entry:
@@ -132,10 +134,7 @@ def replay(
         try:
             action = Action.from_json(body)
             seat = entry["seat"]
-            if on_action is None:
-                game.apply_fast(seat, action)
-            else:
-                events = game.apply(seat, action)
+            events = game.apply(seat, action)
         except BohnanzaError as exc:
             raise RecordError(f"action #{i} ({entry!r}) is illegal: {exc}") from None
         if on_action is not None:
@@ -146,6 +145,7 @@ def replay(
             raise RecordError("the record has a result but its actions do not finish the game")
         if game.result() != result:
             raise RecordError(f"replayed result {game.result()} differs from the record's {result}")
+    game.record_events()
     return game
 
 

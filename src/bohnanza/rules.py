@@ -15,6 +15,7 @@ from typing import Any
 
 from .cards import Variety, catalogue, varieties
 from .errors import ConfigError
+from .frozen import FrozenDict
 
 BASE_RULESETS = ("classic", "first-edition", "fasolki")
 MODULE_BASE = "fasolki"
@@ -52,7 +53,10 @@ def _register_spec(name: str, spec: Mapping[str, Any] | None) -> None:
 
 @dataclass(frozen=True, slots=True)
 class GameConfig:
-    """Everything fixed for one game. Card ids index ``card_variety`` and ``card_kind``."""
+    """Everything fixed for one game. Card ids index ``card_variety`` and ``card_kind``.
+
+    Immutable, and shared by every game of the same rule set: ``options`` is a read-only
+    mapping (:class:`bohnanza.frozen.FrozenDict`)."""
 
     rules: str
     base: str
@@ -242,7 +246,7 @@ def _make_config(
         base=base,
         module=module,
         players=players,
-        options=opts,
+        options=FrozenDict(opts),
         varieties=tuple(keys),
         card_variety=tuple(card_variety),
         card_kind=tuple(card_kind),

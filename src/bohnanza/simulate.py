@@ -56,7 +56,7 @@ def seat_record(name: str, agent: object) -> dict[str, Any]:
 
 
 def play_one(spec: GameSpec, seed: int) -> GameOutcome:
-    game = Game.new(spec.rules, spec.players, options=dict(spec.options), seed=seed)
+    game = Game.new(spec.rules, spec.players, options=dict(spec.options), seed=seed, events=False)
     agents = [make_agent(name, agent_seed(seed, k)) for k, name in enumerate(spec.agents)]
     log = play(game, agents)
     if spec.records:

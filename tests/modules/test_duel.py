@@ -385,7 +385,7 @@ def test_runout_in_seat_0_turn_gives_seat_1_one_more_turn_r_duel_4():
     # 0's turn, seat 1 plays one more full turn. Missing draws are skipped, no reshuffle.
     game = Game.new(DUEL, 2, seed=5)
     shrink_pile(game, 4, to="out")  # seat 0 reveals 3 and draws the last card: the run-out
-    events = game.collect_events()
+    events = game.record_events()
     hand0 = len(game.hands[0])
     play_turn(game)
     assert game.runouts == 1 and game.final_runout
@@ -488,7 +488,7 @@ def assert_final_harvest(game: Game) -> None:
 def test_duel_turns_are_equal_at_the_end_r_duel_4(seed):
     # R-DUEL-4: both players have had as many turns when the duel ends.
     game = Game.new(DUEL, 2, seed=seed)
-    events = game.collect_events()
+    events = game.record_events()
     while not game.over:
         play_turn(game)
     # Turns alternate from seat 0 (turn 1, before events were recorded): equal turns

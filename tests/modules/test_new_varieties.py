@@ -153,7 +153,7 @@ def test_three_players_game_ends_at_second_runout_r_new_3():
     # R-NEW-3: with 3 players the game ends when the pile runs out the second time.
     game = Game.new(NV, 3, seed=11)
     _short_pile(game)
-    events = game.collect_events()
+    events = game.record_events()
     _play_to_end(game)
     assert game.runouts == 2
     finals = [e for e in events if e.type == "runout" and e.data.get("final")]
@@ -166,9 +166,9 @@ def test_four_players_new_varieties_play_past_second_runout_r_new_3_contrast():
     # R-NEW-3 applies to 3 players only: with 4 the third run-out ends the game.
     game = Game.new(NV, 4, options={"remove": "farmer"}, seed=11)
     _short_pile(game)
-    game.collect_events()
+    game.record_events()
     _play_to_end(game)
-    runouts = [e.data for e in game.collect_events() if e.type == "runout"]
+    runouts = [e.data for e in game.record_events() if e.type == "runout"]
     # The second run-out did not end the game; the third did.
     assert [(r["count"], r["final"]) for r in runouts] == [(1, False), (2, False), (3, True)]
     assert game.runouts == 3

@@ -217,7 +217,7 @@ class Determiniser:
             int(o["id"]): (int(o["proposer"]), Offer.from_json(o["offer"])) for o in dealt["offers"]
         }
         g.rng = random.Random(rng.getrandbits(64))
-        g._seat_views = [None] * g.players
+        g.invalidate_views()
         return g
 
 
@@ -407,7 +407,7 @@ class SearchAgent(Agent):
         g = g0.clone()
         if action is not None:
             try:
-                g.apply_fast(me, action)
+                g.apply(me, action)
             except IllegalAction:
                 return -10.0
         depth = 2 * g.players if self.depth == -1 else self.depth

@@ -13,9 +13,11 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..actions import Action, ActionType, Offer
 from ..errors import IllegalAction, NotYourTurn, Refusal
-from ..game import OVER, PLANT, PLANT_TRADED, TRADE
+from ..frozen import FrozenDict
+from ..game import OVER, PLANT, PLANT_TRADED, TRADE, Pending
+from ..views import EMPTY
 from .info import BASE_INFO, ModuleInfo
-from .operations import BASE_RULES, Rule, list_actions, listing
+from .operations import BASE_RULES, Rule, listers, listing
 
 if TYPE_CHECKING:
     from ..game import Game
@@ -51,20 +53,29 @@ class Hooks:
         # Hot-path shortcut: true while planting follows the base rule (R-PLANT-3).
         self._base_planting = type(self).can_plant is Hooks.can_plant
         self._base_payout = type(self).field_coins is Hooks.field_coins
+        self._shown: dict[tuple[int, str | None], FrozenDict[str, Any]] = {}
+        self._offered_card = type(self).offered_card
         #: One rule object per action type.
         self.rules: dict[ActionType, Rule] = {}
         for cls in self.rule_classes:
             self.rules[cls.type] = cls(self)
         table = list(self.rules.values())
+        # Per phase, the functions whose results make up the legal list, in order.
         self._listing = {
-            phase: listing(
-                [r for r in table if not r.pending and r.phases is not None and phase in r.phases]
-                + [r for r in table if not r.pending and r.phases is None]
+            phase: listers(
+                listing(
+                    [
+                        r
+                        for r in table
+                        if not r.pending and r.phases is not None and phase in r.phases
+                    ]
+                    + [r for r in table if not r.pending and r.phases is None]
+                )
             )
             for phase in self.phases
             if phase != OVER
         }
-        self._pending_listing = listing([r for r in table if r.pending])
+        self._pending_listing = listers(listing([r for r in table if r.pending]))
 
     # ------------------------------------------------------------------ setup and flow
 
@@ -157,14 +168,15 @@ class Hooks:
         """Module-owned piles whose cards are discarded when the game ends."""
         return []
 
-    def public_pending(self, game: Game, seat: int | None) -> tuple[Any, ...] | None:
+    def public_pending(self, game: Game, seat: int | None) -> Pending | None:
         """The pending indivisible decision as ``seat`` may see it (module decisions are
         public in the base design)."""
         return game.pending
 
-    def public_extra(self, game: Game, seat: int | None) -> dict[str, Any]:
-        """Module-owned public state for views (e.g. the duel's offer)."""
-        return {}
+    def public_extra(self, game: Game, seat: int | None) -> FrozenDict[str, Any]:
+        """Module-owned public state for views (e.g. the duel's offer), read-only
+        (:class:`~bohnanza.frozen.FrozenDict`, card piles as ``FrozenList``)."""
+        return EMPTY
 
     # ------------------------------------------------------------------ fields
 
@@ -252,8 +264,20 @@ class Hooks:
 
     def offered_card(self, game: Game, card: int, declared: str | None) -> dict[str, Any]:
         """What everyone but the proposer sees of a card offered from a hand: its variety.
-        Modules hide or replace attributes (R-BLUFF-1, R-LADY-6)."""
+        Modules hide or replace attributes (R-BLUFF-1, R-LADY-6); it may depend only on
+        the card and the claim (views reuse it: :meth:`shown_card`)."""
         return {"variety": self.config.variety_of(card)}
+
+    def shown_card(self, game: Game, card: int, declared: str | None) -> FrozenDict[str, Any]:
+        """:meth:`offered_card` as the read-only value views hold, built once per card and
+        claim (``offered_card`` depends on nothing else)."""
+        if type(self).offered_card is not self._offered_card:  # replaced since (a test)
+            return FrozenDict(self.offered_card(game, card, declared))
+        key = (card, declared)
+        got = self._shown.get(key)
+        if got is None:
+            got = self._shown[key] = FrozenDict(self.offered_card(game, card, declared))
+        return got
 
     def declared_error(self, game: Game, card: int, declared: str) -> str | None:
         """Whether ``declared`` is an allowed claim about ``card`` ("" is no claim; the
@@ -293,11 +317,11 @@ class Hooks:
         return Refusal(
             seat,
             action.type.value,
-            f"seat {p[0]} must first finish {p[1]}",
+            f"seat {p.seat} must first finish {p.kind}",
             None,
             NotYourTurn,
             "",
-            {"active": p[0] if timed else game.active},
+            {"active": p.seat if timed else game.active},
         )
 
     def execute(self, game: Game, seat: int, action: Action) -> None:
@@ -310,16 +334,16 @@ class Hooks:
     # A queue of indivisible decisions (R-HARV-1): ``game.pending`` is the head, the rest
     # wait in ``game.extra["queue"]``. When the last is done, the interrupted flow resumes.
 
-    def push_pending(self, game: Game, item: tuple[Any, ...]) -> None:
+    def push_pending(self, game: Game, item: Pending) -> None:
         if game.pending is None:
             game.pending = item
         else:
-            game.extra.setdefault("queue", []).append(list(item))
+            game.extra.setdefault("queue", []).append(item.to_json())
 
     def pop_pending(self, game: Game) -> None:
         queue = game.extra.get("queue")
         if queue:
-            game.pending = tuple(queue.pop(0))
+            game.pending = Pending.from_json(queue.pop(0))
             if not queue:
                 del game.extra["queue"]
             return
@@ -402,9 +426,12 @@ class Hooks:
     def legal_actions(self, game: Game, seat: int, offers: bool = True) -> list[Action]:
         """The union of the candidates of the rules that apply now (see
         :mod:`bohnanza.modules.operations`)."""
-        if game.pending is not None:
-            return list_actions(self._pending_listing, game, seat, offers)
-        return list_actions(self._listing.get(game.phase, ()), game, seat, offers)
+        acts: list[Action] = []
+        for entry in (
+            self._listing.get(game.phase, ()) if game.pending is None else self._pending_listing
+        ):
+            acts += entry.candidates(game, seat, offers)
+        return acts
 
 
 def _with_declared(offer: Offer) -> list[tuple[int, str | None]]:

@@ -13,10 +13,12 @@ the turn in which the pile first runs out, plus one turn for seat 1 if seat 0 wa
 from __future__ import annotations
 
 from collections.abc import Callable
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..actions import Action, ActionType
 from ..errors import Refusal
+from ..frozen import FrozenDict, FrozenList
 from ..game import PLANT
 from .base import Hooks
 from .info import EncodingHints, ModuleInfo, PileTurn
@@ -26,9 +28,22 @@ if TYPE_CHECKING:
     from ..game import Game
 
 _T = ActionType
-OFFER = "duel_offer"
-DISCARD = "duel_discard"
-REVEAL = "duel_reveal"
+
+
+class DuelPhase(StrEnum):
+    """The duel's own steps of a turn (R-DUEL-3), besides the base ``plant``."""
+
+    OFFER = "duel_offer"  # plant or discard each card the opponent left
+    DISCARD = "duel_discard"  # optionally discard one hand card
+    REVEAL = "duel_reveal"  # reveal 3, pull matching cards, plant any
+
+    def __repr__(self) -> str:
+        return f"DuelPhase.{self.name}"
+
+
+OFFER = DuelPhase.OFFER
+DISCARD = DuelPhase.DISCARD
+REVEAL = DuelPhase.REVEAL
 REVEAL_COUNT = 3
 
 
@@ -141,8 +156,10 @@ class DuelHooks(Hooks):
     def table_piles(self, game: Game) -> list[list[int]]:
         return [game.extra["offer"], game.extra["revealed"]]
 
-    def public_extra(self, game: Game, seat: int | None) -> dict[str, Any]:
-        return {"offer": list(game.extra["offer"]), "revealed": list(game.extra["revealed"])}
+    def public_extra(self, game: Game, seat: int | None) -> FrozenDict[str, Any]:
+        return FrozenDict(
+            offer=FrozenList(game.extra["offer"]), revealed=FrozenList(game.extra["revealed"])
+        )
 
     # ---------------------------------------------------------------- coins
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from ..actions import Action, ActionType
 from ..cards import lady_beanometers, varieties
 from ..errors import Refusal
+from ..game import Pending
 from .base import Hooks
 from .info import EncodingHints, ModuleInfo
 from .operations import BuyFieldRule, Rule, with_rules
@@ -111,7 +112,7 @@ class FasolufkaHooks(Hooks):
         f = game.fields[seat][field]
         f.append(card)
         if self.kind[card] == "child" and any(self.kind[c] == "lady" for c in f[:-1]):
-            self.push_pending(game, (seat, MOVE_LADY, field, card))
+            self.push_pending(game, Pending(seat, MOVE_LADY, field, card))
 
     def receive(self, game: Game, seat: int, card: int) -> None:
         """R-LADY-7: a received child goes at once onto a field of its variety."""
@@ -123,38 +124,38 @@ class FasolufkaHooks(Hooks):
         game.trade[seat].append(card)  # held in the trade area until placed
         if fields and game.pending is not None:
             # Another child's lady move comes first (R-LADY-8: right after *its* child).
-            self.push_pending(game, (seat, PLACE_CHILD, card))
+            self.push_pending(game, Pending(seat, PLACE_CHILD, card))
         elif len(fields) == 1:
             game.trade[seat].remove(card)
             game.emit("place_child", seat, card=card, field=fields[0])
             self.place(game, seat, card, fields[0])
         elif fields:
-            self.push_pending(game, (seat, PLACE_CHILD, card))
+            self.push_pending(game, Pending(seat, PLACE_CHILD, card))
 
     def pop_pending(self, game: Game) -> None:
         """Next decision; a waiting child with only one field to go to is placed at once."""
         super().pop_pending(game)
         p = game.pending
-        if p is not None and p[1] == PLACE_CHILD:
+        if p is not None and p.kind == PLACE_CHILD:
             rule = self.rules[_T.PLACE_CHILD]
-            options = rule.candidates(game, p[0], False)
+            options = rule.candidates(game, p.seat, False)
             if len(options) == 1:
-                rule.execute(game, p[0], options[0])
+                rule.execute(game, p.seat, options[0])
 
     def pending_refusal(self, game: Game, seat: int, action: Action) -> Refusal | None:
         p = game.pending
         assert p is not None
         timed = action.type in (_T.HARVEST, _T.BUY_FIELD)
-        details = {"active": p[0]} if timed else {}
+        details = {"active": p.seat} if timed else {}
         code = "not_now" if timed else ""
         what = action.type.value
-        if seat != p[0]:
-            why = f"seat {p[0]} must first finish {p[1]}"
+        if seat != p.seat:
+            why = f"seat {p.seat} must first finish {p.kind}"
             return Refusal(seat, what, why, "R-HARV-1", code=code, details=details)
-        rule = self.rules[_T.PLACE_CHILD if p[1] == PLACE_CHILD else _T.MOVE_LADY]
+        rule = self.rules[_T.PLACE_CHILD if p.kind == PLACE_CHILD else _T.MOVE_LADY]
         if action not in rule.candidates(game, seat, False):
-            if p[1] == PLACE_CHILD:
-                why = f"the received child {p[2]} must first go onto a field of its variety"
+            if p.kind == PLACE_CHILD:
+                why = f"the received child {p.args[0]} must first go onto a field of its variety"
                 return Refusal(seat, what, why, "R-LADY-7", code=code, details=details)
             why = (
                 "after a child, first move a lady who was on that field before it "
@@ -193,9 +194,9 @@ class PlaceChildRule(PendingRule):
 
     def candidates(self, game: Game, seat: int, offers: bool) -> list[Action]:
         p = game.pending
-        if p is None or p[0] != seat or p[1] != PLACE_CHILD:
+        if p is None or p.seat != seat or p.kind != PLACE_CHILD:
             return []
-        card = p[2]
+        card = p.args[0]
         cv = self.hooks.card_variety
         v = cv[card]
         return [
@@ -228,9 +229,9 @@ class MoveLadyRule(PendingRule):
 
     def candidates(self, game: Game, seat: int, offers: bool) -> list[Action]:
         p = game.pending
-        if p is None or p[0] != seat or p[1] != MOVE_LADY:
+        if p is None or p.seat != seat or p.kind != MOVE_LADY:
             return []
-        field, child = p[2], p[3]
+        field, child = p.args
         f = game.fields[seat][field]
         below = f[: f.index(child)]
         kind = self.hooks.kind
@@ -239,7 +240,7 @@ class MoveLadyRule(PendingRule):
     def execute(self, game: Game, seat: int, action: Action) -> None:
         p = game.pending
         assert p is not None
-        field = p[2]
+        field = p.args[0]
         f = game.fields[seat][field]
         if action.card is not None:
             i = f.index(action.card)

@@ -373,11 +373,38 @@ class ProposeRule(TradeRule):
     """Open an offer (R-TRADE-1…4). Listed as a finite sample of templates."""
 
     type = _T.PROPOSE
+    #: Templates are remembered per (seat, active seat, hand, drawn cards, field tops,
+    #: whether the seat may open more offers): everything the base templates and the
+    #: modules' declarations read. Within a trading phase the same seat is asked again
+    #: and again in an unchanged position, and building them was the costliest part of
+    #: a listing. A module whose templates read more sets this to 0.
+    cache_size: ClassVar[int] = 4096
+
+    def __init__(self, hooks: Hooks) -> None:
+        super().__init__(hooks)
+        self._cache: dict[tuple[object, ...], list[Action]] = {}
 
     def candidates(self, game: Game, seat: int, offers: bool) -> list[Action]:
         if not offers or not self.hooks.trading:
             return []
-        return self.templates(game, seat)
+        if not self.cache_size:
+            return self.templates(game, seat)
+        cv = self.hooks.card_variety
+        full = sum(1 for p, _ in game.offers.values() if p == seat) >= MAX_OPEN_OFFERS
+        key = (
+            seat,
+            game.active,
+            full,
+            tuple(game.hands[seat]),
+            tuple(game.drawn),
+            tuple([cv[f[-1]] for f in game.fields[seat] if f]),
+        )
+        cached = self._cache.get(key)
+        if cached is None:
+            if len(self._cache) >= self.cache_size:
+                self._cache.clear()
+            cached = self._cache[key] = self.templates(game, seat)
+        return cached[:]
 
     def templates(self, game: Game, seat: int) -> list[Action]:
         """A finite, useful sample of offers: each distinct card as a gift, or for one card
@@ -582,8 +609,8 @@ class AnytimeRule(Rule):
             return self.refuse(game, seat, what, own, code="own_turn_only", active=game.active)
         p = game.pending
         if p is not None:
-            why = f"seat {p[0]} must first finish {p[1]} (R-HARV-1)"
-            return self.refuse(game, seat, what, why, code="not_now", active=p[0])
+            why = f"seat {p.seat} must first finish {p.kind} (R-HARV-1)"
+            return self.refuse(game, seat, what, why, code="not_now", active=p.seat)
         return None
 
     def may_act(self, game: Game, seat: int) -> bool:
@@ -596,15 +623,12 @@ class HarvestRule(AnytimeRule):
     type = _T.HARVEST
 
     def candidates(self, game: Game, seat: int, offers: bool) -> list[Action]:
-        if not self.may_act(game, seat):
+        if game.pending is not None or (self.own_turn_only is not None and seat != game.active):
             return []
         fields = game.fields[seat]
-        multi = False
-        for f in fields:
-            if len(f) > 1:
-                multi = True
-                break
-        return [_HARVEST[i] for i, f in enumerate(fields) if f and (len(f) > 1 or not multi)]
+        # R-HARV-3: while a field holds 2+ beans, only such fields may be harvested.
+        acts = [_HARVEST[i] for i, f in enumerate(fields) if len(f) > 1]
+        return acts if acts else [_HARVEST[i] for i, f in enumerate(fields) if f]
 
     def refusal(self, game: Game, seat: int, action: Action) -> Refusal | None:
         what = f"harvest field {action.field}"
@@ -748,22 +772,27 @@ def listing(rules: Iterable[Rule]) -> tuple[Rule | tuple[Rule, ...], ...]:
     return tuple(out)
 
 
-def list_actions(
-    entries: tuple[Rule | tuple[Rule, ...], ...], game: Game, seat: int, offers: bool
-) -> list[Action]:
-    """The union of the candidates of ``entries`` (see :func:`listing`)."""
-    acts: list[Action] = []
-    for entry in entries:
-        if isinstance(entry, Rule):
-            acts += entry.candidates(game, seat, offers)
-            continue
-        parts = [r.candidates(game, seat, offers) for r in entry]
+class Merged:
+    """A run of rules of one ``group``, listed as one: their candidates interleaved in
+    the group's order."""
+
+    __slots__ = ("rules",)
+
+    def __init__(self, rules: tuple[Rule, ...]) -> None:
+        self.rules = rules
+
+    def candidates(self, game: Game, seat: int, offers: bool) -> list[Action]:
+        parts = [r.candidates(game, seat, offers) for r in self.rules]
+        acts = [a for p in parts for a in p]
         if sum(1 for p in parts if p) > 1:
-            acts += sorted((a for p in parts for a in p), key=entry[0].order(game))
-        else:
-            for p in parts:
-                acts += p
-    return acts
+            acts.sort(key=self.rules[0].order(game))
+        return acts
+
+
+def listers(entries: tuple[Rule | tuple[Rule, ...], ...]) -> tuple[Rule | Merged, ...]:
+    """The entries of a :func:`listing` as objects with ``candidates``: a rule, or a
+    :class:`Merged` group. The legal list is the concatenation of their candidates."""
+    return tuple(e if isinstance(e, Rule) else Merged(e) for e in entries)
 
 
 __all__ = [

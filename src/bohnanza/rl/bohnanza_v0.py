@@ -160,7 +160,7 @@ class raw_env(AECEnv):  # type: ignore[misc]
         game_seed = int(self._rng.integers(0, 2**31 - 1))
         if options and isinstance(options.get("game_seed"), int):
             game_seed = int(options["game_seed"])
-        self.set_game(Game(self.config, seed=game_seed))
+        self.set_game(Game(self.config, seed=game_seed, events=False))
 
     def set_game(self, game: Game) -> None:
         """Continue from ``game`` (a state of this configuration, e.g. from
@@ -192,7 +192,7 @@ class raw_env(AECEnv):  # type: ignore[misc]
                 return
             if ask.time_up:
                 # The trading time is up (R-TRADE-6): the driver's rule.
-                g.apply_fast(ask.seat, Action.end_trading())
+                g.apply(ask.seat, Action.end_trading())
                 self._version += 1
                 continue
             self._select(ask.seat, required=ask.required, slot=ask.kind is AskKind.SLOT)
@@ -322,10 +322,7 @@ class raw_env(AECEnv):  # type: ignore[misc]
         g = self._g
         slot = self._slot
         if action is not None:
-            if legal is not None and action in legal:
-                g.apply_unchecked(self.seat, action)
-            else:
-                g.apply_fast(self.seat, action)
+            g.apply(self.seat, action, trusted=legal is not None and action in legal)
             self._version += 1
         if slot:
             self.scheduler.report(action is not None)

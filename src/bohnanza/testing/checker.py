@@ -168,7 +168,7 @@ def check_game(
     names = _seat_agents(agents, players)
     where = f"check_game({rules!r}, {players}, {seed}, options={opts or None!r}, agents={names!r})"
     try:
-        game = _CheckedGame(make_config(rules, players, opts), seed=seed)
+        game = _CheckedGame(make_config(rules, players, opts), seed=seed, events=checks.events)
     except BohnanzaError as exc:
         raise InvariantError(f"{where}: the game cannot be created: {exc}") from exc
     checker = InvariantChecker(game, checks, where, random.Random(checker_seed(seed)))
@@ -188,7 +188,7 @@ def check_game(
     if checker.index != len(log.actions):
         raise InvariantError(
             f"{where}: the checker saw {checker.index} of the {len(log.actions)} actions played: "
-            "an execution path bypasses Game._execute (update bohnanza.testing.checker._CheckedGame)"
+            "an execution path bypasses Game.apply (update bohnanza.testing.checker._CheckedGame)"
         )
     checker.final(log.actions, names)
     if checks.determinism:
@@ -236,7 +236,7 @@ def position(
     """The state of a seeded bot game after its first ``actions`` actions (or at its end),
     with those actions: a starting point for reproducing a failure of :func:`check_game`."""
     names = _seat_agents(agents, players)
-    game = _StoppingGame(make_config(rules, players, dict(options or {})), seed=seed)
+    game = _StoppingGame(make_config(rules, players, dict(options or {})), seed=seed, events=False)
     game.stop_after = actions
     game.done = 0
     seats = [make_agent(name, agent_seed(seed, k)) for k, name in enumerate(names)]
@@ -304,31 +304,32 @@ def check_random_games(
 class _CheckedGame(Game):
     """A game whose every executed action is followed by the checker's checks.
 
-    It hooks :meth:`Game._execute`, the one step every entry point ends in (``apply``,
-    ``apply_fast``, ``apply_unchecked`` and the driver's inlined hot path); the checker
-    counts the actions it saw and fails if the driver logged others, so a new path that
-    bypasses the hook cannot silently switch the checks off.
+    It hooks :meth:`Game.apply`, the one way to carry out an action (checked or
+    ``trusted``); the checker counts the actions it saw and fails if the driver logged
+    others, so a path that bypasses the hook cannot silently switch the checks off.
     """
 
     __slots__ = ("checker",)
     checker: InvariantChecker
 
-    def _execute(self, seat: int, action: Action) -> None:
+    def apply(self, seat: int, action: Action, *, trusted: bool = False) -> list[Event]:
         ck = self.checker
-        # Some paths skip the check for actions taken from legal_actions: verify that
-        # every executed action passes it.
+        # Trusted actions skip the check (taken from legal_actions): verify that every
+        # executed action passes it.
         try:
             self.check(seat, action)
         except IllegalAction as exc:
+            if not trusted:
+                raise
             raise InvariantError(
                 f"{ck.where}: action #{ck.index} (seat {seat}, {action!r}) was executed, but "
                 f"check() refuses it: {exc}"
             ) from None
         ck.before()
-        events = self._events
-        start = len(events) if events is not None else 0
-        super()._execute(seat, action)
-        ck.after(seat, action, events[start:] if events is not None and ck.checks.events else None)
+        recording = self.recording
+        events = super().apply(seat, action, trusted=True)
+        ck.after(seat, action, events if recording and ck.checks.events else None)
+        return events
 
 
 class _Stop(Exception):
@@ -340,11 +341,11 @@ class _StoppingGame(Game):
     stop_after: int
     done: int
 
-    def _execute(self, seat: int, action: Action) -> None:
+    def apply(self, seat: int, action: Action, *, trusted: bool = False) -> list[Event]:
         if self.done >= self.stop_after:
             raise _Stop
         self.done += 1
-        super()._execute(seat, action)
+        return super().apply(seat, action, trusted=trusted)
 
 
 # ---------------------------------------------------------------------------- the checks
@@ -519,10 +520,7 @@ class InvariantChecker:
         """The driver hands agents views built from the game's cache of public seat parts
         (``view(seat, cached=True)``): every cached part must equal a fresh one."""
         g = self.game
-        cache = getattr(g, "_seat_views", None)
-        if cache is None:
-            return
-        for s, cached in enumerate(cache):
+        for s, cached in enumerate(g.cached_seat_views()):
             if cached is not None and cached != seat_view(g, s):
                 raise self.fail(f"the cached public view of seat {s} is stale: {cached}")
 
@@ -606,6 +604,8 @@ class InvariantChecker:
             ref = _find_reference(view, mutable) if k == ref_viewer else None
             if ref:
                 raise self.fail(f"view for {who} holds {ref}")
+            if k == ref_viewer:
+                _read_only(self, view, who)
 
     def view_offers(self, view: View, data: dict[str, Any], k: int | None, who: str) -> None:
         g = self.game
@@ -746,8 +746,8 @@ class InvariantChecker:
             raise self.fail("nobody has a legal action, but the game is not over")
         loaded = Game.from_dict(snapshot)
         try:
-            c.apply_fast(s, action)
-            loaded.apply_fast(s, action)
+            c.apply(s, action)
+            loaded.apply(s, action)
         except BohnanzaError as exc:
             raise self.fail(
                 f"listed action {action!r} of seat {s} failed on a copy: {exc}"
@@ -1127,3 +1127,27 @@ __all__ = [
     "option_sets",
     "position",
 ]
+
+
+def _read_only(checker: InvariantChecker, view: View, who: str) -> None:
+    """Views and configs are immutable (issue 14): one view part or config may be shared
+    by several readers, so no reader may change it."""
+    parts: list[tuple[str, Any]] = [("view.public", view.public)]
+    parts += [(f"view.public[{k!r}]", v) for k, v in view.public.items()]
+    parts += [(f"offer {o.offer_id} shown", s) for o in view.offers for s in o.shown]
+    parts.append(("config.options", view.config.options))
+    for name, part in parts:
+        if isinstance(part, dict | list):
+            try:
+                if isinstance(part, dict):
+                    part["__probe__"] = None
+                else:
+                    part.append(None)
+            except TypeError:
+                continue
+            raise checker.fail(f"{name} of the view for {who} can be changed")
+    try:
+        view.config.players = 0  # type: ignore[misc]
+    except (AttributeError, TypeError):
+        return
+    raise checker.fail(f"the config of the view for {who} can be changed")

@@ -425,8 +425,8 @@ def make_room(game: Game, seat: int) -> None:
 
 def decline_lady_moves(game: Game) -> None:
     """Answer every pending "move the lady?" question with no (Fasolufka, R-LADY-*)."""
-    while game.pending is not None and game.pending[1] == "move_lady":
-        game.apply(game.pending[0], Action.move_lady(None))
+    while game.pending is not None and game.pending.kind == "move_lady":
+        game.apply(game.pending.seat, Action.move_lady(None))
 
 
 def plant_anywhere(

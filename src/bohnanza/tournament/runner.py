@@ -163,7 +163,7 @@ def play_game(spec: TournamentSpec, index: int) -> Row:
     add_import_paths(spec.import_paths)
     seed = game_seed(spec.seed, index)
     seats = spec.seats_for(index)
-    game = Game.new(spec.rules, spec.players, options=dict(spec.options), seed=seed)
+    game = Game.new(spec.rules, spec.players, options=dict(spec.options), seed=seed, events=False)
     agents = [Timed(build_agent(name, agent_seed(seed, k))) for k, name in enumerate(seats)]
     start = time.perf_counter()
     log = play(game, agents)

@@ -318,7 +318,7 @@ class Lobby:
             for s in table.seats:
                 if s.kind == "person" and s.conns == 0 and s.away_since is None:
                     s.away_since = now  # never connected: the away clock starts now
-            game.collect_events()
+            game.record_events()
             conn.send({"type": "ack", "seq": 0, **({"id": msg.id} if msg.id is not None else {})})
             self.session.broadcast_info(table)
             clock_tick(table, time.monotonic())

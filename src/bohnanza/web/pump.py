@@ -240,7 +240,7 @@ class Pump:
         # A pending decision is taken before the trade rounds go on (the round that it
         # interrupted ends after it, counting it as its owner's action).
         if game.pending is not None:
-            seat = game.pending[0]
+            seat = game.pending.seat
             if seat in bots:
                 choice = await self._ask(table, seat, True)
                 if choice is not None:
