@@ -187,7 +187,7 @@ def reshuffle_hidden(game: Game, seat: int, rng: random.Random) -> Game:
         k = len(p) - len(keep)
         p[:] = [cards.pop() for _ in range(k)] + keep
     assert not cards
-    g._seat_views = [None] * g.players
+    g.invalidate_views()
     return g
 
 
@@ -248,7 +248,7 @@ def put(game: Game, card: int, dest: list[int]) -> None:
             pile.remove(card)
             break
     dest.append(card)
-    game._seat_views = [None] * game.players
+    game.invalidate_views()
 
 
 def cards_of(game: Game, variety: str) -> list[int]:

@@ -18,11 +18,13 @@ import pytest
 from click.testing import CliRunner
 
 from bohnanza import Game, RecordError
-from bohnanza.checker import option_sets
+from bohnanza.actions import Action
 from bohnanza.cli import main
+from bohnanza.events import Event
 from bohnanza.records import load, make_record, replay, save
 from bohnanza.rules import all_rulesets
 from bohnanza.simulate import GameSpec, options_tuple, play_one
+from bohnanza.testing.checker import option_sets
 
 Config = tuple[str, int, dict[str, str]]
 
@@ -141,6 +143,45 @@ def test_make_record_of_a_game_in_progress_has_no_result() -> None:
     assert make_record(game, [])["seats"] == [{}] * record["players"]
 
 
+def test_replay_stops_resumes_and_reports_each_action_with_its_events() -> None:
+    """``replay`` is the one rebuild of a game from setup + actions (the web server's
+    resume, resync and replay frames, ``bohnanza replay --log``): a replay cut at
+    ``stop`` equals the cut record's replay (no result check), a replay resumed from it
+    equals the whole replay, and ``on_action`` sees every action with the same events
+    that applying the actions one by one gives."""
+    record = _good_record()
+    total = len(record["actions"])
+    whole = replay(record)
+    cut = replay(record, stop=40)
+    assert not cut.over
+    assert cut == replay({**record, "actions": record["actions"][:40], "result": None})
+    seen: list[tuple[int, int, str]] = []
+    logged: list[Event] = []
+
+    def keep(index: int, seat: int, action: Action, events: list[Event]) -> None:
+        seen.append((index, seat, action.type.value))
+        logged.extend(events)
+
+    resumed = replay(record, resume=(cut, 40), on_action=keep)
+    assert resumed is cut and resumed == whole and resumed.over
+    assert [i for i, _, _ in seen] == list(range(40, total))
+    assert [(s, t) for _, s, t in seen] == [(e["seat"], e["type"]) for e in record["actions"][40:]]
+    by_hand = replay(record, stop=40)
+    expected: list[Event] = []
+    for entry in record["actions"][40:]:
+        body = {k: v for k, v in entry.items() if k != "seat"}
+        expected += by_hand.apply(entry["seat"], Action.from_json(body))
+    assert [e.to_json() for e in logged] == [e.to_json() for e in expected]
+    assert replay(record, stop=0) == replay({**record, "actions": [], "result": None})
+    for bad in (-1, total + 1):
+        with pytest.raises(RecordError, match="cannot stop"):
+            replay(record, stop=bad)
+    with pytest.raises(RecordError, match="cannot resume"):
+        replay(record, resume=(replay(record, stop=3), total + 1))
+    with pytest.raises(RecordError, match="cannot stop"):
+        replay(record, stop=2, resume=(replay(record, stop=3), 3))
+
+
 # ---------------------------------------------------------------------------- bad records
 
 
@@ -152,7 +193,7 @@ def _good_record() -> dict[str, Any]:
     if not _GOOD:
         from bohnanza.agents import make_agent
         from bohnanza.driver import play
-        from bohnanza.simulate import agent_seed
+        from bohnanza.seeding import agent_seed
 
         game = Game.new("classic", 4, seed=7)
         names = ["random", "autarky", "random", "autarky"]

@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 
 from bohnanza import Action, Game, RecordError
-from bohnanza.checker import option_sets, position
+from bohnanza.errors import IllegalAction
 from bohnanza.rules import all_rulesets
+from bohnanza.testing.checker import option_sets, position
 
 Config = tuple[str, int, dict[str, str]]
 Log = list[tuple[int, Action]]
@@ -312,3 +313,89 @@ def test_a_clone_of_a_clone_and_a_loaded_clone_agree() -> None:
     actions = game_log(config)
     game = replayed(config, actions[: len(actions) // 3])
     assert game.clone().clone() == game == Game.from_dict(game.clone().to_dict())
+
+
+@pytest.mark.parametrize("version", [0, 2, "1", None])
+def test_a_state_of_another_version_raises_a_clear_record_error(version: Any) -> None:
+    data = Game.new("classic", 3, seed=1).to_dict()
+    data["version"] = version
+    with pytest.raises(RecordError, match=r"unsupported saved-state version .*reads version 1"):
+        Game.from_dict(data)
+
+
+def test_event_recording_is_an_explicit_switch() -> None:
+    """A new game records the events of every applied action; ``events=False`` (or
+    ``record_events(False)``) plays without, and ``apply`` then returns no events."""
+    game = Game.new("classic", 3, seed=1)
+    assert game.recording
+    assert [e.type for e in game.apply(0, game.legal_actions(0)[0])][:1] == ["plant"]
+    quiet = Game.new("classic", 3, seed=1, events=False)
+    assert not quiet.recording and quiet.apply(0, quiet.legal_actions(0)[0]) == []
+    assert quiet.to_dict() == game.to_dict()  # recording changes no state
+    live = quiet.record_events()
+    events = quiet.apply(0, quiet.legal_actions(0)[0])
+    assert events and live == events  # the live list holds what was recorded since
+    assert game.clone().recording is False and Game.from_dict(game.to_dict()).recording
+
+
+def test_a_trusted_apply_skips_the_check_and_an_untrusted_one_refuses() -> None:
+    game = Game.new("classic", 3, seed=1)
+    before = game.to_dict()
+    with pytest.raises(IllegalAction):
+        game.apply(1, Action.plant(0))  # not seat 1's turn (R-PLANT-1)
+    assert game.to_dict() == before
+    action = game.legal_actions(0)[0]
+    twin = game.clone()
+    game.apply(0, action, trusted=True)
+    twin.apply(0, action)
+    assert game.to_dict() == twin.to_dict()
+
+
+def test_phases_are_string_enums_and_load_as_members() -> None:
+    from bohnanza.game import Phase
+
+    game = Game.new("classic", 3, seed=1)
+    assert game.phase is Phase.PLANT and game.phase == "plant"
+    loaded = Game.from_dict(json.loads(json.dumps(game.to_dict())))
+    assert loaded.phase is Phase.PLANT
+
+
+def test_a_pending_decision_is_a_typed_value_with_todays_list_form() -> None:
+    import pickle
+
+    from bohnanza.game import Pending
+
+    p = Pending(2, "move_lady", 1, 40)
+    assert (p.seat, p.kind, p.args) == (2, "move_lady", (1, 40))
+    assert p.to_json() == [2, "move_lady", 1, 40] and Pending.from_json(p.to_json()) == p
+    assert pickle.loads(pickle.dumps(p)) == p and p[0] == 2  # still reads as a tuple
+    for bad in ([], [1], ["1", "x"], [1, 2], [1, "x", "3"], "1,x"):
+        with pytest.raises(RecordError):
+            Pending.from_json(bad)
+
+
+def test_views_and_configs_cannot_be_changed_by_a_reader() -> None:
+    """Every base-game view used to share one module-level ``public`` dict, and configs are
+    shared through a cache: a reader that changed them changed them for every game."""
+    game = Game.new("fasolki+duel", 2, seed=3)
+    view = game.view(0)
+    with pytest.raises(TypeError):
+        view.public["offer"] = []  # type: ignore[index]
+    with pytest.raises(TypeError):
+        view.public["revealed"].append(1)
+    classic = Game.new("classic", 3, seed=1).view(0)
+    with pytest.raises(TypeError):
+        classic.public["x"] = 1  # type: ignore[index]
+    config = Game.new("fasolki+new-varieties", 4, options={"remove": "farmer"}, seed=1).config
+    with pytest.raises(TypeError):
+        config.options["remove"] = "glutton"  # type: ignore[index]
+    again = Game.new("fasolki+new-varieties", 4, options={"remove": "farmer"}, seed=1)
+    assert again.to_dict()["options"] == {"remove": "farmer"}
+
+
+def test_a_view_survives_pickling_for_search_workers() -> None:
+    import pickle
+
+    game = Game.new("fasolki+duel", 2, seed=3)
+    view = game.view(1)
+    assert pickle.loads(pickle.dumps(view)) == view

@@ -1,9 +1,9 @@
 """Bohnanza and Fasolki: a rules engine with structured trading, views and records.
 
->>> from bohnanza import Game, Action
+>>> from bohnanza import Game, Action, Phase
 >>> game = Game.new("classic", players=4, seed=7)
 >>> game.phase, game.active
-('plant', 0)
+(Phase.PLANT, 0)
 >>> Action.plant(0) in game.legal_actions(0)
 True
 """
@@ -21,7 +21,7 @@ from .errors import (
     RecordError,
 )
 from .events import Event
-from .game import Game
+from .game import Game, Phase
 from .rules import GameConfig, all_rulesets, make_config
 from .views import View
 
@@ -38,6 +38,7 @@ __all__ = [
     "InvalidOffer",
     "NotYourTurn",
     "Offer",
+    "Phase",
     "RecordError",
     "View",
     "all_rulesets",

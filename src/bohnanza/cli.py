@@ -5,13 +5,17 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
 from .agents import DEFAULT_BOT, DESCRIPTIONS, agent_names, describe_agents
 from .errors import BohnanzaError
 from .rules import all_rulesets, make_config
+
+if TYPE_CHECKING:
+    from .actions import Action
+    from .events import Event
 
 #: Every bot with its one-line description, for the options that take bot names.
 _BOTS_HELP = "; ".join(f"{name}: {text}" for name, text in DESCRIPTIONS.items()) + "."
@@ -223,20 +227,19 @@ def replay(record: str, as_json: bool, show_log: bool) -> None:
     from .records import load
     from .records import replay as run
 
+    log: list[str] = []
+
+    def keep(_index: int, _seat: int, _action: Action, events: list[Event]) -> None:
+        log.extend(map(str, events))
+
     try:
         data = load(record)
-        game = run(data)
+        game = run(data, on_action=keep if show_log else None)
     except BohnanzaError as exc:
         fail(str(exc))
     if show_log:
-        from .actions import Action
-        from .records import new_game
-
-        g = new_game(data)
-        for entry in data["actions"]:
-            body = {k: v for k, v in entry.items() if k != "seat"}
-            for ev in g.apply(entry["seat"], Action.from_json(body)):
-                click.echo(str(ev))
+        for line in log:
+            click.echo(line)
     if not game.over:
         out: dict[str, Any] = {
             "over": False,

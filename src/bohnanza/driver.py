@@ -2,11 +2,12 @@
 reproducible (the engine itself lets any seat act at any time; a server instead takes
 actions in arrival order).
 
-Order: whoever the game is waiting for, active seat first, then seat order. In phase 2
-the driver runs rounds: the active seat, then every other seat once, each taking one
-action or passing. Trading ends when the active seat ends it, or - like a table's
-trading timer running out (R-TRADE-6) - after a round in which nobody acted, or after
-``max_trade_rounds`` rounds.
+Order: that of :class:`bohnanza.schedule.TradeScheduler` - a pending decision first,
+then whoever the game is waiting for, active seat first, then seat order. In phase 2
+rounds: the active seat, then every other seat once, each taking one action or passing.
+Trading ends when the active seat ends it, or - like a table's trading timer running out
+(R-TRADE-6) - after a round in which nobody acted, or after ``max_trade_rounds`` rounds
+(:data:`bohnanza.schedule.MAX_TRADE_ROUNDS`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from .actions import Action
 from .agents.base import Agent
 from .errors import IllegalAction
 from .game import OVER, TRADE, Game
-from .views import make_view
+from .schedule import MAX_TRADE_ROUNDS, TradeScheduler
 
 
 class AgentError(IllegalAction):
@@ -36,26 +37,28 @@ def play(
     game: Game,
     agents: Sequence[Agent],
     *,
-    max_trade_rounds: int = 6,
+    max_trade_rounds: int = MAX_TRADE_ROUNDS,
     max_actions: int = 200_000,
     log: PlayLog | None = None,
     events: bool = False,
 ) -> PlayLog:
-    """Play ``game`` to the end with one agent per seat; returns the action log."""
+    """Play ``game`` to the end with one agent per seat; returns the action log.
+
+    ``events=True`` switches the game's event recording on; otherwise the game's own
+    setting (:meth:`Game.record_events`) stands."""
     if len(agents) != game.players:
         raise ValueError(f"{len(agents)} agents for {game.players} seats")
     log = log if log is not None else PlayLog()
     actions = log.actions
-    apply = game.apply if events else game.apply_fast
+    if events:
+        game.record_events()
+    apply = game.apply
 
     def apply_choice(seat: int, choice: Action, legal: list[Action]) -> None:
         # An action taken from the legal list needs no second check (the random-play
         # checker verifies that every listed action passes Game.check); anything else,
         # such as a bot's own offer, goes through the full check.
-        if not events and choice in legal:
-            game.apply_unchecked(seat, choice)
-        else:
-            apply(seat, choice)
+        apply(seat, choice, trusted=choice in legal)
 
     def ask(seat: int, required: bool) -> bool:
         legal = game.legal_actions(seat, agents[seat].wants_offers(game.turn))
@@ -74,47 +77,36 @@ def play(
             raise AgentError(f"game exceeded {max_actions} actions; an agent is looping")
         return True
 
-    n = game.players
+    scheduler = TradeScheduler(max_trade_rounds)
     hooks = game.hooks
-    cache = game._seat_views
     while game.phase != OVER:
-        if game.phase == TRADE and game.pending is None:
-            turn = game.turn
-            for _ in range(max_trade_rounds):
-                acted = False
-                a = game.active
-                for seat in [(a + i) % n for i in range(n)]:
-                    if game.phase != TRADE or game.turn != turn or game.over:
-                        break
-                    while game.pending is not None and not game.over:
-                        ask(game.pending[0], True)
-                    if game.phase != TRADE:
-                        break
-                    acted = ask(seat, False) or acted
-                if game.phase != TRADE or game.turn != turn or not acted:
-                    break
-            if game.phase == TRADE and game.turn == turn and game.pending is None and not game.over:
+        if game.phase == TRADE:
+            # Phase 2 (with any decision pending in it) in the scheduler's rounds.
+            question = scheduler.next(game)
+            if question is None:  # pragma: no cover - only when the game is over
+                break
+            seat = question.seat
+            if question.time_up:
                 # The trading time is up (R-TRADE-6): the active seat's decision is made.
                 end = Action.end_trading()
-                seat = game.active  # ending trading may start the next seat's turn
                 apply(seat, end)
                 actions.append((seat, end))
+            elif question.required:
+                ask(seat, True)
+            else:
+                scheduler.report(ask(seat, False))
             continue
-        # The hot path (phases 1 and 3): one required decision, with the engine's thin
-        # public wrappers (argument checks the driver does not need) inlined.
+        # The hot path (phases 1 and 3): one required decision.
         waiting = game.waiting_for() if game.pending is not None else hooks.waiting_for(game)
         if not waiting:
             raise AgentError(f"nobody can act in {game!r}")
         seat = waiting[0]
         agent = agents[seat]
         legal = hooks.legal_actions(game, seat, agent.wants_offers(game.turn))
-        choice = agent.act(make_view(game, seat, cache), legal, True)
+        choice = agent.act(game.view(seat, cached=True), legal, True)
         if choice is None:
             raise AgentError(f"agent {agent!r} at seat {seat} must act but passed", seat=seat)
-        if not events and choice in legal:
-            game._execute(seat, choice)
-        else:
-            apply(seat, choice)
+        apply(seat, choice, trusted=choice in legal)
         actions.append((seat, choice))
         if len(actions) > max_actions:
             raise AgentError(f"game exceeded {max_actions} actions; an agent is looping")

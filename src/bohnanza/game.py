@@ -20,10 +20,19 @@ Design (see DESIGN-NOTES.md):
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, NewType
 
 from .actions import Action, ActionType, Offer, shape_error
-from .errors import ConfigError, GameOver, IllegalAction, InvalidOffer, NotYourTurn, RecordError
+from .errors import (
+    ConfigError,
+    GameOver,
+    IllegalAction,
+    InvalidOffer,
+    NotYourTurn,
+    RecordError,
+    Refusal,
+)
 from .events import Event
 from .rules import GameConfig, make_config
 from .shuffle import (
@@ -36,15 +45,88 @@ from .shuffle import (
     make_generator,
     save_generator,
 )
-from .views import View, make_view
+from .views import SeatView, View, make_view
 
 if TYPE_CHECKING:
     from .modules.base import Hooks
 
-PLANT = "plant"
-TRADE = "trade"
-PLANT_TRADED = "plant_traded"
-OVER = "over"
+
+class Phase(StrEnum):
+    """The base game's phases (a module adds its own, as another ``StrEnum``). Members are
+    strings, so comparisons with ``"plant"`` and the JSON forms are as before."""
+
+    PLANT = "plant"  # phase 1: planting from the hand
+    TRADE = "trade"  # phase 2: drawn cards turned over, trading
+    PLANT_TRADED = "plant_traded"  # phase 3: planting traded and kept cards
+    OVER = "over"  # the game has ended
+
+    def __repr__(self) -> str:
+        # A repr that pastes back (python-chess style), not <Phase.PLANT: 'plant'>.
+        return f"Phase.{self.name}"
+
+
+PLANT = Phase.PLANT
+TRADE = Phase.TRADE
+PLANT_TRADED = Phase.PLANT_TRADED
+OVER = Phase.OVER
+
+#: A card id: an index into the config's card tables.
+CardId = NewType("CardId", int)
+#: A seat number, 0 to players - 1.
+SeatId = NewType("SeatId", int)
+#: A field of one seat, 0 to 2, bottom card first.
+FieldId = NewType("FieldId", int)
+
+
+class Pending(tuple[Any, ...]):
+    """A pending indivisible decision (R-HARV-1): the seat that must take it, its kind (a
+    module's name for it, ``"move_lady"``) and the kind's numbers (a field, a card).
+
+    An immutable tuple ``(seat, kind, *args)``, so that its JSON form (a list) and code
+    that unpacks it stay as they were; read it through ``seat``, ``kind`` and ``args``.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, seat: int, kind: str, *args: int) -> Pending:
+        return super().__new__(cls, (seat, kind, *args))
+
+    def __getnewargs__(self) -> tuple[Any, ...]:
+        return tuple(self)
+
+    @property
+    def seat(self) -> int:
+        seat = self[0]
+        assert isinstance(seat, int)
+        return seat
+
+    @property
+    def kind(self) -> str:
+        return str(self[1])
+
+    @property
+    def args(self) -> tuple[int, ...]:
+        return tuple(int(a) for a in self[2:])
+
+    def to_json(self) -> list[int | str]:
+        return list(self)
+
+    @classmethod
+    def from_json(cls, data: object) -> Pending:
+        """Parse the list form; anything else raises :class:`RecordError`."""
+        if (
+            not isinstance(data, list | tuple)
+            or len(data) < 2
+            or type(data[0]) is not int
+            or not isinstance(data[1], str)
+            or not all(type(a) is int for a in data[2:])
+        ):
+            raise RecordError(f"malformed pending decision {data!r}")
+        return cls(data[0], data[1], *data[2:])
+
+    def __repr__(self) -> str:
+        return f"Pending{tuple(self)!r}"
+
 
 #: An open offer may hold at most this many cards on either side, and a seat may keep at
 #: most this many offers open: bounds that keep bots and network clients from flooding.
@@ -53,6 +135,9 @@ MAX_OPEN_OFFERS = 16
 
 _T = ActionType
 
+
+#: The version of :meth:`Game.to_dict`'s format; :meth:`Game.from_dict` reads only this one.
+STATE_VERSION = 1
 
 #: Events that report the card a draw took (logged before that draw's run-out).
 _CARD_EVENTS = frozenset(("draw", "turn_over", "reveal"))
@@ -114,12 +199,12 @@ class Game:
     turn: int
     runouts: int
     final_runout: bool
-    pending: tuple[Any, ...] | None
+    pending: Pending | None
     extra: dict[str, Any]
     scores: tuple[int, ...] | None
     winners: tuple[int, ...] | None
     _events: list[Event] | None
-    _seat_views: list[Any]
+    _seat_views: list[SeatView | None]
 
     # ------------------------------------------------------------------ creation
 
@@ -134,6 +219,7 @@ class Game:
         seed: int | None = None,
         deck: Sequence[str | int] | None = None,
         generator: str = DEFAULT,
+        events: bool = True,
     ) -> Game:
         """Create a game and deal (R-SETUP-1…5).
 
@@ -144,9 +230,11 @@ class Game:
         follows in a seeded shuffle. Hands are dealt in seat order: seat 0 takes the first
         cards, then seat 1, and so on. ``generator`` names the shuffle generator
         (:data:`bohnanza.shuffle.GENERATORS`); only replays of old records need another.
+        ``events=False`` plays without recording events (simulations, search; see
+        :meth:`record_events`).
         """
         config = make_config(rules, players, options, tuple(modules))
-        return cls(config, seed=seed, deck=deck, generator=generator)
+        return cls(config, seed=seed, deck=deck, generator=generator, events=events)
 
     def __init__(
         self,
@@ -155,6 +243,7 @@ class Game:
         seed: int | None = None,
         deck: Sequence[str | int] | None = None,
         generator: str = DEFAULT,
+        events: bool = True,
     ) -> None:
         from .modules import hooks_for
 
@@ -197,6 +286,8 @@ class Game:
         self._seat_views = [None] * n
         self.hooks.setup(self)
         self.hooks.start_turn(self, 0)
+        if events:  # from the first action on (the deal and the first turn are not logged)
+            self._events = []
 
     def _arrange(self, deck: Sequence[str | int] | None) -> list[int]:
         # Shuffle first in every case, so that the RNG is in the same state afterwards
@@ -277,16 +368,26 @@ class Game:
         if self.phase == OVER:
             return []
         if self.pending is not None:
-            return [self.pending[0]]
+            return [self.pending.seat]
         return self.hooks.waiting_for(self)
 
     # ------------------------------------------------------------------ events
 
-    def collect_events(self) -> list[Event]:
-        """Start recording events; returns the live list the engine appends to."""
+    def record_events(self, on: bool = True) -> list[Event]:
+        """Switch event recording on (the default of a new game) or off; returns the live
+        list the engine appends to (empty while off). Recording costs time: simulations
+        and search play without it."""
+        if not on:
+            self._events = None
+            return []
         if self._events is None:
             self._events = []
         return self._events
+
+    @property
+    def recording(self) -> bool:
+        """Whether :meth:`apply` records events (:meth:`record_events`)."""
+        return self._events is not None
 
     def emit(
         self,
@@ -307,35 +408,27 @@ class Game:
 
     # ------------------------------------------------------------------ actions
 
-    def apply(self, seat: int, action: Action) -> list[Event]:
+    def apply(self, seat: int, action: Action, *, trusted: bool = False) -> list[Event]:
         """Check ``action`` for ``seat`` and carry it out, or raise and change nothing.
 
-        Returns the events it caused (recording is switched on by the first call).
+        Returns the events it caused while the game records them (:meth:`record_events`),
+        else an empty list. ``trusted=True`` skips the check: only for an action taken
+        from :meth:`legal_actions` *of this same state* (the random-play checker verifies
+        that every listed action passes the check); anything else must be checked.
         """
-        self.check(seat, action)
-        events = self.collect_events()
-        start = len(events)
-        self._execute(seat, action)
-        return events[start:]
-
-    def apply_fast(self, seat: int, action: Action) -> None:
-        """:meth:`apply` without event recording, for simulations that do not need logs."""
-        self.check(seat, action)
-        self._execute(seat, action)
-
-    def apply_unchecked(self, seat: int, action: Action) -> None:
-        """Carry out an action taken from :meth:`legal_actions` *for this same state*,
-        without checking it again (the driver's hot path). Anything else must go
-        through :meth:`apply`."""
-        self._execute(seat, action)
-
-    def _execute(self, seat: int, action: Action) -> None:
+        if not trusted:
+            self.check(seat, action)
+        events = self._events
+        start = len(events) if events is not None else 0
         proposer = None
         if action.type is ActionType.ACCEPT:
             proposer = self.offers[action.offer_id][0]  # type: ignore[index]
         active = self.active
         interrupted = self.pending is not None
-        self.hooks.execute(self, seat, action)
+        rule = self.hooks.rules.get(action.type)
+        if rule is None:
+            raise IllegalAction(f"{action!r} is not handled in {self.config.rules}", seat=seat)
+        rule.execute(self, seat, action)
         # An action changes the public side of its actor, the active seat (automatic
         # draws, kept cards) and a trade partner only; the end of the game changes all,
         # and so may the queue of pending decisions (a child of another seat placed
@@ -347,6 +440,7 @@ class Game:
             cache[seat] = cache[active] = cache[self.active] = None
             if proposer is not None:
                 cache[proposer] = None
+        return events[start:] if events is not None else []
 
     def check(self, seat: int, action: Action) -> None:
         """Raise :class:`IllegalAction` unless ``seat`` may do ``action`` now."""
@@ -358,8 +452,22 @@ class Game:
         if malformed:
             raise IllegalAction(f"seat {seat} sent a malformed action: {malformed}", seat=seat)
         if self.phase == OVER:
-            raise GameOver(f"seat {seat} cannot act: the game is over", seat=seat)
-        self.hooks.check(self, seat, action)
+            raise Refusal(seat, "act", "the game is over", kind=GameOver).error()
+        refusal = self.hooks.refusal(self, seat, action)
+        if refusal is not None:
+            raise refusal.error()
+
+    def refusal(self, seat: int, action: Action) -> Refusal | None:
+        """Why ``seat`` may not take ``action`` now, as data, or None when it may."""
+        try:
+            self.check(seat, action)
+        except IllegalAction as exc:
+            if exc.refusal is not None:
+                return exc.refusal
+            return Refusal(
+                seat, action.type.value if isinstance(action, Action) else "act", str(exc)
+            )
+        return None
 
     def is_legal(self, seat: int, action: Action) -> bool:
         try:
@@ -439,36 +547,36 @@ class Game:
             raise IllegalAction("the game is not over yet")
         return {"scores": list(self.scores), "winners": list(self.winners), "turns": self.turn}
 
-    def fail(
-        self,
-        seat: int,
-        what: str,
-        why: str,
-        rule: str | None = None,
-        cls: type[IllegalAction] = IllegalAction,
-    ) -> IllegalAction:
-        """Build the exception for "seat cannot <what>: <why> (rule)"."""
-        return cls(f"seat {seat} cannot {what}: {why}", seat=seat, rule=rule)
-
     # ------------------------------------------------------------------ views
 
     def view(self, seat: int | None, cached: bool = False) -> View:
         """What ``seat`` may know (``None``: a spectator), as a :class:`bohnanza.views.View`.
 
         ``cached=True`` reuses the public parts of seats that no action touched since the
-        last cached view (the driver's hot path). It is only valid while every change goes
-        through :meth:`apply`; code that edits the state directly must use the default.
+        last cached view (the driver's hot path). The game owns that cache: it is valid
+        while every change goes through :meth:`apply`; code that edits the state directly
+        calls :meth:`invalidate_views` afterwards (or uses the default).
         """
-        if seat is not None and (
-            not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < self.players
-        ):
+        if type(seat) is int:
+            if not 0 <= seat < self.config.players:
+                raise IllegalAction(f"there is no seat {seat!r} in a {self.players}-player game")
+        elif seat is not None:
             raise IllegalAction(f"there is no seat {seat!r} in a {self.players}-player game")
         return make_view(self, seat, self._seat_views if cached else None)
+
+    def cached_seat_views(self) -> tuple[SeatView | None, ...]:
+        """The cached public seat views (``None``: stale), for the invariant checker."""
+        return tuple(self._seat_views)
+
+    def invalidate_views(self) -> None:
+        """Forget the cached public seat views (after editing the state directly)."""
+        self._seat_views = [None] * self.config.players
 
     # ------------------------------------------------------------------ copies and persistence
 
     def clone(self) -> Game:
-        """A cheap independent copy (lists of ints copied, no deep copy of objects)."""
+        """A cheap independent copy (lists of ints copied, no deep copy of objects). The
+        copy does not record events (:meth:`record_events` switches that on)."""
         g = Game.__new__(Game)
         g.config = self.config
         g.hooks = self.hooks
@@ -504,7 +612,7 @@ class Game:
         """The whole state as JSON-ready data (private parts included: not for players)."""
         return {
             "format": "bohnanza-state",
-            "version": 1,
+            "version": STATE_VERSION,
             "rules": self.config.rules,
             "players": self.players,
             "options": dict(self.config.options),
@@ -531,15 +639,17 @@ class Game:
             "turn": self.turn,
             "runouts": self.runouts,
             "final_runout": self.final_runout,
-            "pending": list(self.pending) if self.pending is not None else None,
+            "pending": self.pending.to_json() if self.pending is not None else None,
             "extra": _copy_json(self.extra),
             "scores": list(self.scores) if self.scores is not None else None,
             "winners": list(self.winners) if self.winners is not None else None,
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Game:
-        """Rebuild a state saved by :meth:`to_dict`; a malformed one raises RecordError."""
+    def from_dict(cls, data: Mapping[str, Any], *, events: bool = True) -> Game:
+        """Rebuild a state saved by :meth:`to_dict`; a malformed one, or one of another
+        format version, raises RecordError. The game records events from here on unless
+        ``events=False``."""
         from .modules import hooks_for
 
         if not isinstance(data, Mapping):
@@ -547,6 +657,11 @@ class Game:
         try:
             if data.get("format") != "bohnanza-state":
                 raise RecordError("not a bohnanza state (format must be 'bohnanza-state')")
+            if data.get("version") != STATE_VERSION:
+                raise RecordError(
+                    f"unsupported saved-state version {data.get('version')!r}; "
+                    f"this engine reads version {STATE_VERSION}"
+                )
             config = make_config(str(data["rules"]), int(data["players"]), dict(data["options"]))
             g = Game.__new__(Game)
             g.config = config
@@ -572,16 +687,17 @@ class Game:
             g.next_offer_id = int(data["next_offer_id"])
             g.supply = int(data["supply"])
             g.active = int(data["active"])
-            g.phase = str(data["phase"])
+            phase = str(data["phase"])
+            g.phase = next((p for p in g.hooks.phases if p == phase), phase)
             g.planted = int(data["planted"])
             g.turn = int(data["turn"])
             g.runouts = int(data["runouts"])
             g.final_runout = bool(data["final_runout"])
-            g.pending = tuple(data["pending"]) if data["pending"] is not None else None
+            g.pending = Pending.from_json(data["pending"]) if data["pending"] is not None else None
             g.extra = _copy_json(dict(data["extra"]))
             g.scores = tuple(data["scores"]) if data["scores"] is not None else None
             g.winners = tuple(data["winners"]) if data["winners"] is not None else None
-            g._events = None
+            g._events = [] if events else None
             g._seat_views = [None] * config.players
         except RecordError:
             raise
@@ -658,8 +774,13 @@ __all__ = [
     "TRADE",
     "Action",
     "ActionType",
+    "CardId",
+    "FieldId",
     "Game",
     "InvalidOffer",
     "NotYourTurn",
     "Offer",
+    "Pending",
+    "Phase",
+    "SeatId",
 ]

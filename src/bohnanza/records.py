@@ -7,12 +7,13 @@ A record is valid exactly when every action is legal at its point; replaying it 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from .actions import Action
 from .errors import BohnanzaError, RecordError
+from .events import Event
 from .game import Game
 from .shuffle import LEGACY
 
@@ -76,8 +77,33 @@ def new_game(setup: Mapping[str, Any]) -> Game:
     return game
 
 
-def replay(record: Mapping[str, Any], *, check_result: bool = True) -> Game:
-    """Rebuild the game of a record, checking every action and (if present) the result."""
+#: What :func:`replay` tells its caller after each action it carries out: the action's
+#: index in the record, its seat, the action and the events it caused.
+OnAction = Callable[[int, int, Action, list[Event]], None]
+
+
+def replay(
+    record: Mapping[str, Any],
+    *,
+    check_result: bool = True,
+    stop: int | None = None,
+    resume: tuple[Game, int] | None = None,
+    on_action: OnAction | None = None,
+) -> Game:
+    """Rebuild the game of a record, checking every action and (if present) the result.
+
+    This is the one place that turns a setup plus actions into a game: the CLI, the
+    web server (resuming tables, reading back a write it was unsure of, replay frames)
+    and the checker all come here, so that a record means one thing everywhere.
+
+    * ``stop``: carry out the first ``stop`` actions only (a replay frame); the result
+      is then not checked.
+    * ``resume``: ``(game, done)``, the record's game after its first ``done`` actions
+      (it is changed in place): only the actions after those are carried out, and the
+      setup is not built again (the web server catching up with its database).
+    * ``on_action``: called after each action carried out, with its index, seat, the
+      action and its events (the game then records events, as for a game log).
+    """
     if not isinstance(record, Mapping):
         raise RecordError("a record must be a JSON object")
     if record.get("format") != FORMAT:
@@ -86,25 +112,40 @@ def replay(record: Mapping[str, Any], *, check_result: bool = True) -> Game:
         raise RecordError(
             f"unsupported record version {record.get('version')!r}; this reads {VERSION}"
         )
-    game = new_game(record)
     actions = record.get("actions", [])
     if not isinstance(actions, list):
         raise RecordError("record actions must be a list")
-    for i, entry in enumerate(actions):
+    if resume is not None:
+        game, first = resume
+        if not 0 <= first <= len(actions):
+            raise RecordError(f"cannot resume after {first} of {len(actions)} actions")
+    else:
+        game, first = new_game(record), 0
+    last = len(actions) if stop is None else stop
+    if not first <= last <= len(actions):
+        raise RecordError(f"cannot stop after {stop} of {len(actions)} actions")
+    # Replayed actions are logged only for on_action; actions after the replay are.
+    game.record_events(on_action is not None)
+    for i in range(first, last):
+        entry = actions[i]
         if not isinstance(entry, dict) or "seat" not in entry:
             raise RecordError(f"action #{i}: each action needs a seat: {entry!r}")
         body = {k: v for k, v in entry.items() if k != "seat"}
         try:
             action = Action.from_json(body)
-            game.apply_fast(entry["seat"], action)
+            seat = entry["seat"]
+            events = game.apply(seat, action)
         except BohnanzaError as exc:
             raise RecordError(f"action #{i} ({entry!r}) is illegal: {exc}") from None
+        if on_action is not None:
+            on_action(i, seat, action, events)
     result = record.get("result")
-    if check_result and result is not None:
+    if check_result and result is not None and last == len(actions):
         if not game.over:
             raise RecordError("the record has a result but its actions do not finish the game")
         if game.result() != result:
             raise RecordError(f"replayed result {game.result()} differs from the record's {result}")
+    game.record_events()
     return game
 
 

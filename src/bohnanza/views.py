@@ -1,6 +1,8 @@
 """What one seat may know (R-INFO-1…3), as immutable copies.
 
-Views are named tuples (immutable, and cheap to build: a bot gets one per decision).
+Views are named tuples (immutable, and cheap to build: a bot gets one per decision);
+their mappings and module piles are read-only (:mod:`bohnanza.frozen`), since one view
+part may be shared by several readers.
 A :class:`View` is built from the game and then holds no reference to it: nothing private
 can be reached from a view object. Card ids appear in a view only for cards its reader
 may see (own hand, own treasury where the rule set shows it, fields, trade areas, drawn
@@ -11,14 +13,15 @@ card ids that leak).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .actions import Offer
+from .frozen import FrozenDict
 from .rules import GameConfig
 
 if TYPE_CHECKING:
-    from .game import Game
+    from .game import Game, Pending
 
 
 class SeatView(NamedTuple):
@@ -40,7 +43,7 @@ class OfferView(NamedTuple):
     proposer: int
     to: int
     give: tuple[int | None, ...]
-    shown: tuple[dict[str, Any], ...]
+    shown: tuple[FrozenDict[str, Any], ...]
     want: tuple[tuple[str, int], ...]
 
     @property
@@ -67,8 +70,8 @@ class View(NamedTuple):
     drawn: tuple[int, ...]
     seats: tuple[SeatView, ...]
     offers: tuple[OfferView, ...]
-    pending: tuple[Any, ...] | None
-    public: dict[str, Any]
+    pending: Pending | None
+    public: FrozenDict[str, Any]
     scores: tuple[int, ...] | None
     winners: tuple[int, ...] | None
     #: The reader's own treasury, oldest coin first, where the rule set lets a player look
@@ -177,7 +180,7 @@ class View(NamedTuple):
         }
 
 
-def _ids_in(public: dict[str, Any]) -> list[int]:
+def _ids_in(public: Mapping[str, Any]) -> list[int]:
     out: list[int] = []
     for v in public.values():
         if isinstance(v, list):
@@ -186,20 +189,30 @@ def _ids_in(public: dict[str, Any]) -> list[int]:
 
 
 def seat_view(game: Game, s: int) -> SeatView:
+    hooks = game.hooks
+    fields = game.fields[s]
+    if hooks._base_payout:  # the base payout inlined: this runs after most actions
+        payout = hooks.payout
+        cv = hooks.card_variety
+        payouts = tuple([payout[cv[f[-1]]][len(f)] if f else 0 for f in fields])
+    else:
+        payouts = hooks.seat_payouts(game, s)
     return _new_seat(
         SeatView,
         (
             s,
-            tuple(map(tuple, game.fields[s])),
+            tuple(map(tuple, fields)),
             len(game.treasury[s]),
             len(game.hands[s]),
             tuple(game.trade[s]),
-            game.hooks.seat_payouts(game, s),
+            payouts,
         ),
     )
 
 
-_EMPTY: dict[str, Any] = {}
+#: The public module state of the base game (none), shared by every view: read-only.
+EMPTY: FrozenDict[str, Any] = FrozenDict()
+_EMPTY = EMPTY
 # Named tuples built with tuple.__new__ directly skip a Python-level __new__ frame; the
 # field order is the class's (a test compares these against keyword construction).
 _new_seat: Callable[[type[SeatView], tuple[Any, ...]], SeatView] = tuple.__new__
@@ -254,20 +267,34 @@ def make_view(game: Game, seat: int | None, cache: list[SeatView | None] | None 
     )
 
 
+_new_offer: Callable[[type[OfferView], tuple[Any, ...]], OfferView] = tuple.__new__
+
+
 def _offer_view(game: Game, seat: int | None, oid: int, proposer: int, offer: Offer) -> OfferView:
     hooks = game.hooks
     declared = offer.declared or ("",) * len(offer.give)
     give: list[int | None] = []
-    shown: list[dict[str, Any]] = []
+    shown: list[FrozenDict[str, Any]] = []
     for c, claim in zip(offer.give, declared, strict=True):
         d = claim or None
         if seat == proposer:
             give.append(c)
-            shown.append({"declared": d} if d is not None else {})
+            shown.append(_claim(d) if d is not None else _EMPTY)
         elif c in game.drawn:
             give.append(c)
-            shown.append({})
+            shown.append(_EMPTY)
         else:
             give.append(None)
-            shown.append(hooks.offered_card(game, c, d))
-    return OfferView(oid, proposer, offer.to, tuple(give), tuple(shown), offer.want)
+            shown.append(hooks.shown_card(game, c, d))
+    return _new_offer(OfferView, (oid, proposer, offer.to, tuple(give), tuple(shown), offer.want))
+
+
+_CLAIMS: dict[str, FrozenDict[str, Any]] = {}
+
+
+def _claim(declared: str) -> FrozenDict[str, Any]:
+    """``{"declared": d}``, one read-only instance per claim (views share them)."""
+    got = _CLAIMS.get(declared)
+    if got is None:
+        got = _CLAIMS[declared] = FrozenDict(declared=declared)
+    return got

@@ -7,8 +7,8 @@ from collections import Counter
 import pytest
 
 from bohnanza import Action, Game, make_config
-
-from .helpers import (
+from bohnanza.testing.helpers import (
+    FASOLKI_FILL,
     assert_conserved,
     assert_illegal,
     deal,
@@ -57,7 +57,14 @@ def test_six_seven_players_deck_and_hands_r_new_67(players):
 
 def test_six_players_phase_4_draws_four_r_new_67():
     # R-NEW-67 Decision (from R-VAR-67): phase 4 draws 4 cards to the back of the hand.
-    game = deal(NV, 6, hands=[["cowboy", "boxer", "golas"]], pile=["hippie"] * 2 + ["fatty"] * 4)
+    game = deal(
+        NV,
+        6,
+        hands=[["cowboy", "boxer", "golas"]],
+        pile=["hippie"] * 2 + ["fatty"] * 4,
+        fill=FASOLKI_FILL,
+        fill_all=True,
+    )
     plant(game, 0)
     assert names(game, game.drawn) == ["hippie", "hippie"]
     game.apply(0, Action.end_trading())
@@ -146,7 +153,7 @@ def test_three_players_game_ends_at_second_runout_r_new_3():
     # R-NEW-3: with 3 players the game ends when the pile runs out the second time.
     game = Game.new(NV, 3, seed=11)
     _short_pile(game)
-    events = game.collect_events()
+    events = game.record_events()
     _play_to_end(game)
     assert game.runouts == 2
     finals = [e for e in events if e.type == "runout" and e.data.get("final")]
@@ -159,9 +166,9 @@ def test_four_players_new_varieties_play_past_second_runout_r_new_3_contrast():
     # R-NEW-3 applies to 3 players only: with 4 the third run-out ends the game.
     game = Game.new(NV, 4, options={"remove": "farmer"}, seed=11)
     _short_pile(game)
-    game.collect_events()
+    game.record_events()
     _play_to_end(game)
-    runouts = [e.data for e in game.collect_events() if e.type == "runout"]
+    runouts = [e.data for e in game.record_events() if e.type == "runout"]
     # The second run-out did not end the game; the third did.
     assert [(r["count"], r["final"]) for r in runouts] == [(1, False), (2, False), (3, True)]
     assert game.runouts == 3
@@ -171,7 +178,16 @@ def test_four_players_new_varieties_play_past_second_runout_r_new_3_contrast():
 
 
 def farmer_game(hand0, pile=(), **kw) -> Game:
-    return deal(NV, 4, hands=[hand0], pile=pile, options={"remove": "glutton"}, **kw)
+    return deal(
+        NV,
+        4,
+        hands=[hand0],
+        pile=pile,
+        options={"remove": "glutton"},
+        fill=FASOLKI_FILL,
+        fill_all=True,
+        **kw,
+    )
 
 
 def test_two_farmers_harvested_give_a_free_third_field_r_farm_1():

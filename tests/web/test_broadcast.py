@@ -1,5 +1,5 @@
 """The broadcast after each action splices one shared encoding of the public seat parts
-into every seat's message (``Manager._broadcast_state``, the server's hot path). It must
+into every seat's message (``Session.broadcast_state``, the server's hot path). It must
 send exactly the bytes of encoding each seat's whole ``state`` on its own: checked here
 over whole random games of every rule set, for every seat and a spectator."""
 
@@ -56,10 +56,10 @@ def test_spliced_broadcast_equals_each_seats_own_state(
                 legal = game.legal_actions(seat)
             events = game.apply(seat, rng.choice(legal))
             table.actions.append((seat, legal[0]))  # only the count (seq) matters here
-            manager._broadcast_state(table, events)
+            manager.session.broadcast_state(table, events)
             for conn in conns:
                 sent = conn.queue.get_nowait()
-                state = manager._state(table, conn.seat, events)
+                state = manager.session.state(table, conn.seat, events)
                 assert state is not None
                 assert sent == dumps(state), f"seat {conn.seat} after {checked} actions"
                 assert conn.queue.empty()

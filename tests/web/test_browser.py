@@ -296,7 +296,7 @@ def test_fasolufka_buyer_picks_three_coins_in_order_r_lady_10(
     coins = game.draw[:5]
     del game.draw[:5]
     game.treasury[0] += coins
-    game._seat_views = [None] * game.players
+    game.invalidate_views()
     page.reload()
     page.wait_for_selector("#board:not([hidden])")
     page.wait_for_function("document.querySelectorAll('#my-treasury .card').length === 5")

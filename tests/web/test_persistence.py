@@ -160,6 +160,43 @@ def test_a_failed_commit_changes_nothing(make_server: Callable[..., ServerThread
     assert a.act({"type": "plant", "field": 0})["type"] == "ack"
 
 
+def test_a_write_committed_after_all_is_read_back_and_broadcast(
+    make_server: Callable[..., ServerThread],
+) -> None:
+    """A commit whose answer was lost (the write went through, the server saw an error)
+    leaves the table unsure: before its next write the server reads the record back
+    (``Session.resync``, through ``records.replay``), installs the saved action and tells
+    everybody, so memory and database agree and play goes on."""
+    srv = make_server()
+    table, a, b = _start(srv)
+    manager = srv.app.state.manager
+    real = manager.store.append_actions
+
+    def committed_then_lost(*args: Any, **kwargs: Any) -> None:
+        real(*args, **kwargs)
+        raise OSError("connection lost during the commit")
+
+    manager.store.append_actions = committed_then_lost
+    try:
+        answer = a.act({"type": "plant", "field": 0})
+        assert answer["type"] == "error" and answer["code"] == "server_error"
+    finally:
+        manager.store.append_actions = real
+    assert a.seq == 0  # nobody was told of the plant
+    # Stopping after one planted card is legal only if the plant was saved: the next
+    # write reads the record back first, installs the plant, then takes this action.
+    answer = a.act({"type": "stop_planting"})
+    assert answer["type"] == "ack" and answer["seq"] == 2
+    b.wait_for(lambda m: m["type"] == "state" and m["seq"] == 2)
+    live = manager.tables[table]
+    stored = manager.store.load(table)
+    assert stored is not None and stored.setup is not None
+    assert stored.actions == [(0, {"type": "plant", "field": 0}), (0, {"type": "stop_planting"})]
+    assert [(seat, action.to_json()) for seat, action in live.actions] == stored.actions
+    again = replay({**stored.setup, "actions": [{"seat": s, **x} for s, x in stored.actions]})
+    assert again == live.game
+
+
 def test_games_resume_after_a_restart(
     make_server: Callable[..., ServerThread], db_url: str
 ) -> None:

@@ -36,6 +36,7 @@ from ..actions import Action, ActionType, Offer
 from ..coins import with_coins
 from ..errors import IllegalAction
 from ..game import Game
+from ..modules import module_info
 from ..views import View
 from .base import Agent
 from .heuristic import HeuristicAgent, Position, tables_for
@@ -167,8 +168,8 @@ class Determiniser:
         extra: dict[str, Any] = {}
         for key, value in view.public.items():
             extra[key] = list(value) if isinstance(value, list) else value
-        if cfg.module == "duel" and view.final_runout and view.active == 1:
-            extra["last_turn"] = True
+        if module_info(cfg.module).last_turn_public and view.final_runout and view.active == 1:
+            extra["last_turn"] = True  # R-DUEL-4: seat 1's extra turn has begun
         version, internal, gauss = random.Random(0).getstate()
         ids = [o["id"] for o in dealt["offers"]]
         return {
@@ -216,7 +217,7 @@ class Determiniser:
             int(o["id"]): (int(o["proposer"]), Offer.from_json(o["offer"])) for o in dealt["offers"]
         }
         g.rng = random.Random(rng.getrandbits(64))
-        g._seat_views = [None] * g.players
+        g.invalidate_views()
         return g
 
 
@@ -406,7 +407,7 @@ class SearchAgent(Agent):
         g = g0.clone()
         if action is not None:
             try:
-                g.apply_fast(me, action)
+                g.apply(me, action)
             except IllegalAction:
                 return -10.0
         depth = 2 * g.players if self.depth == -1 else self.depth

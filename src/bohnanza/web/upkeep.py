@@ -21,7 +21,7 @@ import logging
 import multiprocessing
 import secrets
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
@@ -29,11 +29,12 @@ from ..actions import Action
 from ..agents.base import Agent
 from ..agents.search import SearchAgent
 from ..views import View
-from .limits import Limits, clean_text
+from .limits import Guard, Limits, clean_text
 from .protocol import ClientMessage, ProtocolError
 
 if TYPE_CHECKING:
-    from .tables import Conn, Manager, Table
+    from .model import Conn, Table
+    from .tables import Manager
 
 log = logging.getLogger("bohnanza.web")
 
@@ -134,14 +135,14 @@ class BotPools:
         if self._processes is not None and self._processes is not self.threads:
             self._processes.shutdown(wait=False, cancel_futures=True)
 
-    def full_budget(self, manager: Manager, table: Table, seat: int) -> bool:
+    def full_budget(self, tables: Mapping[str, Table], table: Table, seat: int) -> bool:
         """Whether this search seat is among the first ``search_total`` of the server's
         (tables in order of creation): beyond them, search bots think briefly."""
         cap = self.limits.search_total
         if cap <= 0:
             return True
         rank = 0
-        for t in sorted(manager.tables.values(), key=lambda t: (t.created, t.id)):
+        for t in sorted(tables.values(), key=lambda t: (t.created, t.id)):
             if t.status != "playing":
                 continue
             for s in t.seats:
@@ -153,7 +154,7 @@ class BotPools:
 
     async def decide(
         self,
-        manager: Manager,
+        tables: Mapping[str, Table],
         table: Table,
         seat: int,
         kind: str,
@@ -166,7 +167,7 @@ class BotPools:
         if not isinstance(agent, SearchAgent):
             return await loop.run_in_executor(self.threads, agent.act, view, legal, required)
         full = self.full.setdefault((table.id, seat), agent.seconds)
-        if self.full_budget(manager, table, seat):
+        if self.full_budget(tables, table, seat):
             agent.seconds = full
         else:
             agent.seconds = min(full or 1.0, self.limits.search_fallback)
@@ -207,7 +208,7 @@ def chatter_id(table: Table, conn: Conn) -> str:
     return "v" + digest.hexdigest()[:12]
 
 
-def check_chat(manager: Manager, conn: Conn, msg: ClientMessage) -> str:
+def check_chat(guard: Guard, conn: Conn, msg: ClientMessage) -> str:
     """The chat line to store and show, or a ProtocolError why it is refused."""
     table = conn.table
     text = clean_text(msg.text or "").strip()
@@ -217,7 +218,7 @@ def check_chat(manager: Manager, conn: Conn, msg: ClientMessage) -> str:
         raise ProtocolError("not_allowed", "the host has turned spectator chat off", msg.id)
     if chatter_id(table, conn) in table.settings.get("muted", ()):
         raise ProtocolError("muted", "the host has muted you at this table", msg.id)
-    if not manager.guard.may_chat(conn.address, table.id):
+    if not guard.may_chat(conn.address, table.id):
         raise ProtocolError("rate_limited", "too many chat messages; wait a little", msg.id)
     return text
 
@@ -251,7 +252,7 @@ async def host_command(manager: Manager, conn: Conn, msg: ClientMessage) -> None
             raise ProtocolError("server_error", "could not save; try again", msg.id) from None
         table.settings = settings
         _done(conn, msg)
-        manager._broadcast_info(table)
+        manager.session.broadcast_info(table)
 
 
 async def _remove(manager: Manager, table: Table, conn: Conn, msg: ClientMessage) -> None:
@@ -278,7 +279,7 @@ async def _remove(manager: Manager, table: Table, conn: Conn, msg: ClientMessage
     seat.conns = 0
     seat.away_since = None
     _done(conn, msg)
-    manager._broadcast_info(table)
+    manager.session.broadcast_info(table)
 
 
 def _done(conn: Conn, msg: ClientMessage) -> None:

@@ -33,6 +33,11 @@ heavy checks (2, 3, 4, 7) run: :data:`FULL` after every action, :data:`CHEAP` af
 sample of actions (about one in ``full_every``) and at the end; conservation runs after every
 action in both. Any failure raises :class:`InvariantError` naming the game (as a call that
 reproduces it), the action index, the action and what went wrong.
+
+Public entry points (re-exported by :mod:`bohnanza.testing`): :func:`check_game`,
+:func:`check_games`, :func:`check_random_games` (every configuration of a rule set, see
+:func:`configurations`), :func:`position`, and :class:`InvariantChecker` for the checks one
+by one on a game a test plays its own way. Seeds come from :mod:`bohnanza.seeding`.
 """
 
 from __future__ import annotations
@@ -46,16 +51,16 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, cast
 
-from .actions import Action, ActionType, Offer
-from .agents import agent_names, make_agent
-from .driver import PlayLog, play
-from .errors import BohnanzaError, GameOver, IllegalAction
-from .events import Event
-from .game import OVER, TRADE, Game
-from .records import make_record, replay
-from .rules import GameConfig, make_config
-from .simulate import agent_seed
-from .views import View, seat_view
+from ..actions import Action, ActionType, Offer
+from ..agents import agent_names, make_agent
+from ..driver import PlayLog, play
+from ..errors import BohnanzaError, GameOver, IllegalAction
+from ..events import Event
+from ..game import OVER, TRADE, Game
+from ..records import make_record, replay
+from ..rules import GameConfig, all_rulesets, make_config
+from ..seeding import agent_seed, checker_seed, game_seeds
+from ..views import View, seat_view
 
 _T = ActionType
 
@@ -163,10 +168,10 @@ def check_game(
     names = _seat_agents(agents, players)
     where = f"check_game({rules!r}, {players}, {seed}, options={opts or None!r}, agents={names!r})"
     try:
-        game = _CheckedGame(make_config(rules, players, opts), seed=seed)
+        game = _CheckedGame(make_config(rules, players, opts), seed=seed, events=checks.events)
     except BohnanzaError as exc:
         raise InvariantError(f"{where}: the game cannot be created: {exc}") from exc
-    checker = _Checker(game, checks, where, random.Random(seed * 7919 + 17))
+    checker = InvariantChecker(game, checks, where, random.Random(checker_seed(seed)))
     game.checker = checker
     checker.initial()
     seats = [make_agent(name, agent_seed(seed, k)) for k, name in enumerate(names)]
@@ -183,7 +188,7 @@ def check_game(
     if checker.index != len(log.actions):
         raise InvariantError(
             f"{where}: the checker saw {checker.index} of the {len(log.actions)} actions played: "
-            "an execution path bypasses Game._execute (update bohnanza.checker._CheckedGame)"
+            "an execution path bypasses Game.apply (update bohnanza.testing.checker._CheckedGame)"
         )
     checker.final(log.actions, names)
     if checks.determinism:
@@ -231,7 +236,7 @@ def position(
     """The state of a seeded bot game after its first ``actions`` actions (or at its end),
     with those actions: a starting point for reproducing a failure of :func:`check_game`."""
     names = _seat_agents(agents, players)
-    game = _StoppingGame(make_config(rules, players, dict(options or {})), seed=seed)
+    game = _StoppingGame(make_config(rules, players, dict(options or {})), seed=seed, events=False)
     game.stop_after = actions
     game.done = 0
     seats = [make_agent(name, agent_seed(seed, k)) for k, name in enumerate(names)]
@@ -251,37 +256,80 @@ def option_sets(rules: Mapping[str, Any], players: int) -> list[dict[str, str]]:
     return out
 
 
+#: One configuration to check: rule set (with modules), player count, options.
+Configuration = tuple[str, int, dict[str, str]]
+
+
+def configurations(rules: str | Iterable[str] | None = None) -> list[Configuration]:
+    """Every configuration the engine offers: each rule set of
+    :func:`bohnanza.rules.all_rulesets` (or only ``rules``) with each allowed player count
+    and each required option value (:func:`option_sets`). A module is in this list as soon
+    as it is registered."""
+    wanted = {rules} if isinstance(rules, str) else None if rules is None else set(rules)
+    out: list[Configuration] = []
+    for entry in all_rulesets():
+        if wanted is not None and entry["rules"] not in wanted:
+            continue
+        for players in range(entry["min_players"], entry["max_players"] + 1):
+            for options in option_sets(entry, players):
+                out.append((entry["rules"], players, options))
+    if wanted is not None and not {c[0] for c in out} >= wanted:
+        missing = ", ".join(sorted(wanted - {c[0] for c in out}))
+        raise ValueError(f"no such rule set: {missing}")
+    return out
+
+
+def check_random_games(
+    rules: str | Iterable[str] | None = None,
+    games: int = 1,
+    seed: int = 0,
+    agents: Sequence[str] | str | None = None,
+    checks: Checks = CHEAP,
+) -> Summary:
+    """Check ``games`` seeded games (seeds ``seed``, ``seed + 1``, …) of every configuration
+    of ``rules`` (default: every rule set and module, see :func:`configurations`); raise
+    :class:`InvariantError` at the first failure. The quickest way for a new module to get
+    every engine invariant checked: ``check_random_games("fasolki+my-module", games=20)``.
+    """
+    summary = Summary()
+    for name, players, options in configurations(rules):
+        for s in game_seeds(seed, games):
+            summary.add(check_game(name, players, s, options, agents, checks))
+    return summary
+
+
 # ---------------------------------------------------------------------------- the hooked game
 
 
 class _CheckedGame(Game):
     """A game whose every executed action is followed by the checker's checks.
 
-    It hooks :meth:`Game._execute`, the one step every entry point ends in (``apply``,
-    ``apply_fast``, ``apply_unchecked`` and the driver's inlined hot path); the checker
-    counts the actions it saw and fails if the driver logged others, so a new path that
-    bypasses the hook cannot silently switch the checks off.
+    It hooks :meth:`Game.apply`, the one way to carry out an action (checked or
+    ``trusted``); the checker counts the actions it saw and fails if the driver logged
+    others, so a path that bypasses the hook cannot silently switch the checks off.
     """
 
     __slots__ = ("checker",)
-    checker: _Checker
+    checker: InvariantChecker
 
-    def _execute(self, seat: int, action: Action) -> None:
+    def apply(self, seat: int, action: Action, *, trusted: bool = False) -> list[Event]:
         ck = self.checker
-        # Some paths skip the check for actions taken from legal_actions: verify that
-        # every executed action passes it.
+        # Trusted actions skip the check (taken from legal_actions): verify that every
+        # executed action passes it.
         try:
             self.check(seat, action)
         except IllegalAction as exc:
+            if not trusted:
+                raise
             raise InvariantError(
                 f"{ck.where}: action #{ck.index} (seat {seat}, {action!r}) was executed, but "
                 f"check() refuses it: {exc}"
             ) from None
         ck.before()
-        events = self._events
-        start = len(events) if events is not None else 0
-        super()._execute(seat, action)
-        ck.after(seat, action, events[start:] if events is not None and ck.checks.events else None)
+        recording = self.recording
+        events = super().apply(seat, action, trusted=True)
+        ck.after(seat, action, events if recording and ck.checks.events else None)
+        return events
 
 
 class _Stop(Exception):
@@ -293,22 +341,39 @@ class _StoppingGame(Game):
     stop_after: int
     done: int
 
-    def _execute(self, seat: int, action: Action) -> None:
+    def apply(self, seat: int, action: Action, *, trusted: bool = False) -> list[Event]:
         if self.done >= self.stop_after:
             raise _Stop
         self.done += 1
-        super()._execute(seat, action)
+        return super().apply(seat, action, trusted=trusted)
 
 
 # ---------------------------------------------------------------------------- the checks
 
 
-class _Checker:
-    def __init__(self, game: Game, checks: Checks, where: str, rng: random.Random) -> None:
+class InvariantChecker:
+    """The checks of one game, callable one by one on any :class:`Game`.
+
+    :func:`check_game` drives one through a whole game; a test that plays its own way (a
+    fuzzer, a scripted position, a new module's hand-built state) can make one for its game
+    and call the checks it wants after each step: :meth:`conservation`, :meth:`structure`
+    (cheap), :meth:`view_leaks`, :meth:`full` (every heavy check: leaks, save/load, clone,
+    legality probes), or ask :meth:`allowed` which card ids a seat may see now. A failed
+    check raises :class:`InvariantError` prefixed with ``where``; ``rng`` drives the
+    sampled checks (probes, legal-action samples).
+    """
+
+    def __init__(
+        self,
+        game: Game,
+        checks: Checks = FULL,
+        where: str = "game",
+        rng: random.Random | None = None,
+    ) -> None:
         self.game = game
         self.checks = checks
         self.where = where
-        self.rng = rng
+        self.rng = rng if rng is not None else random.Random(0)
         self.index = 0  # actions applied so far
         self.full_checks = 0
         self.probes = 0
@@ -455,10 +520,7 @@ class _Checker:
         """The driver hands agents views built from the game's cache of public seat parts
         (``view(seat, cached=True)``): every cached part must equal a fresh one."""
         g = self.game
-        cache = getattr(g, "_seat_views", None)
-        if cache is None:
-            return
-        for s, cached in enumerate(cache):
+        for s, cached in enumerate(g.cached_seat_views()):
             if cached is not None and cached != seat_view(g, s):
                 raise self.fail(f"the cached public view of seat {s} is stale: {cached}")
 
@@ -542,6 +604,8 @@ class _Checker:
             ref = _find_reference(view, mutable) if k == ref_viewer else None
             if ref:
                 raise self.fail(f"view for {who} holds {ref}")
+            if k == ref_viewer:
+                _read_only(self, view, who)
 
     def view_offers(self, view: View, data: dict[str, Any], k: int | None, who: str) -> None:
         g = self.game
@@ -682,8 +746,8 @@ class _Checker:
             raise self.fail("nobody has a legal action, but the game is not over")
         loaded = Game.from_dict(snapshot)
         try:
-            c.apply_fast(s, action)
-            loaded.apply_fast(s, action)
+            c.apply(s, action)
+            loaded.apply(s, action)
         except BohnanzaError as exc:
             raise self.fail(
                 f"listed action {action!r} of seat {s} failed on a copy: {exc}"
@@ -1063,3 +1127,27 @@ __all__ = [
     "option_sets",
     "position",
 ]
+
+
+def _read_only(checker: InvariantChecker, view: View, who: str) -> None:
+    """Views and configs are immutable (issue 14): one view part or config may be shared
+    by several readers, so no reader may change it."""
+    parts: list[tuple[str, Any]] = [("view.public", view.public)]
+    parts += [(f"view.public[{k!r}]", v) for k, v in view.public.items()]
+    parts += [(f"offer {o.offer_id} shown", s) for o in view.offers for s in o.shown]
+    parts.append(("config.options", view.config.options))
+    for name, part in parts:
+        if isinstance(part, dict | list):
+            try:
+                if isinstance(part, dict):
+                    part["__probe__"] = None
+                else:
+                    part.append(None)
+            except TypeError:
+                continue
+            raise checker.fail(f"{name} of the view for {who} can be changed")
+    try:
+        view.config.players = 0  # type: ignore[misc]
+    except (AttributeError, TypeError):
+        return
+    raise checker.fail(f"the config of the view for {who} can be changed")
