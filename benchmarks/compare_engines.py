@@ -58,8 +58,14 @@ def _worker(src: str, games: int, rl: bool) -> dict[str, Any]:
     if not where.startswith(str(Path(src).resolve())):
         raise SystemExit(f"imported bohnanza from {where}, not from {src}")
 
+    import inspect
+
+    # A tree whose games can play without recording events (issue 14's switch) plays
+    # as ``simulate`` does; an older tree's driver recorded none either (apply_fast).
+    quiet = {"events": False} if "events" in inspect.signature(Game.new).parameters else {}
+
     def one(seed: int, agent: str) -> tuple[int, tuple[Any, ...]]:
-        game = Game.new("classic", 4, seed=seed)
+        game = Game.new("classic", 4, seed=seed, **quiet)
         log = play(game, [make_agent(agent, seed * 1009 + k) for k in range(4)])
         return len(log.actions), (tuple(game.scores or ()), game.turn)
 

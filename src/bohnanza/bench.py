@@ -233,8 +233,8 @@ def bare_autarky_game(seed: int, players: int = 4, rules: str = "classic") -> Ga
 
 def engine_game(seed: int, agent: str = "autarky", players: int = 4) -> GameResult:
     """One seeded 4-player ``classic`` game through the engine, the driver and the agents,
-    as ``bohnanza simulate`` plays it (same game and agent seeds)."""
-    game = Game.new("classic", players, seed=seed)
+    as ``bohnanza simulate`` plays it (same game and agent seeds, no event log)."""
+    game = Game.new("classic", players, seed=seed, events=False)
     agents = [make_agent(agent, agent_seed(seed, k)) for k in range(players)]
     log = play(game, agents)
     assert game.scores is not None and game.winners is not None
