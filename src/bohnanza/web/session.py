@@ -229,6 +229,7 @@ class Session:
         changes nothing) if the action is illegal or the database write fails."""
         assert table.game is not None
         game = table.game.clone()
+        game.record_events()  # a clone starts without a log; the table's game keeps one
         events = game.apply(seat, action)
         result = game.result() if game.over else None
         try:
