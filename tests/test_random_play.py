@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 
 from bohnanza import Action, Game
 from bohnanza.errors import Refusal
+from bohnanza.game import ModuleState
 from bohnanza.modules.base import Hooks
 from bohnanza.modules.operations import HarvestRule
 from bohnanza.rules import all_rulesets
@@ -302,13 +303,30 @@ def test_checker_catches_a_hidden_kind_shown(monkeypatch: pytest.MonkeyPatch) ->
     _expect("kind", rules="fasolki+fasolufka")
 
 
+class _LogState(ModuleState):
+    """Module state with a public part, so that views ask for it."""
+
+    __slots__ = ("log",)
+    public = True
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.log: list[int] = []
+
+    def copy(self) -> _LogState:
+        new = super().copy()
+        new.log = self.log[:]
+        return new
+
+
 def _module_state(monkeypatch: pytest.MonkeyPatch) -> None:
     """Give the base game some module state, so that views ask for its public part."""
+    monkeypatch.setattr(Hooks, "state_class", _LogState)
 
-    def setup(self: Hooks, game: Game) -> None:
-        game.extra["log"] = []
 
-    monkeypatch.setattr(Hooks, "setup", setup)
+def _log(game: Game) -> list[int]:
+    assert isinstance(game.extra, _LogState)
+    return game.extra.log
 
 
 def test_checker_catches_a_public_area_with_private_cards(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -325,7 +343,7 @@ def test_checker_catches_a_view_that_can_be_changed(monkeypatch: pytest.MonkeyPa
     could be changed by one reader under the others."""
 
     def writable(self: Hooks, game: Game, seat: int | None) -> dict[str, Any]:
-        return {"log": list(game.extra["log"])}
+        return {"log": list(_log(game))}
 
     _module_state(monkeypatch)
     monkeypatch.setattr(Hooks, "public_extra", writable)
@@ -334,7 +352,7 @@ def test_checker_catches_a_view_that_can_be_changed(monkeypatch: pytest.MonkeyPa
 
 def test_checker_catches_a_view_sharing_state(monkeypatch: pytest.MonkeyPatch) -> None:
     def alias(self: Hooks, game: Game, seat: int | None) -> dict[str, Any]:
-        return {"log": game.extra["log"]}
+        return {"log": _log(game)}
 
     _module_state(monkeypatch)
     monkeypatch.setattr(Hooks, "public_extra", alias)
@@ -461,7 +479,7 @@ def test_fasolufka_child_placed_by_another_seats_action_refreshes_the_cached_vie
         _, actions = position("fasolki+fasolufka", 3, seed, 10_000, agents="random")
         replay = Game.new("fasolki+fasolufka", 3, seed=seed)
         for seat, action in actions:
-            pending, queue = replay.pending, replay.extra.get("queue") or []
+            pending, queue = replay.pending, replay.extra.queue
             waiting = [e for e in queue if e[1] == "place_child" and e[0] != seat]
             if pending and pending[1] == "move_lady" and pending[0] == seat and waiting:
                 receiver = waiting[0][0]

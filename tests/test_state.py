@@ -14,6 +14,7 @@ import pytest
 
 from bohnanza import Action, Game, RecordError
 from bohnanza.errors import IllegalAction
+from bohnanza.game import Pending
 from bohnanza.rules import all_rulesets
 from bohnanza.testing.checker import option_sets, position
 
@@ -267,9 +268,9 @@ def _mutate_everything(g: Game) -> None:
         fields[0].append(-4)
         fields.append([])
     g.offers.clear()
-    g.extra["junk"] = [1]
-    for value in g.extra.values():
-        if isinstance(value, list):
+    g.extra.queue.append(Pending(0, "junk"))
+    for name, value in g.extra.parts().items():
+        if isinstance(value, list) and name != "queue":
             value.append(-5)
     g.rng.shuffle([1, 2, 3])
     g.active = (g.active + 1) % g.players
@@ -363,8 +364,6 @@ def test_phases_are_string_enums_and_load_as_members() -> None:
 def test_a_pending_decision_is_a_typed_value_with_todays_list_form() -> None:
     import pickle
 
-    from bohnanza.game import Pending
-
     p = Pending(2, "move_lady", 1, 40)
     assert (p.seat, p.kind, p.args) == (2, "move_lady", (1, 40))
     assert p.to_json() == [2, "move_lady", 1, 40] and Pending.from_json(p.to_json()) == p
@@ -399,3 +398,48 @@ def test_a_view_survives_pickling_for_search_workers() -> None:
     game = Game.new("fasolki+duel", 2, seed=3)
     view = game.view(1)
     assert pickle.loads(pickle.dumps(view)) == view
+
+
+# ---------------------------------------------------------------------- typed module state
+
+
+@pytest.mark.parametrize("rules", ["classic", "fasolki+duel", "fasolki+fasolufka"])
+def test_module_state_is_a_typed_value_with_the_old_json_form(rules: str) -> None:
+    """``game.extra`` is the module's typed state (issue 14), written as the same
+    ``extra`` object as before; it loads back equal, and a clone shares none of it."""
+    from bohnanza.game import ModuleState
+    from bohnanza.modules.duel import DuelState
+
+    players = 2 if "duel" in rules else 4
+    game, _ = position(rules, players, 3, 40, agents="random")
+    state = game.extra
+    assert isinstance(state, ModuleState)
+    assert isinstance(state, DuelState) == ("duel" in rules)
+    data = game.to_dict()["extra"]
+    if "duel" in rules:
+        assert set(data) >= {"offer", "revealed"}  # R-DUEL-3: the piles, public
+    back = type(state).from_json(data)
+    assert back == state and back.to_json() == data
+    assert eval(repr(state), {type(state).__name__: type(state)}) == state
+    copy = game.clone().extra
+    assert copy == state
+    for name, value in state.parts().items():
+        if isinstance(value, list):
+            assert value is not copy.parts()[name], name
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"queue": 3},
+        {"queue": [["x"]]},
+        {"offer": "no"},
+        {"offer": [1, "2"]},
+        [],
+    ],
+)
+def test_a_malformed_module_state_is_refused(bad: object) -> None:
+    from bohnanza.modules.duel import DuelState
+
+    with pytest.raises(RecordError):
+        DuelState.from_json(bad)  # type: ignore[arg-type]

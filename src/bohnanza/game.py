@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, NewType
+from typing import TYPE_CHECKING, Any, ClassVar, NewType, Self
 
 from .actions import Action, ActionType, Offer, shape_error
 from .errors import (
@@ -128,6 +128,65 @@ class Pending(tuple[Any, ...]):
         return f"Pending{tuple(self)!r}"
 
 
+class ModuleState:
+    """The typed part of the state beyond the piles: the queue of pending decisions behind
+    :attr:`Game.pending`, and what a module adds in a subclass (its ``Hooks.state_class``;
+    the duel's offer and revealed cards). Its JSON form is the ``extra`` object of
+    :meth:`Game.to_dict`, so saved states keep their shape.
+
+    A subclass declares its fields in ``__slots__`` and extends :meth:`to_json`,
+    :meth:`load` and :meth:`copy`; the card piles it holds are lists of card ids, which
+    the invariant checker counts and checks for sharing (:meth:`parts`).
+    """
+
+    __slots__ = ("queue",)
+    #: Whether views show a public part of it (``Hooks.public_extra``); the queue is not.
+    public: ClassVar[bool] = False
+
+    def __init__(self) -> None:
+        #: Indivisible decisions waiting behind ``game.pending`` (R-HARV-1), oldest first.
+        self.queue: list[Pending] = []
+
+    def to_json(self) -> dict[str, Any]:
+        return {"queue": [p.to_json() for p in self.queue]} if self.queue else {}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Self:
+        """Parse :meth:`to_json`'s form; a malformed one raises :class:`RecordError`."""
+        if not isinstance(data, Mapping):
+            raise RecordError(f"malformed module state {data!r}")
+        state = cls()
+        state.load(data)
+        return state
+
+    def load(self, data: Mapping[str, Any]) -> None:
+        queue = data.get("queue", [])
+        if not isinstance(queue, list):
+            raise RecordError(f"malformed pending queue {queue!r}")
+        self.queue = [Pending.from_json(p) for p in queue]
+
+    def copy(self) -> Self:
+        new = type(self).__new__(type(self))
+        new.queue = self.queue[:]  # Pending values are immutable
+        return new
+
+    def parts(self) -> dict[str, Any]:
+        """Every field by name (for the invariant checker's walk over the state)."""
+        return {
+            name: getattr(self, name)
+            for klass in type(self).__mro__
+            for name in getattr(klass, "__slots__", ())
+        }
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and self.to_json() == other.to_json()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}.from_json({self.to_json()!r})"
+
+
 #: An open offer may hold at most this many cards on either side, and a seat may keep at
 #: most this many offers open: bounds that keep bots and network clients from flooding.
 MAX_OFFER_CARDS = 12
@@ -200,7 +259,8 @@ class Game:
     runouts: int
     final_runout: bool
     pending: Pending | None
-    extra: dict[str, Any]
+    #: The pending queue and a module's own state (``hooks.state_class``).
+    extra: ModuleState
     scores: tuple[int, ...] | None
     winners: tuple[int, ...] | None
     _events: list[Event] | None
@@ -279,7 +339,7 @@ class Game:
         self.runouts = 0
         self.final_runout = False
         self.pending = None
-        self.extra = {}
+        self.extra = self.hooks.state_class()
         self.scores = None
         self.winners = None
         self._events = None
@@ -522,7 +582,7 @@ class Game:
         """Final harvest and scores (R-END-3, R-END-4)."""
         self.offers.clear()
         self.pending = None
-        self.extra.pop("queue", None)
+        self.extra.queue.clear()
         for pile in (self.drawn, *self.trade, *self.hooks.table_piles(self)):
             if pile:
                 self.discard.extend(pile)
@@ -601,7 +661,7 @@ class Game:
         g.runouts = self.runouts
         g.final_runout = self.final_runout
         g.pending = self.pending
-        g.extra = _copy_json(self.extra)
+        g.extra = self.extra.copy()
         g.scores = self.scores
         g.winners = self.winners
         g._events = None
@@ -640,7 +700,7 @@ class Game:
             "runouts": self.runouts,
             "final_runout": self.final_runout,
             "pending": self.pending.to_json() if self.pending is not None else None,
-            "extra": _copy_json(self.extra),
+            "extra": self.extra.to_json(),
             "scores": list(self.scores) if self.scores is not None else None,
             "winners": list(self.winners) if self.winners is not None else None,
         }
@@ -694,7 +754,7 @@ class Game:
             g.runouts = int(data["runouts"])
             g.final_runout = bool(data["final_runout"])
             g.pending = Pending.from_json(data["pending"]) if data["pending"] is not None else None
-            g.extra = _copy_json(dict(data["extra"]))
+            g.extra = g.hooks.state_class.from_json(data["extra"])
             g.scores = tuple(data["scores"]) if data["scores"] is not None else None
             g.winners = tuple(data["winners"]) if data["winners"] is not None else None
             g._events = [] if events else None
@@ -757,14 +817,6 @@ class Game:
         )
 
 
-def _copy_json(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _copy_json(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_copy_json(v) for v in value]
-    return value
-
-
 __all__ = [
     "MAX_OFFER_CARDS",
     "MAX_OPEN_OFFERS",
@@ -778,6 +830,7 @@ __all__ = [
     "FieldId",
     "Game",
     "InvalidOffer",
+    "ModuleState",
     "NotYourTurn",
     "Offer",
     "Pending",

@@ -259,7 +259,7 @@ def make_view(game: Game, seat: int | None, cache: list[SeatView | None] | None 
             seats,
             offers,
             hooks.public_pending(game, seat) if game.pending is not None else None,
-            hooks.public_extra(game, seat) if game.extra else _EMPTY,
+            hooks.public_extra(game, seat) if game.extra.public else _EMPTY,
             game.scores,
             game.winners,
             tuple(game.treasury[seat]) if seat is not None and hooks.own_treasury_visible else None,

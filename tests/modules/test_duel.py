@@ -61,7 +61,7 @@ def test_deck_and_hands_r_duel_1():
     assert len(game.draw) == 134
     assert [len(fs) for fs in game.fields] == [2, 2]
     assert game.active == 0 and game.phase == "plant"
-    assert game.extra == {"offer": [], "revealed": []}
+    assert game.extra.to_json() == {"offer": [], "revealed": []}
     assert_conserved(game)
 
 
@@ -118,9 +118,9 @@ def test_harvest_only_in_own_turn_r_duel_2():
     game.apply(0, Action.skip_discard())
     game.apply(0, Action.end_reveal())
     assert game.active == 1
-    game.apply(1, Action.discard(game.extra["offer"][0]))
-    game.apply(1, Action.discard(game.extra["offer"][0]))
-    game.apply(1, Action.discard(game.extra["offer"][0]))
+    game.apply(1, Action.discard(game.extra.offer[0]))
+    game.apply(1, Action.discard(game.extra.offer[0]))
+    game.apply(1, Action.discard(game.extra.offer[0]))
     game.apply(1, Action.plant(0))
     game.apply(1, Action.plant(0))
     assert game.phase == "duel_discard"
@@ -144,9 +144,9 @@ def test_harvest_allowed_in_each_step_of_own_turn_r_duel_2():
     game.apply(0, Action.harvest(0))  # step 2, the optional discard
     assert game.phase == "duel_discard"
     game.apply(0, Action.skip_discard())
-    assert game.is_legal(0, Action.plant_revealed(game.extra["revealed"][0], 0))
+    assert game.is_legal(0, Action.plant_revealed(game.extra.revealed[0], 0))
     game.apply(0, Action.end_reveal())
-    game.apply(1, Action.plant_revealed(game.extra["offer"][0], 0))
+    game.apply(1, Action.plant_revealed(game.extra.offer[0], 0))
     game.apply(1, Action.harvest(0))  # step 1, the offer
     assert game.phase == "duel_offer"
     assert game.fields[1][0] == []
@@ -177,7 +177,7 @@ def test_third_field_costs_three_coins_that_leave_the_game_r_duel_2():
 
 def test_first_turn_skips_the_offer_step_r_duel_3():
     game = Game.new(DUEL, 2, seed=2)
-    assert game.phase == "plant" and game.extra["offer"] == []
+    assert game.phase == "plant" and game.extra.offer == []
     # Planting the front card is mandatory (R-PLANT-1): nothing else first.
     assert_illegal(game, 0, Action.stop_planting(), "R-PLANT-1")
     assert_illegal(game, 0, Action.skip_discard(), "R-DUEL-3")
@@ -209,7 +209,7 @@ def test_a_full_turn_step_by_step_r_duel_3():
     # Step 3 follows at once: 3 revealed, then the discarded Hippie matches the revealed
     # Hippie and is pulled off the discard pile.
     assert game.phase == "duel_reveal"
-    assert game.extra["revealed"] == [*top3, hippie]
+    assert game.extra.revealed == [*top3, hippie]
     assert game.discard == []
     for viewer in (0, 1, None):
         public = game.view(viewer).public
@@ -223,8 +223,8 @@ def test_a_full_turn_step_by_step_r_duel_3():
     # Step 4 after leaving the rest as the offer.
     hand_before = list(game.hands[0])
     game.apply(0, Action.end_reveal())
-    assert game.extra["offer"] == [top3[1], top3[2], hippie]
-    assert game.extra["revealed"] == []
+    assert game.extra.offer == [top3[1], top3[2], hippie]
+    assert game.extra.revealed == []
     assert game.hands[0] == hand_before + draws
     assert game.active == 1 and game.phase == "duel_offer"
     assert_conserved(game)
@@ -241,7 +241,7 @@ def test_offer_step_plant_or_discard_each_card_in_any_order_r_duel_3():
     game.apply(0, Action.stop_planting())
     game.apply(0, Action.skip_discard())
     game.apply(0, Action.end_reveal())
-    hippie, party, boxer = game.extra["offer"]
+    hippie, party, boxer = game.extra.offer
     assert game.phase == "duel_offer"
     # Not yet the hand, not the revealed-step actions.
     assert_illegal(game, 1, Action.plant(0), "R-PLANT-1")
@@ -255,7 +255,7 @@ def test_offer_step_plant_or_discard_each_card_in_any_order_r_duel_3():
     game.apply(1, Action.discard(party))
     assert game.phase == "plant"
     assert game.fields[1][1] == [hippie]
-    assert game.extra["offer"] == []
+    assert game.extra.offer == []
     # The offer cards never reach the hand.
     assert hippie not in game.hands[1] and party not in game.hands[1]
     assert_conserved(game)
@@ -270,7 +270,7 @@ def test_offer_card_must_fit_a_field_r_duel_3():
     game.apply(0, Action.stop_planting())
     game.apply(0, Action.skip_discard())
     game.apply(0, Action.end_reveal())
-    hippie = game.extra["offer"][0]
+    hippie = game.extra.offer[0]
     # Seat 1's fields are empty: stage both with other varieties taken from its hand.
     assert game.fields[1] == [[], []]
     a, b = game.hands[1][0], game.hands[1][1]
@@ -294,7 +294,7 @@ def test_matching_discards_are_pulled_while_they_match_r_duel_3():
     game.apply(0, Action.plant(0))
     game.apply(0, Action.stop_planting())
     game.apply(0, Action.skip_discard())
-    assert game.extra["revealed"] == [*top3, g2, h1, g1]
+    assert game.extra.revealed == [*top3, g2, h1, g1]
     assert game.discard == [boxer]
     assert_conserved(game)
 
@@ -314,9 +314,9 @@ def test_revealed_cards_may_all_be_left_r_duel_3():
     game.apply(0, Action.plant(0))
     game.apply(0, Action.stop_planting())
     game.apply(0, Action.skip_discard())
-    revealed = list(game.extra["revealed"])
+    revealed = list(game.extra.revealed)
     game.apply(0, Action.end_reveal())
-    assert game.extra["offer"] == revealed
+    assert game.extra.offer == revealed
     assert names(game, game.hands[0][-2:]) == ["fatty", "fatty"]
 
 
@@ -325,7 +325,7 @@ def test_revealed_cards_may_all_be_planted_with_harvests_r_duel_3():
     game.apply(0, Action.plant(0))
     game.apply(0, Action.stop_planting())
     game.apply(0, Action.skip_discard())
-    g1, g2, h = game.extra["revealed"]
+    g1, g2, h = game.extra.revealed
     game.apply(0, Action.plant_revealed(g1, 1))
     game.apply(0, Action.plant_revealed(g2, 1))
     assert_illegal(game, 0, Action.plant_revealed(h, 0), "R-PLANT-3")
@@ -333,7 +333,7 @@ def test_revealed_cards_may_all_be_planted_with_harvests_r_duel_3():
     assert len(game.treasury[0]) == 1
     game.apply(0, Action.plant_revealed(h, 1))
     game.apply(0, Action.end_reveal())
-    assert game.extra["offer"] == []
+    assert game.extra.offer == []
     assert game.active == 1 and game.phase == "plant"  # nothing offered: step 1 skipped
     assert_conserved(game)
 
@@ -343,7 +343,7 @@ def test_revealed_and_offer_are_public_r_duel_3():
     game.apply(0, Action.plant(0))
     game.apply(0, Action.stop_planting())
     game.apply(0, Action.skip_discard())
-    revealed = game.extra["revealed"]
+    revealed = game.extra.revealed
     for viewer in (1, None):
         data = game.view(viewer).to_json()
         assert [c["id"] for c in data["public"]["revealed"]] == revealed
@@ -360,7 +360,7 @@ def play_turn(game: Game) -> None:
     a = game.active
     turn = game.turn
     while game.phase == "duel_offer":
-        game.apply(a, Action.discard(game.extra["offer"][0]))
+        game.apply(a, Action.discard(game.extra.offer[0]))
     if game.phase == "plant":
         card = game.hands[a][0]
         v = game.config.card_variety[card]
@@ -392,7 +392,7 @@ def test_runout_in_seat_0_turn_gives_seat_1_one_more_turn_r_duel_4():
     assert len(game.hands[0]) == hand0 - 1 + 1  # one draw happened, the second skipped
     assert not game.over
     assert game.active == 1 and game.phase == "duel_offer"  # seat 1's full turn
-    offer = list(game.extra["offer"])
+    offer = list(game.extra.offer)
     assert len(offer) == 3
     play_turn(game)  # seat 1: the offer, planting, nothing to reveal, nothing to draw
     assert game.over
@@ -412,13 +412,13 @@ def test_runout_during_seat_1_reveal_ends_after_its_turn_r_duel_4():
     assert not game.final_runout and game.active == 1
     a = game.active
     while game.phase == "duel_offer":
-        game.apply(a, Action.discard(game.extra["offer"][0]))
+        game.apply(a, Action.discard(game.extra.offer[0]))
     game.apply(a, Action.plant(_fit(game, a)))
     game.apply(a, Action.stop_planting())
     hand1 = list(game.hands[1])
     game.apply(a, Action.skip_discard())
     assert game.final_runout and not game.over
-    revealed = list(game.extra["revealed"])
+    revealed = list(game.extra.revealed)
     assert len(revealed) >= 2
     # The turn is completed: seat 1 may still plant revealed cards...
     assert game.phase == "duel_reveal"
@@ -442,7 +442,7 @@ def test_runout_during_seat_0_reveal_r_duel_4():
     play_turn(game)
     assert game.final_runout and game.active == 1
     assert game.hands[0] == hand0[1:]  # planted the front card, drew nothing
-    assert len(game.extra["offer"]) == 2
+    assert len(game.extra.offer) == 2
     play_turn(game)
     assert game.over and game.turn == 2
     assert_final_harvest(game)
@@ -478,7 +478,7 @@ def _fit(game: Game, seat: int) -> int:
 def assert_final_harvest(game: Game) -> None:
     """R-END-3/R-END-4 after a duel: every field harvested, scores are the treasuries."""
     assert all(f == [] for fs in game.fields for f in fs)
-    assert game.extra["offer"] == [] and game.extra["revealed"] == []
+    assert game.extra.offer == [] and game.extra.revealed == []
     result = game.result()
     assert result["scores"] == [len(t) for t in game.treasury]
     assert_conserved(game)

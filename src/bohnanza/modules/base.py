@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from ..actions import Action, ActionType, Offer
 from ..errors import IllegalAction, NotYourTurn, Refusal
 from ..frozen import FrozenDict
-from ..game import OVER, PLANT, PLANT_TRADED, TRADE, Pending
+from ..game import OVER, PLANT, PLANT_TRADED, TRADE, ModuleState, Pending
 from ..views import EMPTY
 from .info import BASE_INFO, ModuleInfo
 from .operations import BASE_RULES, Rule, listers, listing
@@ -45,6 +45,8 @@ class Hooks:
     phases: frozenset[str] = frozenset((PLANT, TRADE, PLANT_TRADED, OVER))
     #: The rule objects' classes, in listing order (anytime rules last).
     rule_classes: ClassVar[tuple[type[Rule], ...]] = BASE_RULES
+    #: The class of ``game.extra``: the pending queue, plus a module's own typed state.
+    state_class: ClassVar[type[ModuleState]] = ModuleState
 
     def __init__(self, config: GameConfig) -> None:
         self.config = config
@@ -332,20 +334,18 @@ class Hooks:
         rule.execute(game, seat, action)
 
     # A queue of indivisible decisions (R-HARV-1): ``game.pending`` is the head, the rest
-    # wait in ``game.extra["queue"]``. When the last is done, the interrupted flow resumes.
+    # wait in ``game.extra.queue``. When the last is done, the interrupted flow resumes.
 
     def push_pending(self, game: Game, item: Pending) -> None:
         if game.pending is None:
             game.pending = item
         else:
-            game.extra.setdefault("queue", []).append(item.to_json())
+            game.extra.queue.append(item)
 
     def pop_pending(self, game: Game) -> None:
-        queue = game.extra.get("queue")
+        queue = game.extra.queue
         if queue:
-            game.pending = Pending.from_json(queue.pop(0))
-            if not queue:
-                del game.extra["queue"]
+            game.pending = queue.pop(0)
             return
         game.pending = None
         self.resume(game)

@@ -12,14 +12,14 @@ the turn in which the pile first runs out, plus one turn for seat 1 if seat 0 wa
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..actions import Action, ActionType
-from ..errors import Refusal
+from ..errors import RecordError, Refusal
 from ..frozen import FrozenDict, FrozenList
-from ..game import PLANT
+from ..game import PLANT, ModuleState
 from .base import Hooks
 from .info import EncodingHints, ModuleInfo, PileTurn
 from .operations import BuyFieldRule, HarvestRule, Rule, with_rules
@@ -45,6 +45,51 @@ OFFER = DuelPhase.OFFER
 DISCARD = DuelPhase.DISCARD
 REVEAL = DuelPhase.REVEAL
 REVEAL_COUNT = 3
+
+
+class DuelState(ModuleState):
+    """The duel's public piles (R-DUEL-3): the cards the opponent left on offer, and the
+    cards revealed this turn; ``last_turn`` once seat 1's extra turn after a run-out in
+    seat 0's turn is granted (R-DUEL-4)."""
+
+    __slots__ = ("last_turn", "offer", "revealed")
+    public = True
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.offer: list[int] = []
+        self.revealed: list[int] = []
+        self.last_turn = False
+
+    def to_json(self) -> dict[str, Any]:
+        out = super().to_json()
+        out["offer"] = list(self.offer)
+        out["revealed"] = list(self.revealed)
+        if self.last_turn:
+            out["last_turn"] = True
+        return out
+
+    def load(self, data: Mapping[str, Any]) -> None:
+        super().load(data)
+        for name in ("offer", "revealed"):
+            pile = data.get(name, [])
+            if not isinstance(pile, list) or not all(type(c) is int for c in pile):
+                raise RecordError(f"malformed duel {name} pile {pile!r}")
+            setattr(self, name, list(pile))
+        self.last_turn = bool(data.get("last_turn", False))
+
+    def copy(self) -> DuelState:
+        new = super().copy()
+        new.offer = self.offer[:]
+        new.revealed = self.revealed[:]
+        new.last_turn = self.last_turn
+        return new
+
+
+def _state(game: Game) -> DuelState:
+    state = game.extra
+    assert isinstance(state, DuelState)
+    return state
 
 
 class DuelHooks(Hooks):
@@ -83,10 +128,7 @@ class DuelHooks(Hooks):
     )
     trading = False
     phases = Hooks.phases | {OFFER, DISCARD, REVEAL}
-
-    def setup(self, game: Game) -> None:
-        game.extra["offer"] = []
-        game.extra["revealed"] = []
+    state_class = DuelState
 
     # ---------------------------------------------------------------- the turn
 
@@ -95,7 +137,7 @@ class DuelHooks(Hooks):
         game.planted = 0
         game.turn += 1
         game.emit("turn", seat, turn=game.turn)
-        if game.extra["offer"]:
+        if _state(game).offer:
             game.phase = OFFER
         else:
             self.start_planting(game)
@@ -113,7 +155,7 @@ class DuelHooks(Hooks):
 
     def reveal(self, game: Game) -> None:
         game.phase = REVEAL
-        revealed: list[int] = game.extra["revealed"]
+        revealed: list[int] = _state(game).revealed
         for _ in range(REVEAL_COUNT):
             card = game.draw_card()
             if card is None:
@@ -128,9 +170,9 @@ class DuelHooks(Hooks):
 
     def end_reveal(self, game: Game) -> None:
         a = game.active
-        game.extra["offer"] = game.extra["revealed"]
-        game.extra["revealed"] = []
-        game.emit("leave_offer", a, cards=list(game.extra["offer"]))
+        _state(game).offer = _state(game).revealed
+        _state(game).revealed = []
+        game.emit("leave_offer", a, cards=list(_state(game).offer))
         for _ in range(self.config.draw_count):
             card = game.draw_card()
             if card is None:
@@ -139,8 +181,8 @@ class DuelHooks(Hooks):
             if game._events is not None:
                 game.emit("draw", a, private={"card": card})
         if game.final_runout:
-            if a == 0 and not game.extra.get("last_turn"):
-                game.extra["last_turn"] = True  # R-DUEL-4: equal turns
+            if a == 0 and not _state(game).last_turn:
+                _state(game).last_turn = True  # R-DUEL-4: equal turns
                 self.start_turn(game, 1)
             else:
                 game.end_game()
@@ -151,14 +193,14 @@ class DuelHooks(Hooks):
         return [game.active]
 
     def extra_cards(self, game: Game) -> list[int]:
-        return list(game.extra.get("offer", [])) + list(game.extra.get("revealed", []))
+        return _state(game).offer + _state(game).revealed
 
     def table_piles(self, game: Game) -> list[list[int]]:
-        return [game.extra["offer"], game.extra["revealed"]]
+        return [_state(game).offer, _state(game).revealed]
 
     def public_extra(self, game: Game, seat: int | None) -> FrozenDict[str, Any]:
         return FrozenDict(
-            offer=FrozenList(game.extra["offer"]), revealed=FrozenList(game.extra["revealed"])
+            offer=FrozenList(_state(game).offer), revealed=FrozenList(_state(game).revealed)
         )
 
     # ---------------------------------------------------------------- coins
@@ -197,7 +239,7 @@ class DuelStepRule(Rule):
 
 
 def _pile(game: Game) -> list[int]:
-    pile: list[int] = game.extra["offer"] if game.phase == OFFER else game.extra["revealed"]
+    pile: list[int] = _state(game).offer if game.phase == OFFER else _state(game).revealed
     return pile
 
 
@@ -272,14 +314,14 @@ class DiscardRule(DuelStepRule):
     def candidates(self, game: Game, seat: int, offers: bool) -> list[Action]:
         if seat != game.active:
             return []
-        cards = game.extra["offer"] if game.phase == OFFER else game.hands[seat]
+        cards = _state(game).offer if game.phase == OFFER else game.hands[seat]
         return [Action.discard(c) for c in cards]
 
     def refusal(self, game: Game, seat: int, action: Action) -> Refusal | None:
         refused = self.step_refusal(game, seat, action)
         if refused:
             return refused
-        pile = game.extra["offer"] if game.phase == OFFER else game.hands[seat]
+        pile = _state(game).offer if game.phase == OFFER else game.hands[seat]
         if action.card not in pile:
             where = "the opponent's offer" if game.phase == OFFER else "its hand"
             what = f"discard card {action.card}"
@@ -291,10 +333,10 @@ class DiscardRule(DuelStepRule):
         assert card is not None
         hooks = self.hooks
         if game.phase == OFFER:
-            game.extra["offer"].remove(card)
+            _state(game).offer.remove(card)
             game.discard.append(card)
             game.emit("discard", seat, card=card, source="offer")
-            if not game.extra["offer"]:
+            if not _state(game).offer:
                 hooks.start_planting(game)
         else:
             game.hands[seat].remove(card)

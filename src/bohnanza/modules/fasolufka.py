@@ -213,10 +213,11 @@ class PlaceChildRule(PendingRule):
         game.pending = None
         game.emit("place_child", seat, card=card, field=field)
         # The lady move (if any) becomes the next pending decision, ahead of the queue.
-        queue = game.extra.pop("queue", [])
+        state = game.extra
+        queue, state.queue = state.queue, []
         hooks.place(game, seat, card, field)
         if queue:
-            game.extra["queue"] = queue
+            state.queue = queue
         if game.pending is None:
             hooks.pop_pending(game)
 

@@ -1071,9 +1071,9 @@ def _state_containers(game: Game) -> dict[int, str]:
         "trade",
         "drawn",
         "offers",
-        "extra",
     ):
         walk(getattr(game, attr), f"game.{attr}")
+    walk(game.extra.parts(), "game.extra")  # the typed module state, field by field
     return out
 
 

@@ -339,9 +339,8 @@ def _places(game: Game) -> list[list[int]]:
     places = [game.draw, game.discard, game.out, game.drawn]
     for s in range(game.players):
         places += [game.hands[s], game.treasury[s], game.trade[s], *game.fields[s]]
-    for key in ("offer", "revealed"):
-        value = game.extra.get(key)
-        if isinstance(value, list):
+    for value in game.extra.parts().values():  # a module's own piles (the duel's)
+        if isinstance(value, list) and all(type(c) is int for c in value):
             places.append(value)
     return places
 
