@@ -1073,7 +1073,10 @@ def _state_containers(game: Game) -> dict[int, str]:
         "offers",
     ):
         walk(getattr(game, attr), f"game.{attr}")
-    walk(game.extra.parts(), "game.extra")  # the typed module state, field by field
+    # The typed module state, field by field (not the dict parts() builds: a temporary
+    # whose id a view's value may reuse once it is gone).
+    for name, value in game.extra.parts().items():
+        walk(value, f"game.extra.{name}")
     return out
 
 
