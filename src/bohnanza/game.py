@@ -55,6 +55,11 @@ class Phase(StrEnum):
     """The base game's phases (a module adds its own, as another ``StrEnum``). Members are
     strings, so comparisons with ``"plant"`` and the JSON forms are as before."""
 
+    # Hashed as the string it equals: Enum's own __hash__ is a Python function (a call
+    # on every dict or set lookup; these are looked up after every action) and hashes the
+    # member's name, so ``{"plant"}`` did not find the member that equals "plant".
+    __hash__ = str.__hash__
+
     PLANT = "plant"  # phase 1: planting from the hand
     TRADE = "trade"  # phase 2: drawn cards turned over, trading
     PLANT_TRADED = "plant_traded"  # phase 3: planting traded and kept cards
@@ -558,6 +563,8 @@ class Game:
         calls :meth:`invalidate_views` afterwards (or uses the default).
         """
         if type(seat) is int:
+            if cached and 0 <= seat < len(self._seat_views):  # the driver's hot path
+                return make_view(self, seat, self._seat_views)
             if not 0 <= seat < self.config.players:
                 raise IllegalAction(f"there is no seat {seat!r} in a {self.players}-player game")
         elif seat is not None:

@@ -194,7 +194,10 @@ def seat_view(game: Game, s: int) -> SeatView:
     if hooks._base_payout:  # the base payout inlined: this runs after most actions
         payout = hooks.payout
         cv = hooks.card_variety
-        payouts = tuple([payout[cv[f[-1]]][len(f)] if f else 0 for f in fields])
+        pays = []  # a plain loop: a comprehension would be a frame of its own
+        for f in fields:
+            pays.append(payout[cv[f[-1]]][len(f)] if f else 0)
+        payouts = tuple(pays)
     else:
         payouts = hooks.seat_payouts(game, s)
     return _new_seat(
@@ -228,9 +231,12 @@ def make_view(game: Game, seat: int | None, cache: list[SeatView | None] | None 
         seats = tuple([seat_view(game, s) for s in range(game.players)])
     else:
         if None in cache:
-            for s, sv in enumerate(cache):
-                if sv is None:
-                    cache[s] = seat_view(game, s)
+            s = cache.index(None)
+            while True:
+                cache[s] = seat_view(game, s)
+                if None not in cache:
+                    break
+                s = cache.index(None, s)
         seats = tuple(cache)  # type: ignore[arg-type]
     hands = game.hands
     offers = (

@@ -67,6 +67,20 @@ _PLANT = [Action.plant(i) for i in range(3)]
 _STOP = Action.stop_planting()
 _END = Action.end_trading()
 _BUY = Action.buy_field()
+_new_action: Callable[[type[Action], tuple[object, ...]], Action] = tuple.__new__
+_PLANT_TRADED_CACHE: dict[tuple[int, int], Action] = {}
+
+
+def _plant_traded(card: int, field: int) -> Action:
+    """``Action.plant_traded(card, field)``, one shared value per card and field (listed
+    for every phase-3 decision; actions are immutable values)."""
+    key = (card, field)
+    got = _PLANT_TRADED_CACHE.get(key)
+    if got is None:
+        if len(_PLANT_TRADED_CACHE) >= 8192:
+            _PLANT_TRADED_CACHE.clear()
+        got = _PLANT_TRADED_CACHE[key] = Action(_T.PLANT_TRADED, field=field, card=card)
+    return got
 
 
 class Rule:
@@ -161,9 +175,16 @@ class PlantRule(Rule):
         card = hand[0]
         hooks = self.hooks
         if hooks._base_planting:
+            # A plain loop: a comprehension would be a frame of its own, with closures.
             cv = hooks.card_variety
             v = cv[card]
-            return [_PLANT[i] for i, f in enumerate(game.fields[seat]) if not f or cv[f[-1]] == v]
+            acts = []
+            i = 0
+            for f in game.fields[seat]:
+                if not f or cv[f[-1]] == v:
+                    acts.append(_PLANT[i])
+                i += 1
+            return acts
         return [
             Action.plant(f)
             for f in range(len(game.fields[seat]))
@@ -551,12 +572,15 @@ class PlantTradedRule(Rule):
         if hooks._base_planting:
             cv = hooks.card_variety
             tops = [cv[f[-1]] if f else -1 for f in fields]
-            return [
-                Action(_T.PLANT_TRADED, field=i, card=card)
-                for card in trade
-                for i, top in enumerate(tops)
-                if top < 0 or top == cv[card]
-            ]
+            acts = []
+            for card in trade:
+                v = cv[card]
+                i = 0
+                for top in tops:
+                    if top < 0 or top == v:
+                        acts.append(_plant_traded(card, i))
+                    i += 1
+            return acts
         return [
             Action.plant_traded(card, f)
             for card in trade
@@ -622,13 +646,27 @@ class HarvestRule(AnytimeRule):
 
     type = _T.HARVEST
 
+    def __init__(self, hooks: Hooks) -> None:
+        super().__init__(hooks)
+        #: The listing depends only on the fields' lengths: remembered per lengths
+        #: (asked after nearly every action; a tuple of lengths is cheap to build).
+        self._by_lengths: dict[tuple[int, ...], list[Action]] = {}
+
     def candidates(self, game: Game, seat: int, offers: bool) -> list[Action]:
         if game.pending is not None or (self.own_turn_only is not None and seat != game.active):
             return []
         fields = game.fields[seat]
-        # R-HARV-3: while a field holds 2+ beans, only such fields may be harvested.
-        acts = [_HARVEST[i] for i, f in enumerate(fields) if len(f) > 1]
-        return acts if acts else [_HARVEST[i] for i, f in enumerate(fields) if f]
+        key = tuple(map(len, fields))
+        got = self._by_lengths.get(key)
+        if got is None:
+            # R-HARV-3: while a field holds 2+ beans, only such fields may be harvested.
+            got = [_HARVEST[i] for i, n in enumerate(key) if n > 1]
+            if not got:
+                got = [_HARVEST[i] for i, n in enumerate(key) if n]
+            if len(self._by_lengths) >= 4096:
+                self._by_lengths.clear()
+            self._by_lengths[key] = got
+        return got[:]
 
     def refusal(self, game: Game, seat: int, action: Action) -> Refusal | None:
         what = f"harvest field {action.field}"
