@@ -45,7 +45,7 @@ from .shuffle import (
     make_generator,
     save_generator,
 )
-from .views import SeatView, View, make_view
+from .views import OfferViews, SeatView, View, make_view
 
 if TYPE_CHECKING:
     from .modules.base import Hooks
@@ -153,6 +153,7 @@ class Game:
 
     __slots__ = (
         "_events",
+        "_offer_views",
         "_seat_views",
         "active",
         "config",
@@ -210,6 +211,7 @@ class Game:
     winners: tuple[int, ...] | None
     _events: list[Event] | None
     _seat_views: list[SeatView | None]
+    _offer_views: OfferViews
 
     # ------------------------------------------------------------------ creation
 
@@ -289,6 +291,7 @@ class Game:
         self.winners = None
         self._events = None
         self._seat_views = [None] * n
+        self._offer_views = {}
         self.hooks.setup(self)
         self.hooks.start_turn(self, 0)
         if events:  # from the first action on (the deal and the first turn are not logged)
@@ -564,20 +567,24 @@ class Game:
         """
         if type(seat) is int:
             if cached and 0 <= seat < len(self._seat_views):  # the driver's hot path
-                return make_view(self, seat, self._seat_views)
+                return make_view(self, seat, self._seat_views, self._offer_views)
             if not 0 <= seat < self.config.players:
                 raise IllegalAction(f"there is no seat {seat!r} in a {self.players}-player game")
         elif seat is not None:
             raise IllegalAction(f"there is no seat {seat!r} in a {self.players}-player game")
-        return make_view(self, seat, self._seat_views if cached else None)
+        if cached:
+            return make_view(self, seat, self._seat_views, self._offer_views)
+        return make_view(self, seat)
 
     def cached_seat_views(self) -> tuple[SeatView | None, ...]:
         """The cached public seat views (``None``: stale), for the invariant checker."""
         return tuple(self._seat_views)
 
     def invalidate_views(self) -> None:
-        """Forget the cached public seat views (after editing the state directly)."""
+        """Forget the cached public seat and offer views (after editing the state
+        directly)."""
         self._seat_views = [None] * self.config.players
+        self._offer_views = {}
 
     # ------------------------------------------------------------------ copies and persistence
 
@@ -613,6 +620,7 @@ class Game:
         g.winners = self.winners
         g._events = None
         g._seat_views = self._seat_views[:]
+        g._offer_views = dict(self._offer_views)
         return g
 
     def to_dict(self) -> dict[str, Any]:
@@ -706,6 +714,7 @@ class Game:
             g.winners = tuple(data["winners"]) if data["winners"] is not None else None
             g._events = [] if events else None
             g._seat_views = [None] * config.players
+            g._offer_views = {}
         except RecordError:
             raise
         except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
