@@ -69,6 +69,19 @@ _END = Action.end_trading()
 _BUY = Action.buy_field()
 _new_action: Callable[[type[Action], tuple[object, ...]], Action] = tuple.__new__
 _PLANT_TRADED_CACHE: dict[tuple[int, int], Action] = {}
+_ANSWERS: dict[tuple[ActionType, int], Action] = {}
+
+
+def _answer(kind: ActionType, offer_id: int) -> Action:
+    """``Action.withdraw(offer_id)`` or ``Action.decline(offer_id)``, one shared value per
+    offer id (offers stay open over many listings; actions are immutable values)."""
+    key = (kind, offer_id)
+    got = _ANSWERS.get(key)
+    if got is None:
+        if len(_ANSWERS) >= 8192:
+            _ANSWERS.clear()
+        got = _ANSWERS[key] = Action(kind, offer_id=offer_id)
+    return got
 
 
 def _plant_traded(card: int, field: int) -> Action:
@@ -282,6 +295,27 @@ class OfferAnswerRule(TradeRule):
         return entry
 
 
+_TEMPLATES: dict[tuple[int, int, str | None, str | None], Action] = {}
+
+
+def _template(to: int, card: int, want: str | None, declared: str | None) -> Action:
+    """The one-card proposal template ``card`` to ``to`` for one ``want`` card (None: a
+    gift), claiming ``declared``: one shared value each (actions are immutable values)."""
+    key = (to, card, want, declared)
+    got = _TEMPLATES.get(key)
+    if got is None:
+        if len(_TEMPLATES) >= 65536:
+            _TEMPLATES.clear()
+        offer = Offer(
+            to,
+            (card,),
+            ((want, 1),) if want is not None else (),
+            (declared,) if declared is not None else (),
+        )
+        got = _TEMPLATES[key] = Action.propose(offer)
+    return got
+
+
 def _offer_id(action: Action) -> int:
     return action.offer_id or 0
 
@@ -292,7 +326,7 @@ class WithdrawRule(OfferAnswerRule):
     type = _T.WITHDRAW
 
     def candidates(self, game: Game, seat: int, offers: bool) -> list[Action]:
-        return [Action.withdraw(oid) for oid, (p, _) in game.offers.items() if p == seat]
+        return [_answer(_T.WITHDRAW, oid) for oid, (p, _) in game.offers.items() if p == seat]
 
     def refusal(self, game: Game, seat: int, action: Action) -> Refusal | None:
         what = f"withdraw offer {action.offer_id}"
@@ -318,7 +352,9 @@ class DeclineRule(OfferAnswerRule):
 
     def candidates(self, game: Game, seat: int, offers: bool) -> list[Action]:
         return [
-            Action.decline(oid) for oid, (p, o) in game.offers.items() if p != seat and o.to == seat
+            _answer(_T.DECLINE, oid)
+            for oid, (p, o) in game.offers.items()
+            if p != seat and o.to == seat
         ]
 
     def refusal(self, game: Game, seat: int, action: Action) -> Refusal | None:
@@ -343,14 +379,29 @@ class AcceptRule(OfferAnswerRule):
 
     type = _T.ACCEPT
 
+    def __init__(self, hooks: Hooks) -> None:
+        super().__init__(hooks)
+        #: The accepts of one offer by (offer id, what it wants, the reader's tradeable
+        #: cards): all they depend on. Offers stay open over many listings.
+        self._cache: dict[tuple[object, ...], list[Action]] = {}
+
     def candidates(self, game: Game, seat: int, offers: bool) -> list[Action]:
         acts: list[Action] = []
-        mine: list[int] | None = None
+        mine: tuple[int, ...] | None = None
+        cache = self._cache
         for oid, (p, o) in game.offers.items():
             if p != seat and o.to == seat:
                 if mine is None:
-                    mine = game.tradeable(seat)
-                acts += [Action.accept(oid, c) for c in _choices(mine, o.want, self.config)]
+                    mine = tuple(game.tradeable(seat))
+                key = (oid, o.want, mine)
+                got = cache.get(key)
+                if got is None:
+                    if len(cache) >= 4096:
+                        cache.clear()
+                    got = cache[key] = [
+                        Action.accept(oid, c) for c in _choices(list(mine), o.want, self.config)
+                    ]
+                acts += got
         return acts
 
     def refusal(self, game: Game, seat: int, action: Action) -> Refusal | None:
@@ -456,12 +507,11 @@ class ProposeRule(TradeRule):
             seen.add(key)
             own = config.variety_of(card)
             for d in [None] if card in game.drawn else hooks.declarations(game, card):
-                declared = (d,) if d is not None else ()
                 for to in partners:
-                    acts.append(Action.propose(Offer(to, (card,), (), declared)))
+                    acts.append(_template(to, card, None, d))
                     for v in wanted:
                         if v != own:
-                            acts.append(Action.propose(Offer(to, (card,), ((v, 1),), declared)))
+                            acts.append(_template(to, card, v, d))
         return acts
 
     def refusal(self, game: Game, seat: int, action: Action) -> Refusal | None:
