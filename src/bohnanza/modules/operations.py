@@ -295,6 +295,15 @@ class OfferAnswerRule(TradeRule):
         return entry
 
 
+def _offers_full(game: Game, seat: int) -> bool:
+    """Whether ``seat`` keeps the most open offers allowed (counted only when that many
+    offers are open at all)."""
+    offers = game.offers
+    if len(offers) < MAX_OPEN_OFFERS:
+        return False
+    return sum(1 for p, _ in offers.values() if p == seat) >= MAX_OPEN_OFFERS
+
+
 _TEMPLATES: dict[tuple[int, int, str | None, str | None], Action] = {}
 
 
@@ -462,7 +471,7 @@ class ProposeRule(TradeRule):
         if not self.cache_size:
             return self.templates(game, seat)
         cv = self.hooks.card_variety
-        full = sum(1 for p, _ in game.offers.values() if p == seat) >= MAX_OPEN_OFFERS
+        full = _offers_full(game, seat)
         key = (
             seat,
             game.active,
@@ -481,7 +490,7 @@ class ProposeRule(TradeRule):
     def templates(self, game: Game, seat: int) -> list[Action]:
         """A finite, useful sample of offers: each distinct card as a gift, or for one card
         of a variety the proposer grows (or, for a non-active seat, one of the drawn)."""
-        if sum(1 for p, _ in game.offers.values() if p == seat) >= MAX_OPEN_OFFERS:
+        if _offers_full(game, seat):
             return []
         config = self.config
         hooks = self.hooks
@@ -538,7 +547,7 @@ class ProposeRule(TradeRule):
             return bad(f"the partner must be another seat, not {to!r}")
         if seat != a and to != a:
             return bad(f"non-active players trade only with the active seat {a}", "R-TRADE-2")
-        if sum(1 for p, _ in game.offers.values() if p == seat) >= MAX_OPEN_OFFERS:
+        if _offers_full(game, seat):
             return bad(f"at most {MAX_OPEN_OFFERS} offers may be open at once")
         give = offer.give
         if not give and not offer.want:
@@ -870,9 +879,14 @@ class Merged:
         self.rules = rules
 
     def candidates(self, game: Game, seat: int, offers: bool) -> list[Action]:
-        parts = [r.candidates(game, seat, offers) for r in self.rules]
-        acts = [a for p in parts for a in p]
-        if sum(1 for p in parts if p) > 1:
+        acts: list[Action] = []
+        lists = 0
+        for rule in self.rules:
+            part = rule.candidates(game, seat, offers)
+            if part:
+                acts += part
+                lists += 1
+        if lists > 1:
             acts.sort(key=self.rules[0].order(game))
         return acts
 
