@@ -85,9 +85,7 @@ def play(
     view = game.view
     log_action = actions.append
     # Agents that keep Agent.wants_offers answer with their class's ``proposes``.
-    fixed = [
-        a.proposes if type(a).wants_offers is Agent.wants_offers else None for a in agents
-    ]
+    fixed = [a.proposes if type(a).wants_offers is Agent.wants_offers else None for a in agents]
     while True:
         phase = game.phase
         if phase == OVER:

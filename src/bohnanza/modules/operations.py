@@ -192,11 +192,9 @@ class PlantRule(Rule):
             cv = hooks.card_variety
             v = cv[card]
             acts = []
-            i = 0
-            for f in game.fields[seat]:
+            for i, f in enumerate(game.fields[seat]):
                 if not f or cv[f[-1]] == v:
                     acts.append(_PLANT[i])
-                i += 1
             return acts
         return [
             Action.plant(f)
@@ -634,11 +632,9 @@ class PlantTradedRule(Rule):
             acts = []
             for card in trade:
                 v = cv[card]
-                i = 0
-                for top in tops:
+                for i, top in enumerate(tops):
                     if top < 0 or top == v:
                         acts.append(_plant_traded(card, i))
-                    i += 1
             return acts
         return [
             Action.plant_traded(card, f)
