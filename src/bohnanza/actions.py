@@ -17,6 +17,11 @@ from .errors import RecordError
 
 
 class ActionType(StrEnum):
+    # Hashed as the string it equals: Enum's own __hash__ is a Python function (a call
+    # on every dict or set lookup; these are looked up after every action) and hashes the
+    # member's name, so ``{"plant"}`` did not find the member that equals "plant".
+    __hash__ = str.__hash__
+
     PLANT = "plant"  # phase 1: the front hand card onto a field (R-PLANT-1/2)
     STOP_PLANTING = "stop_planting"  # phase 1: decline the optional second card (R-PLANT-2)
     PROPOSE = "propose"  # phase 2: open an offer (R-TRADE-1…4)

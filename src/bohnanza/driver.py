@@ -79,8 +79,18 @@ def play(
 
     scheduler = TradeScheduler(max_trade_rounds)
     hooks = game.hooks
-    while game.phase != OVER:
-        if game.phase == TRADE:
+    # The hot path's methods, bound once (phases 1 and 3 take most of a game's actions).
+    waiting_for = hooks.waiting_for
+    legal_actions = hooks.legal_actions
+    view = game.view
+    log_action = actions.append
+    # Agents that keep Agent.wants_offers answer with their class's ``proposes``.
+    fixed = [a.proposes if type(a).wants_offers is Agent.wants_offers else None for a in agents]
+    while True:
+        phase = game.phase
+        if phase == OVER:
+            break
+        if phase == TRADE:
             # Phase 2 (with any decision pending in it) in the scheduler's rounds.
             question = scheduler.next(game)
             if question is None:  # pragma: no cover - only when the game is over
@@ -90,24 +100,27 @@ def play(
                 # The trading time is up (R-TRADE-6): the active seat's decision is made.
                 end = Action.end_trading()
                 apply(seat, end)
-                actions.append((seat, end))
+                log_action((seat, end))
             elif question.required:
                 ask(seat, True)
             else:
                 scheduler.report(ask(seat, False))
             continue
         # The hot path (phases 1 and 3): one required decision.
-        waiting = game.waiting_for() if game.pending is not None else hooks.waiting_for(game)
+        waiting = game.waiting_for() if game.pending is not None else waiting_for(game)
         if not waiting:
             raise AgentError(f"nobody can act in {game!r}")
         seat = waiting[0]
         agent = agents[seat]
-        legal = hooks.legal_actions(game, seat, agent.wants_offers(game.turn))
-        choice = agent.act(game.view(seat, cached=True), legal, True)
+        proposes = fixed[seat]
+        if proposes is None:
+            proposes = agent.wants_offers(game.turn)
+        legal = legal_actions(game, seat, proposes)
+        choice = agent.act(view(seat, True), legal, True)
         if choice is None:
             raise AgentError(f"agent {agent!r} at seat {seat} must act but passed", seat=seat)
         apply(seat, choice, trusted=choice in legal)
-        actions.append((seat, choice))
+        log_action((seat, choice))
         if len(actions) > max_actions:
             raise AgentError(f"game exceeded {max_actions} actions; an agent is looping")
     return log

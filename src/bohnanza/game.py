@@ -45,7 +45,7 @@ from .shuffle import (
     make_generator,
     save_generator,
 )
-from .views import SeatView, View, make_view
+from .views import OfferViews, SeatView, View, make_view
 
 if TYPE_CHECKING:
     from .modules.base import Hooks
@@ -54,6 +54,11 @@ if TYPE_CHECKING:
 class Phase(StrEnum):
     """The base game's phases (a module adds its own, as another ``StrEnum``). Members are
     strings, so comparisons with ``"plant"`` and the JSON forms are as before."""
+
+    # Hashed as the string it equals: Enum's own __hash__ is a Python function (a call
+    # on every dict or set lookup; these are looked up after every action) and hashes the
+    # member's name, so ``{"plant"}`` did not find the member that equals "plant".
+    __hash__ = str.__hash__
 
     PLANT = "plant"  # phase 1: planting from the hand
     TRADE = "trade"  # phase 2: drawn cards turned over, trading
@@ -207,6 +212,7 @@ class Game:
 
     __slots__ = (
         "_events",
+        "_offer_views",
         "_seat_views",
         "active",
         "config",
@@ -265,6 +271,7 @@ class Game:
     winners: tuple[int, ...] | None
     _events: list[Event] | None
     _seat_views: list[SeatView | None]
+    _offer_views: OfferViews
 
     # ------------------------------------------------------------------ creation
 
@@ -344,6 +351,7 @@ class Game:
         self.winners = None
         self._events = None
         self._seat_views = [None] * n
+        self._offer_views = {}
         self.hooks.setup(self)
         self.hooks.start_turn(self, 0)
         if events:  # from the first action on (the deal and the first turn are not logged)
@@ -618,19 +626,25 @@ class Game:
         calls :meth:`invalidate_views` afterwards (or uses the default).
         """
         if type(seat) is int:
+            if cached and 0 <= seat < len(self._seat_views):  # the driver's hot path
+                return make_view(self, seat, self._seat_views, self._offer_views)
             if not 0 <= seat < self.config.players:
                 raise IllegalAction(f"there is no seat {seat!r} in a {self.players}-player game")
         elif seat is not None:
             raise IllegalAction(f"there is no seat {seat!r} in a {self.players}-player game")
-        return make_view(self, seat, self._seat_views if cached else None)
+        if cached:
+            return make_view(self, seat, self._seat_views, self._offer_views)
+        return make_view(self, seat)
 
     def cached_seat_views(self) -> tuple[SeatView | None, ...]:
         """The cached public seat views (``None``: stale), for the invariant checker."""
         return tuple(self._seat_views)
 
     def invalidate_views(self) -> None:
-        """Forget the cached public seat views (after editing the state directly)."""
+        """Forget the cached public seat and offer views (after editing the state
+        directly)."""
         self._seat_views = [None] * self.config.players
+        self._offer_views = {}
 
     # ------------------------------------------------------------------ copies and persistence
 
@@ -666,6 +680,7 @@ class Game:
         g.winners = self.winners
         g._events = None
         g._seat_views = self._seat_views[:]
+        g._offer_views = dict(self._offer_views)
         return g
 
     def to_dict(self) -> dict[str, Any]:
@@ -759,6 +774,7 @@ class Game:
             g.winners = tuple(data["winners"]) if data["winners"] is not None else None
             g._events = [] if events else None
             g._seat_views = [None] * config.players
+            g._offer_views = {}
         except RecordError:
             raise
         except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:

@@ -194,7 +194,10 @@ def seat_view(game: Game, s: int) -> SeatView:
     if hooks._base_payout:  # the base payout inlined: this runs after most actions
         payout = hooks.payout
         cv = hooks.card_variety
-        payouts = tuple([payout[cv[f[-1]]][len(f)] if f else 0 for f in fields])
+        pays = []  # a plain loop: a comprehension would be a frame of its own
+        for f in fields:
+            pays.append(payout[cv[f[-1]]][len(f)] if f else 0)
+        payouts = tuple(pays)
     else:
         payouts = hooks.seat_payouts(game, s)
     return _new_seat(
@@ -219,25 +222,52 @@ _new_seat: Callable[[type[SeatView], tuple[Any, ...]], SeatView] = tuple.__new__
 _new_view: Callable[[type[View], tuple[Any, ...]], View] = tuple.__new__
 
 
-def make_view(game: Game, seat: int | None, cache: list[SeatView | None] | None = None) -> View:
+#: Offer views by (offer id, whether the reader is the proposer): what every other reader
+#: sees of an open offer is the same, and it does not change while the offer is open
+#: (its cards stay where they were: a card that leaves the drawn cards or a hand closes
+#: every offer giving it). Each entry keeps its offer, so that an id reused by a clone
+#: that went another way is not mistaken for it.
+OfferViews = dict[tuple[int, bool], tuple[Offer, OfferView]]
+
+
+def make_view(
+    game: Game,
+    seat: int | None,
+    cache: list[SeatView | None] | None = None,
+    offer_cache: OfferViews | None = None,
+) -> View:
     """Build ``seat``'s view. With ``cache`` (one slot per seat, ``None`` = stale), public
-    seat parts that did not change since the last view are reused (see Game.view)."""
+    seat parts that did not change since the last view are reused (see Game.view); with
+    ``offer_cache``, the views of open offers (:data:`OfferViews`)."""
     # Positional construction: this runs once per bot decision, so it is kept lean.
     hooks = game.hooks
     if cache is None:
         seats = tuple([seat_view(game, s) for s in range(game.players)])
     else:
         if None in cache:
-            for s, sv in enumerate(cache):
-                if sv is None:
-                    cache[s] = seat_view(game, s)
+            s = cache.index(None)
+            while True:
+                cache[s] = seat_view(game, s)
+                if None not in cache:
+                    break
+                s = cache.index(None, s)
         seats = tuple(cache)  # type: ignore[arg-type]
     hands = game.hands
-    offers = (
-        tuple([_offer_view(game, seat, oid, p, o) for oid, (p, o) in game.offers.items()])
-        if game.offers
-        else ()
-    )
+    if not game.offers:
+        offers: tuple[OfferView, ...] = ()
+    elif offer_cache is None:
+        offers = tuple([_offer_view(game, seat, oid, p, o) for oid, (p, o) in game.offers.items()])
+    else:
+        if len(offer_cache) > 2 * len(game.offers) + 64:
+            offer_cache.clear()  # closed offers
+        got: list[OfferView] = []
+        for oid, (p, o) in game.offers.items():
+            key = (oid, seat == p)
+            entry = offer_cache.get(key)
+            if entry is None or entry[0] is not o:
+                entry = offer_cache[key] = (o, _offer_view(game, seat, oid, p, o))
+            got.append(entry[1])
+        offers = tuple(got)
     discard = game.discard
     return _new_view(
         View,

@@ -33,6 +33,11 @@ _T = ActionType
 class DuelPhase(StrEnum):
     """The duel's own steps of a turn (R-DUEL-3), besides the base ``plant``."""
 
+    # Hashed as the string it equals: Enum's own __hash__ is a Python function (a call
+    # on every dict or set lookup; these are looked up after every action) and hashes the
+    # member's name, so ``{"plant"}`` did not find the member that equals "plant".
+    __hash__ = str.__hash__
+
     OFFER = "duel_offer"  # plant or discard each card the opponent left
     DISCARD = "duel_discard"  # optionally discard one hand card
     REVEAL = "duel_reveal"  # reveal 3, pull matching cards, plant any

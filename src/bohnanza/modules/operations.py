@@ -67,6 +67,33 @@ _PLANT = [Action.plant(i) for i in range(3)]
 _STOP = Action.stop_planting()
 _END = Action.end_trading()
 _BUY = Action.buy_field()
+_new_action: Callable[[type[Action], tuple[object, ...]], Action] = tuple.__new__
+_PLANT_TRADED_CACHE: dict[tuple[int, int], Action] = {}
+_ANSWERS: dict[tuple[ActionType, int], Action] = {}
+
+
+def _answer(kind: ActionType, offer_id: int) -> Action:
+    """``Action.withdraw(offer_id)`` or ``Action.decline(offer_id)``, one shared value per
+    offer id (offers stay open over many listings; actions are immutable values)."""
+    key = (kind, offer_id)
+    got = _ANSWERS.get(key)
+    if got is None:
+        if len(_ANSWERS) >= 8192:
+            _ANSWERS.clear()
+        got = _ANSWERS[key] = Action(kind, offer_id=offer_id)
+    return got
+
+
+def _plant_traded(card: int, field: int) -> Action:
+    """``Action.plant_traded(card, field)``, one shared value per card and field (listed
+    for every phase-3 decision; actions are immutable values)."""
+    key = (card, field)
+    got = _PLANT_TRADED_CACHE.get(key)
+    if got is None:
+        if len(_PLANT_TRADED_CACHE) >= 8192:
+            _PLANT_TRADED_CACHE.clear()
+        got = _PLANT_TRADED_CACHE[key] = Action(_T.PLANT_TRADED, field=field, card=card)
+    return got
 
 
 class Rule:
@@ -161,9 +188,14 @@ class PlantRule(Rule):
         card = hand[0]
         hooks = self.hooks
         if hooks._base_planting:
+            # A plain loop: a comprehension would be a frame of its own, with closures.
             cv = hooks.card_variety
             v = cv[card]
-            return [_PLANT[i] for i, f in enumerate(game.fields[seat]) if not f or cv[f[-1]] == v]
+            acts = []
+            for i, f in enumerate(game.fields[seat]):
+                if not f or cv[f[-1]] == v:
+                    acts.append(_PLANT[i])
+            return acts
         return [
             Action.plant(f)
             for f in range(len(game.fields[seat]))
@@ -261,6 +293,36 @@ class OfferAnswerRule(TradeRule):
         return entry
 
 
+def _offers_full(game: Game, seat: int) -> bool:
+    """Whether ``seat`` keeps the most open offers allowed (counted only when that many
+    offers are open at all)."""
+    offers = game.offers
+    if len(offers) < MAX_OPEN_OFFERS:
+        return False
+    return sum(1 for p, _ in offers.values() if p == seat) >= MAX_OPEN_OFFERS
+
+
+_TEMPLATES: dict[tuple[int, int, str | None, str | None], Action] = {}
+
+
+def _template(to: int, card: int, want: str | None, declared: str | None) -> Action:
+    """The one-card proposal template ``card`` to ``to`` for one ``want`` card (None: a
+    gift), claiming ``declared``: one shared value each (actions are immutable values)."""
+    key = (to, card, want, declared)
+    got = _TEMPLATES.get(key)
+    if got is None:
+        if len(_TEMPLATES) >= 65536:
+            _TEMPLATES.clear()
+        offer = Offer(
+            to,
+            (card,),
+            ((want, 1),) if want is not None else (),
+            (declared,) if declared is not None else (),
+        )
+        got = _TEMPLATES[key] = Action.propose(offer)
+    return got
+
+
 def _offer_id(action: Action) -> int:
     return action.offer_id or 0
 
@@ -271,7 +333,7 @@ class WithdrawRule(OfferAnswerRule):
     type = _T.WITHDRAW
 
     def candidates(self, game: Game, seat: int, offers: bool) -> list[Action]:
-        return [Action.withdraw(oid) for oid, (p, _) in game.offers.items() if p == seat]
+        return [_answer(_T.WITHDRAW, oid) for oid, (p, _) in game.offers.items() if p == seat]
 
     def refusal(self, game: Game, seat: int, action: Action) -> Refusal | None:
         what = f"withdraw offer {action.offer_id}"
@@ -297,7 +359,9 @@ class DeclineRule(OfferAnswerRule):
 
     def candidates(self, game: Game, seat: int, offers: bool) -> list[Action]:
         return [
-            Action.decline(oid) for oid, (p, o) in game.offers.items() if p != seat and o.to == seat
+            _answer(_T.DECLINE, oid)
+            for oid, (p, o) in game.offers.items()
+            if p != seat and o.to == seat
         ]
 
     def refusal(self, game: Game, seat: int, action: Action) -> Refusal | None:
@@ -322,14 +386,29 @@ class AcceptRule(OfferAnswerRule):
 
     type = _T.ACCEPT
 
+    def __init__(self, hooks: Hooks) -> None:
+        super().__init__(hooks)
+        #: The accepts of one offer by (offer id, what it wants, the reader's tradeable
+        #: cards): all they depend on. Offers stay open over many listings.
+        self._cache: dict[tuple[object, ...], list[Action]] = {}
+
     def candidates(self, game: Game, seat: int, offers: bool) -> list[Action]:
         acts: list[Action] = []
-        mine: list[int] | None = None
+        mine: tuple[int, ...] | None = None
+        cache = self._cache
         for oid, (p, o) in game.offers.items():
             if p != seat and o.to == seat:
                 if mine is None:
-                    mine = game.tradeable(seat)
-                acts += [Action.accept(oid, c) for c in _choices(mine, o.want, self.config)]
+                    mine = tuple(game.tradeable(seat))
+                key = (oid, o.want, mine)
+                got = cache.get(key)
+                if got is None:
+                    if len(cache) >= 4096:
+                        cache.clear()
+                    got = cache[key] = [
+                        Action.accept(oid, c) for c in _choices(list(mine), o.want, self.config)
+                    ]
+                acts += got
         return acts
 
     def refusal(self, game: Game, seat: int, action: Action) -> Refusal | None:
@@ -390,7 +469,7 @@ class ProposeRule(TradeRule):
         if not self.cache_size:
             return self.templates(game, seat)
         cv = self.hooks.card_variety
-        full = sum(1 for p, _ in game.offers.values() if p == seat) >= MAX_OPEN_OFFERS
+        full = _offers_full(game, seat)
         key = (
             seat,
             game.active,
@@ -409,7 +488,7 @@ class ProposeRule(TradeRule):
     def templates(self, game: Game, seat: int) -> list[Action]:
         """A finite, useful sample of offers: each distinct card as a gift, or for one card
         of a variety the proposer grows (or, for a non-active seat, one of the drawn)."""
-        if sum(1 for p, _ in game.offers.values() if p == seat) >= MAX_OPEN_OFFERS:
+        if _offers_full(game, seat):
             return []
         config = self.config
         hooks = self.hooks
@@ -435,12 +514,11 @@ class ProposeRule(TradeRule):
             seen.add(key)
             own = config.variety_of(card)
             for d in [None] if card in game.drawn else hooks.declarations(game, card):
-                declared = (d,) if d is not None else ()
                 for to in partners:
-                    acts.append(Action.propose(Offer(to, (card,), (), declared)))
+                    acts.append(_template(to, card, None, d))
                     for v in wanted:
                         if v != own:
-                            acts.append(Action.propose(Offer(to, (card,), ((v, 1),), declared)))
+                            acts.append(_template(to, card, v, d))
         return acts
 
     def refusal(self, game: Game, seat: int, action: Action) -> Refusal | None:
@@ -467,7 +545,7 @@ class ProposeRule(TradeRule):
             return bad(f"the partner must be another seat, not {to!r}")
         if seat != a and to != a:
             return bad(f"non-active players trade only with the active seat {a}", "R-TRADE-2")
-        if sum(1 for p, _ in game.offers.values() if p == seat) >= MAX_OPEN_OFFERS:
+        if _offers_full(game, seat):
             return bad(f"at most {MAX_OPEN_OFFERS} offers may be open at once")
         give = offer.give
         if not give and not offer.want:
@@ -551,12 +629,13 @@ class PlantTradedRule(Rule):
         if hooks._base_planting:
             cv = hooks.card_variety
             tops = [cv[f[-1]] if f else -1 for f in fields]
-            return [
-                Action(_T.PLANT_TRADED, field=i, card=card)
-                for card in trade
-                for i, top in enumerate(tops)
-                if top < 0 or top == cv[card]
-            ]
+            acts = []
+            for card in trade:
+                v = cv[card]
+                for i, top in enumerate(tops):
+                    if top < 0 or top == v:
+                        acts.append(_plant_traded(card, i))
+            return acts
         return [
             Action.plant_traded(card, f)
             for card in trade
@@ -622,13 +701,27 @@ class HarvestRule(AnytimeRule):
 
     type = _T.HARVEST
 
+    def __init__(self, hooks: Hooks) -> None:
+        super().__init__(hooks)
+        #: The listing depends only on the fields' lengths: remembered per lengths
+        #: (asked after nearly every action; a tuple of lengths is cheap to build).
+        self._by_lengths: dict[tuple[int, ...], list[Action]] = {}
+
     def candidates(self, game: Game, seat: int, offers: bool) -> list[Action]:
         if game.pending is not None or (self.own_turn_only is not None and seat != game.active):
             return []
         fields = game.fields[seat]
-        # R-HARV-3: while a field holds 2+ beans, only such fields may be harvested.
-        acts = [_HARVEST[i] for i, f in enumerate(fields) if len(f) > 1]
-        return acts if acts else [_HARVEST[i] for i, f in enumerate(fields) if f]
+        key = tuple(map(len, fields))
+        got = self._by_lengths.get(key)
+        if got is None:
+            # R-HARV-3: while a field holds 2+ beans, only such fields may be harvested.
+            got = [_HARVEST[i] for i, n in enumerate(key) if n > 1]
+            if not got:
+                got = [_HARVEST[i] for i, n in enumerate(key) if n]
+            if len(self._by_lengths) >= 4096:
+                self._by_lengths.clear()
+            self._by_lengths[key] = got
+        return got[:]
 
     def refusal(self, game: Game, seat: int, action: Action) -> Refusal | None:
         what = f"harvest field {action.field}"
@@ -782,9 +875,14 @@ class Merged:
         self.rules = rules
 
     def candidates(self, game: Game, seat: int, offers: bool) -> list[Action]:
-        parts = [r.candidates(game, seat, offers) for r in self.rules]
-        acts = [a for p in parts for a in p]
-        if sum(1 for p in parts if p) > 1:
+        acts: list[Action] = []
+        lists = 0
+        for rule in self.rules:
+            part = rule.candidates(game, seat, offers)
+            if part:
+                acts += part
+                lists += 1
+        if lists > 1:
             acts.sort(key=self.rules[0].order(game))
         return acts
 
