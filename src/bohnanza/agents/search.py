@@ -5,23 +5,24 @@ For a decision with more than one sensible answer the bot
 1. lists a few candidate actions, the ``heuristic`` bot's own choice first (in phase 2
    also accepting or declining each offer addressed to it, ending trading, passing, and
    the other offers the heuristic thought of);
-2. *determinises*: deals the cards it cannot see at random into the places whose sizes
-   it can see (other hands, draw pile, discard pile below its top card, treasuries,
-   cards out of the game), consistently with its view - a card another seat offers from
-   its hand is dealt into that hand with the shown variety and a colour its declaration
-   allows - and builds a full game state from that (:class:`Determiniser`);
+2. *determinises* (:mod:`bohnanza.determinise`): deals the cards it cannot see at random
+   into the places whose sizes it can see, consistently with its view and with what it
+   remembers of its earlier views (:class:`~bohnanza.determinise.SeenCards`: cards it saw
+   leave play are dealt into no hand and not into the draw pile, covered discards stay
+   in the discard pile, a harvest's coins in their owner's treasury, a card offered from
+   a hand stays in that hand), and builds a full game state from that;
 3. plays every candidate out on the same sampled state with the same roll-out seed, with
-   ``heuristic`` bots at every seat (``autarky`` for seats that never accept offers),
-   for ``depth`` turns, then scores the position for itself (:func:`utility`);
+   the trading ``heuristic`` (which writes nobody off) at every seat, for ``depth``
+   turns, then scores the position for itself (:func:`utility`);
 4. repeats 2-3 within its budget and answers with the candidate whose paired advantage
    over the heuristic's choice is largest, if it exceeds ``z`` standard errors (else
    the heuristic's choice).
 
-It sees only its :class:`~bohnanza.views.View`: the hidden cards of the sampled states
-come from a shuffle of the cards the view does not show, never from the real game.
+It sees only its :class:`~bohnanza.views.View`s: the hidden cards of the sampled states
+come from a shuffle of the cards its views do not account for, never from the real game.
 The budget is set by the caller: ``seconds`` per decision, or ``iterations`` (samples
-per decision, reproducible). With one legal action, or no alternative to the
-heuristic's choice worth comparing, it answers at once.
+per decision: the choices then do not depend on the machine's speed). With one legal
+action, or no alternative to the heuristic's choice worth comparing, it answers at once.
 """
 
 from __future__ import annotations
@@ -30,16 +31,15 @@ import math
 import random
 import time
 from collections.abc import Sequence
-from typing import Any
 
-from ..actions import Action, ActionType, Offer
+from ..actions import Action, ActionType
 from ..coins import with_coins
+from ..determinise import Determiniser, SeenCards, determinise, unseen_cards
 from ..errors import IllegalAction
 from ..game import Game
 from ..views import View
 from .base import Agent
 from .heuristic import HeuristicAgent, Position, tables_for
-from .simple import AutarkyAgent
 
 _T = ActionType
 _SKIP = frozenset((_T.PROPOSE,))
@@ -50,179 +50,6 @@ ROLLOUT_PROPOSALS = 2
 
 class _Stop(Exception):
     """Raised inside a roll-out when its depth is reached."""
-
-
-def unseen_cards(view: View) -> list[int]:
-    """Card ids the view does not show (ascending): the cards to deal at random."""
-    seen = view.visible_cards()
-    return [c for c in range(view.config.deck_size) if c not in seen]
-
-
-class Determiniser:
-    """Builds sampled full states consistent with one view (R-INFO-1/2)."""
-
-    def __init__(self, view: View) -> None:
-        if view.seat is None:
-            raise ValueError("a spectator view cannot be determinised")
-        self.view = view
-        self.me = view.seat
-        self.unseen = unseen_cards(view)
-        hand_sizes = [s.hand_size for s in view.seats]
-        hand_sizes[self.me] = 0
-        self.hand_sizes = hand_sizes
-        self.coins = [s.coins for s in view.seats]
-        if view.treasury is not None:  # its own coins are known (R-LADY-10), not dealt
-            self.coins[self.me] = 0
-        below = view.discard_size - (1 if view.discard_top is not None else 0)
-        self.below = below
-        known = view.draw_size + below + sum(hand_sizes) + sum(self.coins)
-        self.out = len(self.unseen) - known
-        if self.out < 0:
-            raise ValueError("the view's counts do not add up: more hidden places than cards")
-        # Cards other seats offer from their hands: (proposer, offer index, slot, shown).
-        self.hidden_offers: list[tuple[int, int, int, dict[str, Any]]] = []
-        for k, o in enumerate(view.offers):
-            for i, c in enumerate(o.give):
-                if c is None:
-                    self.hidden_offers.append((o.proposer, k, i, dict(o.shown[i])))
-        self.template = Game.from_dict(self._state(self._deal(random.Random(0))))
-
-    # ---------------------------------------------------------------- dealing
-
-    def _deal(self, rng: random.Random) -> dict[str, Any]:
-        view = self.view
-        cfg = view.config
-        pool = self.unseen[:]
-        rng.shuffle(pool)
-        n = cfg.players
-        hands: list[list[int]] = [[] for _ in range(n)]
-        # Offered hand cards first: a card of the shown variety (and declared colour) goes
-        # into the proposer's hand; several offers may share one card if the hand is full.
-        offer_cards: dict[tuple[int, int], int] = {}
-        dropped: set[int] = set()
-        for p, k, i, shown in self.hidden_offers:
-            v = (
-                cfg.varieties.index(shown["variety"])
-                if shown.get("variety") in cfg.varieties
-                else -1
-            )
-            declared = shown.get("declared")
-
-            def fits(c: int, v: int = v, declared: Any = declared) -> bool:
-                if cfg.card_variety[c] != v:
-                    return False
-                return declared != "black" or cfg.card_kind[c] == "black"
-
-            used_here = {offer_cards[(k, j)] for j in range(i) if (k, j) in offer_cards}
-            # A card already dealt to that hand for another offer first (offers of
-            # several cards would otherwise fill the hand with one variety), else a new one.
-            pick = -1
-            for c in hands[p]:
-                if fits(c) and c not in used_here:
-                    pick = c
-                    break
-            if pick < 0 and len(hands[p]) < self.hand_sizes[p]:
-                for j, c in enumerate(pool):
-                    if fits(c):
-                        pick = pool.pop(j)
-                        hands[p].append(pick)
-                        break
-            if pick < 0:
-                dropped.add(k)
-            else:
-                offer_cards[(k, i)] = pick
-        for p in range(n):
-            while len(hands[p]) < self.hand_sizes[p]:
-                hands[p].append(pool.pop())
-            rng.shuffle(hands[p])
-        draw = [pool.pop() for _ in range(view.draw_size)]
-        discard = [pool.pop() for _ in range(self.below)]
-        if view.discard_top is not None:
-            discard.append(view.discard_top)
-        treasury = [[pool.pop() for _ in range(self.coins[s])] for s in range(n)]
-        if view.treasury is not None:
-            treasury[self.me] = list(view.treasury)
-        out = pool
-        hands[self.me] = list(view.hand or ())
-        offers: list[dict[str, Any]] = []
-        for k, o in enumerate(view.offers):
-            if k in dropped:
-                continue
-            give = [c if c is not None else offer_cards[(k, i)] for i, c in enumerate(o.give)]
-            declared = [str(sh.get("declared") or "") for sh in o.shown]
-            offer = Offer(o.to, tuple(give), o.want, tuple(declared) if any(declared) else ())
-            offers.append({"id": o.offer_id, "proposer": o.proposer, "offer": offer.to_json()})
-        return {
-            "hands": hands,
-            "draw": draw,
-            "discard": discard,
-            "treasury": treasury,
-            "out": out,
-            "offers": offers,
-        }
-
-    def _state(self, dealt: dict[str, Any]) -> dict[str, Any]:
-        view = self.view
-        cfg = view.config
-        extra: dict[str, Any] = {}
-        for key, value in view.public.items():
-            extra[key] = list(value) if isinstance(value, list) else value
-        if cfg.module == "duel" and view.final_runout and view.active == 1:
-            extra["last_turn"] = True
-        version, internal, gauss = random.Random(0).getstate()
-        ids = [o["id"] for o in dealt["offers"]]
-        return {
-            "format": "bohnanza-state",
-            "version": 1,
-            "rules": cfg.rules,
-            "players": cfg.players,
-            "options": dict(cfg.options),
-            "seed": 0,
-            "rng": [version, list(internal), gauss],
-            "initial_deck": list(range(cfg.deck_size)),
-            "draw": dealt["draw"],
-            "discard": dealt["discard"],
-            "out": dealt["out"],
-            "hands": dealt["hands"],
-            "fields": [[list(f) for f in s.fields] for s in view.seats],
-            "treasury": dealt["treasury"],
-            "trade": [list(s.trade_area) for s in view.seats],
-            "drawn": list(view.drawn),
-            "offers": dealt["offers"],
-            "next_offer_id": max([0, *ids]) + 1000,
-            "supply": view.third_fields_left,
-            "active": view.active,
-            "phase": view.phase,
-            "planted": view.planted,
-            "turn": view.turn,
-            "runouts": view.runouts,
-            "final_runout": view.final_runout,
-            "pending": list(view.pending) if view.pending is not None else None,
-            "extra": extra,
-            "scores": None,
-            "winners": None,
-        }
-
-    def sample(self, rng: random.Random) -> Game:
-        """A full game state drawn at random among those consistent with the view."""
-        dealt = self._deal(rng)
-        g = self.template.clone()
-        g.hands = dealt["hands"]
-        g.draw = dealt["draw"]
-        g.discard = dealt["discard"]
-        g.treasury = dealt["treasury"]
-        g.out = dealt["out"]
-        g.offers = {
-            int(o["id"]): (int(o["proposer"]), Offer.from_json(o["offer"])) for o in dealt["offers"]
-        }
-        g.rng = random.Random(rng.getrandbits(64))
-        g._seat_views = [None] * g.players
-        return g
-
-
-def determinise(view: View, rng: random.Random) -> Game:
-    """One sampled full state consistent with ``view`` (see :class:`Determiniser`)."""
-    return Determiniser(view).sample(rng)
 
 
 class _Rollout(HeuristicAgent):
@@ -239,22 +66,6 @@ class _Rollout(HeuristicAgent):
         if view.turn > self.limit:
             raise _Stop
         return super().act(view, legal, required)
-
-
-class _Autarky(AutarkyAgent):
-    """Roll-out model of a seat that never trades."""
-
-    def __init__(self, seed: int, limit: int) -> None:
-        super().__init__(seed)
-        self.limit = limit
-
-    def act(self, view: View, legal: Sequence[Action], required: bool) -> Action | None:
-        if view.turn > self.limit:
-            raise _Stop
-        choice = super().act(view, legal, required)
-        if choice is None and required and legal:
-            return legal[0]  # a module decision the model has no rule for
-        return choice
 
 
 class SearchAgent(Agent):
@@ -284,15 +95,23 @@ class SearchAgent(Agent):
         self.z = z
         self.rng = random.Random(seed)
         self.heuristic = HeuristicAgent(seed)
+        #: What the seat remembers of the cards it has seen (updated at every decision).
+        self.seen = SeenCards()
         self.searched = 0  # decisions that were searched (for reports)
         self.rollouts = 0
+        self.search_seconds = 0.0  # time spent in searched decisions
 
     def wants_offers(self, turn: int) -> bool:
         return self.heuristic.wants_offers(turn)
 
     def stats(self) -> dict[str, float]:
-        """Decisions searched and roll-outs played (tournament summaries sum them)."""
-        return {"searched": self.searched, "rollouts": self.rollouts}
+        """Decisions searched, roll-outs played and the seconds the searches took
+        (tournament summaries sum them: seconds / searched is the mean searched decision)."""
+        return {
+            "searched": self.searched,
+            "rollouts": self.rollouts,
+            "search_seconds": round(self.search_seconds, 3),
+        }
 
     def __repr__(self) -> str:
         budget = (
@@ -305,6 +124,7 @@ class SearchAgent(Agent):
     # ---------------------------------------------------------------- deciding
 
     def act(self, view: View, legal: Sequence[Action], required: bool) -> Action | None:
+        self.seen.update(view)
         if not legal:
             return None
         if required and len(legal) == 1:
@@ -364,8 +184,9 @@ class SearchAgent(Agent):
         than ``z`` standard errors."""
         me = view.seat
         assert me is not None
+        started = time.perf_counter()
         try:
-            det = Determiniser(view)
+            det = Determiniser(view, self.seen)
         except (ValueError, IllegalAction):
             return default
         self.searched += 1
@@ -384,6 +205,7 @@ class SearchAgent(Agent):
                 diffs[k].append(results[k] - results[0])
             it += 1
         self.rollouts += it * n
+        self.search_seconds += time.perf_counter() - started
         best = 0
         best_score = 0.0
         for k in range(1, n):
@@ -411,15 +233,9 @@ class SearchAgent(Agent):
                 return -10.0
         depth = 2 * g.players if self.depth == -1 else self.depth
         limit = g.turn + depth if depth is not None else 1 << 30
-        # Opponent model: seats that never accept offers play like ``autarky``.
-        agents: list[Agent] = [
-            _Rollout(seed + s, limit)
-            if s == me or self.heuristic.trades_with(s)
-            else _Autarky(seed + s, limit)
-            for s in range(g.players)
-        ]
+        # Every seat is played by the trading heuristic, which writes nobody off.
+        agents = [_Rollout(seed + s, limit) for s in range(g.players)]
         mine = agents[me]
-        assert isinstance(mine, _Rollout)
         mine.restore(self.heuristic.snapshot())  # what it learnt of the others
         try:
             if not g.over:
