@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from .actions import Offer
@@ -455,13 +454,4 @@ def determinise(view: View, rng: random.Random, seen: SeenCards | None = None) -
     return Determiniser(view, seen).sample(rng)
 
 
-def samples(
-    view: View, rng: random.Random, count: int, seen: SeenCards | None = None
-) -> Iterable[Game]:
-    """``count`` sampled states for one view (one :class:`Determiniser` for all)."""
-    det = Determiniser(view, seen)
-    for _ in range(count):
-        yield det.sample(rng)
-
-
-__all__ = ["Determiniser", "SeenCards", "determinise", "samples", "unseen_cards"]
+__all__ = ["Determiniser", "SeenCards", "determinise", "unseen_cards"]
