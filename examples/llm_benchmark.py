@@ -31,7 +31,8 @@ from bohnanza.agents.heuristic import HeuristicAgent
 from bohnanza.agents.llm import Endpoint, LLMAgent
 from bohnanza.driver import play
 from bohnanza.records import make_record, save
-from bohnanza.simulate import agent_seed, seat_record
+from bohnanza.seeding import agent_seed
+from bohnanza.simulate import seat_record
 from bohnanza.text import render_action
 
 

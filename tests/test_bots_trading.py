@@ -15,6 +15,7 @@ from bohnanza import Action, ActionType, Game
 from bohnanza.agents import AGENTS, DEFAULT_BOT, DESCRIPTIONS, Agent, make_agent
 from bohnanza.agents.heuristic import HeuristicAgent, Position, tables_for
 from bohnanza.driver import play
+from bohnanza.seeding import agent_seed
 from test_bots import CONFIGS, Spy, cards_of, put, trade_phase
 
 _T = ActionType
@@ -23,7 +24,7 @@ _T = ActionType
 def trading_actions(seed: int, lineup: Sequence[str]) -> list[tuple[int, int, int, Action]]:
     """(turn, active seat, acting seat, action) for every phase-2 action of one game."""
     game = Game.new("classic", len(lineup), seed=seed)
-    bots = [make_agent(a, seed * 10 + k) for k, a in enumerate(lineup)]
+    bots = [make_agent(a, agent_seed(seed, k)) for k, a in enumerate(lineup)]
     out: list[tuple[int, int, int, Action]] = []
 
     class Watch(Agent):

@@ -16,6 +16,13 @@ def test_readme_examples_run() -> None:
     assert result.failed == 0
 
 
+def test_testing_guide_examples_run() -> None:
+    """docs/testing.md shows bohnanza.testing at work; its examples must keep working."""
+    result = doctest.testfile(str(ROOT / "docs" / "testing.md"), module_relative=False)
+    assert result.attempted >= 10
+    assert result.failed == 0
+
+
 def test_package_docstring_examples_run() -> None:
     result = doctest.testmod(bohnanza)
     assert result.attempted >= 2

@@ -26,6 +26,7 @@ The totals are printed at the end (run with ``-s`` to see them).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import random
@@ -47,12 +48,12 @@ from hypothesis.stateful import (
 
 from bohnanza import Action, Game
 from bohnanza.actions import ActionType, Offer, shape_error
-from bohnanza.checker import CHEAP, _Checker
 from bohnanza.errors import BohnanzaError
 from bohnanza.game import OVER, TRADE
 from bohnanza.records import make_record, replay
 from bohnanza.rules import all_rulesets
-from game_helpers import assert_conserved
+from bohnanza.testing.checker import CHEAP, InvariantChecker
+from bohnanza.testing.helpers import assert_conserved
 from test_random_play import CONFIGS, Config
 
 EXAMPLES = int(os.environ.get("BOHNANZA_FUZZ_EXAMPLES", "150"))
@@ -121,7 +122,7 @@ def _json_ints(value: Any) -> set[int]:
     return set()
 
 
-def _hidden_from(game: Game, checker: _Checker, seat: int) -> set[int]:
+def _hidden_from(game: Game, checker: InvariantChecker, seat: int) -> set[int]:
     return set(range(game.config.deck_size)) - checker.allowed(seat)
 
 
@@ -180,7 +181,7 @@ class EngineFuzz(RuleBasedStateMachine):
     """One game per example; rules pick legal and hostile actions from random seats."""
 
     game: Game
-    checker: _Checker
+    checker: InvariantChecker
     rng: random.Random
     actions: list[tuple[int, Action]]
 
@@ -189,7 +190,7 @@ class EngineFuzz(RuleBasedStateMachine):
         rules, players, options = _GROUP[pick % len(_GROUP)]
         self.game = Game.new(rules, players, options=options, seed=seed)
         where = f"fuzz({rules!r}, {players}, seed={seed}, options={options})"
-        self.checker = _Checker(self.game, CHEAP, where, random.Random(seed))
+        self.checker = InvariantChecker(self.game, CHEAP, where, random.Random(seed))
         self.rng = random.Random(seed ^ 0x5EED)
         self.actions = []
         COUNTS["games"] += 1
@@ -573,19 +574,18 @@ def test_the_oracle_catches_an_answer_that_depends_on_hidden_cards(
 ) -> None:
     """The fuzz test can fail: an engine whose refusal tells where a named card lies
     (here: "it is in the draw pile") is caught by the shuffled-copy comparison."""
-    from bohnanza.errors import IllegalAction
-    from bohnanza.modules.base import Hooks
+    from bohnanza.errors import Refusal
+    from bohnanza.modules.operations import ProposeRule
 
-    honest = Hooks.offer_error
+    honest = ProposeRule.offer_refusal
 
-    def leaky(self: Hooks, game: Game, seat: int, offer: Offer) -> None:
-        try:
-            honest(self, game, seat, offer)
-        except IllegalAction as exc:
-            where = " (it is in the draw pile)" if set(offer.give) & set(game.draw) else ""
-            raise IllegalAction(f"{exc}{where}", seat=seat) from None
+    def leaky(self: ProposeRule, game: Game, seat: int, offer: Offer) -> Refusal | None:
+        refused = honest(self, game, seat, offer)
+        if refused is not None and set(offer.give) & set(game.draw):
+            return dataclasses.replace(refused, why=f"{refused.why} (it is in the draw pile)")
+        return refused
 
-    monkeypatch.setattr(Hooks, "offer_error", leaky)
+    monkeypatch.setattr(ProposeRule, "offer_refusal", leaky)
     machine = EngineFuzz()
     _GROUP[:] = [("classic", 3, {})]
     machine.start(0, 1)

@@ -27,7 +27,8 @@ from bohnanza.cli import main
 from bohnanza.driver import play
 from bohnanza.errors import ConfigError
 from bohnanza.records import make_record, replay
-from bohnanza.simulate import agent_seed, seat_record
+from bohnanza.seeding import agent_seed
+from bohnanza.simulate import seat_record
 from bohnanza.text import render_action
 from bohnanza.tournament.runner import build_agent, parse_agent
 from llm_server import chat_server

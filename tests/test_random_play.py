@@ -1,4 +1,4 @@
-"""Random play through the invariant checker (:mod:`bohnanza.checker`), over every rule set
+"""Random play through the invariant checker (:mod:`bohnanza.testing.checker`), over every rule set
 and every allowed player count (with every required option), including modules: a module
 is checked as soon as :func:`bohnanza.rules.all_rulesets` lists it. Test ids start with
 ``base-`` or ``module-``; ``-k "not module"`` leaves the modules out.
@@ -24,30 +24,27 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from bohnanza import Action, Game
-from bohnanza.checker import (
+from bohnanza.errors import Refusal
+from bohnanza.modules.base import Hooks
+from bohnanza.modules.operations import HarvestRule
+from bohnanza.rules import all_rulesets
+from bohnanza.simulate import GameSpec, play_one
+from bohnanza.testing.checker import (
     CHEAP,
     FULL,
     Checks,
+    Configuration,
     GameStats,
     InvariantError,
     check_game,
+    check_random_games,
+    configurations,
     option_sets,
     position,
 )
-from bohnanza.modules.base import Hooks
-from bohnanza.rules import all_rulesets
-from bohnanza.simulate import GameSpec, play_one
+from bohnanza.testing.helpers import apply_all
 
-Config = tuple[str, int, dict[str, str]]
-
-
-def configurations() -> list[Config]:
-    out: list[Config] = []
-    for entry in all_rulesets():
-        for players in range(entry["min_players"], entry["max_players"] + 1):
-            for options in option_sets(entry, players):
-                out.append((entry["rules"], players, options))
-    return out
+Config = Configuration
 
 
 def config_id(config: Config) -> str:
@@ -219,8 +216,7 @@ def test_position_reproduces_a_point_of_a_game() -> None:
     game, actions = position("fasolki", 3, 9, 40, agents="random")
     assert len(actions) == 40
     fresh = Game.new("fasolki", 3, seed=9)
-    for seat, action in actions:
-        fresh.apply(seat, action)
+    apply_all(fresh, actions)
     assert fresh == game
 
 
@@ -233,6 +229,23 @@ def test_option_sets() -> None:
     entry = next(e for e in all_rulesets() if e["rules"] == "fasolki+new-varieties")
     assert option_sets(entry, 3) == [{}]
     assert option_sets(entry, 4) == [{"remove": "glutton"}, {"remove": "farmer"}]
+
+
+def test_configurations_of_one_rule_set() -> None:
+    assert configurations("fasolki+duel") == [("fasolki+duel", 2, {})]
+    assert [c for c in CONFIGS if c[0] == "fasolki+new-varieties"] == configurations(
+        ["fasolki+new-varieties"]
+    )
+    with pytest.raises(ValueError, match="no such rule set"):
+        configurations("fasolki+no-such-module")
+
+
+def test_check_random_games_checks_every_configuration_of_a_module() -> None:
+    """The one call a new module's tests need (docs/testing.md)."""
+    summary = check_random_games("fasolki+duel", games=2, seed=4, agents="autarky")
+    assert summary.games == 2
+    assert summary.by_rules == {"fasolki+duel/2": 2}
+    assert summary.actions > 0
 
 
 def test_a_game_that_cannot_be_created_is_a_failure() -> None:
@@ -341,20 +354,20 @@ def test_checker_catches_a_clone_sharing_lists(monkeypatch: pytest.MonkeyPatch) 
 
 
 def test_checker_catches_an_unlisted_legal_action(monkeypatch: pytest.MonkeyPatch) -> None:
-    original = Hooks.anytime_actions
+    original = HarvestRule.candidates
 
-    def forgetful(self: Hooks, game: Game, seat: int) -> list[Action]:
-        return [a for a in original(self, game, seat) if a.field != 1]
+    def forgetful(self: HarvestRule, game: Game, seat: int, offers: bool) -> list[Action]:
+        return [a for a in original(self, game, seat, offers) if a.field != 1]
 
-    monkeypatch.setattr(Hooks, "anytime_actions", forgetful)
+    monkeypatch.setattr(HarvestRule, "candidates", forgetful)
     _expect("does not list", agents="autarky")
 
 
 def test_checker_catches_an_illegal_action_let_through(monkeypatch: pytest.MonkeyPatch) -> None:
-    def lax(self: Hooks, game: Game, seat: int, field: int) -> str | None:
+    def lax(self: HarvestRule, game: Game, seat: int, action: Action) -> Refusal | None:
         return None  # harvesting empty or protected fields, or fields that do not exist
 
-    monkeypatch.setattr(Hooks, "harvest_error", lax)
+    monkeypatch.setattr(HarvestRule, "refusal", lax)
     _expect("list|IndexError", agents="autarky")
 
 
@@ -373,14 +386,14 @@ def test_checker_catches_hand_reordering(monkeypatch: pytest.MonkeyPatch) -> Non
 def test_checker_catches_a_legal_action_naming_a_hidden_card(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    original = Hooks.anytime_actions
+    original = HarvestRule.candidates
 
-    def peeking(self: Hooks, game: Game, seat: int) -> list[Action]:
-        acts = original(self, game, seat)
+    def peeking(self: HarvestRule, game: Game, seat: int, offers: bool) -> list[Action]:
+        acts = original(self, game, seat, offers)
         other = game.hands[(seat + 1) % game.players]
         return [*acts, Action.plant_traded(other[0], 0)] if other else acts
 
-    monkeypatch.setattr(Hooks, "anytime_actions", peeking)
+    monkeypatch.setattr(HarvestRule, "candidates", peeking)
     _expect("R-INFO-3|refuse", agents="autarky", checks=dataclasses.replace(QUICK, legal_sample=0))
 
 

@@ -18,11 +18,11 @@ import pytest
 from click.testing import CliRunner
 
 from bohnanza import Game, RecordError
-from bohnanza.checker import option_sets
 from bohnanza.cli import main
 from bohnanza.records import load, make_record, replay, save
 from bohnanza.rules import all_rulesets
 from bohnanza.simulate import GameSpec, options_tuple, play_one
+from bohnanza.testing.checker import option_sets
 
 Config = tuple[str, int, dict[str, str]]
 
@@ -152,7 +152,7 @@ def _good_record() -> dict[str, Any]:
     if not _GOOD:
         from bohnanza.agents import make_agent
         from bohnanza.driver import play
-        from bohnanza.simulate import agent_seed
+        from bohnanza.seeding import agent_seed
 
         game = Game.new("classic", 4, seed=7)
         names = ["random", "autarky", "random", "autarky"]

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from bohnanza import Action, Game, RecordError
-from bohnanza.checker import option_sets, position
 from bohnanza.rules import all_rulesets
+from bohnanza.testing.checker import option_sets, position
 
 Config = tuple[str, int, dict[str, str]]
 Log = list[tuple[int, Action]]

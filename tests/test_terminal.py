@@ -16,7 +16,7 @@ from bohnanza.cli import main
 from bohnanza.driver import play
 from bohnanza.game import TRADE, Game
 from bohnanza.records import load, replay
-from bohnanza.simulate import agent_seed
+from bohnanza.seeding import agent_seed
 from bohnanza.terminal import PASS, TerminalGame
 
 Chooser = Callable[[TerminalGame, str], str]

@@ -13,8 +13,9 @@ from bohnanza import Action, Game
 from bohnanza.actions import ActionType, Offer
 from bohnanza.agents import make_agent
 from bohnanza.agents.base import Agent
-from bohnanza.checker import FULL, _Checker
 from bohnanza.driver import play
+from bohnanza.seeding import agent_seed
+from bohnanza.testing.checker import FULL, InvariantChecker
 from bohnanza.text import (
     CommandError,
     check_answer,
@@ -65,7 +66,7 @@ def _play(
 ) -> Game:
     game = Game.new(rules, players, options=options, seed=seed)
     agents = [
-        _Probe(make_agent(agent, seed * 10 + k), lambda v, lg, r: look(game, v, lg, r))
+        _Probe(make_agent(agent, agent_seed(seed, k)), lambda v, lg, r: look(game, v, lg, r))
         for k in range(players)
     ]
     play(game, agents, max_trade_rounds=3)
@@ -147,7 +148,7 @@ def test_text_never_shows_a_hidden_card(rules: str, players: int, options: dict[
             return
         seat = view.seat
         assert seat is not None
-        _Checker(game, FULL, f"text leak {rules}", rng).view_leaks()
+        InvariantChecker(game, FULL, f"text leak {rules}", rng).view_leaks()
         other = _shuffled_hidden(game, seat, rng)
         if other is None:
             return

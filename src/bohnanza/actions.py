@@ -34,6 +34,26 @@ class ActionType(StrEnum):
     PLANT_REVEALED = "plant_revealed"  # duel: plant a revealed card (R-DUEL-3 step 3)
     END_REVEAL = "end_reveal"  # duel: leave the rest of the revealed cards as the offer
 
+    @classmethod
+    def extend(cls, value: str) -> ActionType:
+        """A module's own action type, added without editing this file (the module holds
+        the returned value as a constant). It behaves like a member: ``ActionType(value)``
+        (records, JSON) returns it and ``is`` compares it; iterating ``ActionType`` lists
+        only the built-in types. Calling again with the same value returns the same
+        object; a built-in value is refused."""
+        existing = cls._value2member_map_.get(value)
+        if existing is not None:
+            if existing._name_ in cls._member_map_:
+                raise ValueError(f"{value!r} is a built-in action type")
+            return existing  # type: ignore[return-value]
+        if not value or not value.replace("_", "").isalnum() or value != value.lower():
+            raise ValueError(f"an action type is a lower-case word, not {value!r}")
+        member = str.__new__(cls, value)
+        member._value_ = value
+        member._name_ = value.upper()
+        cls._value2member_map_[value] = member
+        return member
+
 
 class Offer(NamedTuple):
     """A proposal in the trade phase, seen from its proposer.

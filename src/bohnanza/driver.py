@@ -2,11 +2,12 @@
 reproducible (the engine itself lets any seat act at any time; a server instead takes
 actions in arrival order).
 
-Order: whoever the game is waiting for, active seat first, then seat order. In phase 2
-the driver runs rounds: the active seat, then every other seat once, each taking one
-action or passing. Trading ends when the active seat ends it, or - like a table's
-trading timer running out (R-TRADE-6) - after a round in which nobody acted, or after
-``max_trade_rounds`` rounds.
+Order: that of :class:`bohnanza.schedule.TradeScheduler` - a pending decision first,
+then whoever the game is waiting for, active seat first, then seat order. In phase 2
+rounds: the active seat, then every other seat once, each taking one action or passing.
+Trading ends when the active seat ends it, or - like a table's trading timer running out
+(R-TRADE-6) - after a round in which nobody acted, or after ``max_trade_rounds`` rounds
+(:data:`bohnanza.schedule.MAX_TRADE_ROUNDS`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from .actions import Action
 from .agents.base import Agent
 from .errors import IllegalAction
 from .game import OVER, TRADE, Game
+from .schedule import MAX_TRADE_ROUNDS, TradeScheduler
 from .views import make_view
 
 
@@ -36,7 +38,7 @@ def play(
     game: Game,
     agents: Sequence[Agent],
     *,
-    max_trade_rounds: int = 6,
+    max_trade_rounds: int = MAX_TRADE_ROUNDS,
     max_actions: int = 200_000,
     log: PlayLog | None = None,
     events: bool = False,
@@ -74,31 +76,25 @@ def play(
             raise AgentError(f"game exceeded {max_actions} actions; an agent is looping")
         return True
 
-    n = game.players
+    scheduler = TradeScheduler(max_trade_rounds)
     hooks = game.hooks
     cache = game._seat_views
     while game.phase != OVER:
-        if game.phase == TRADE and game.pending is None:
-            turn = game.turn
-            for _ in range(max_trade_rounds):
-                acted = False
-                a = game.active
-                for seat in [(a + i) % n for i in range(n)]:
-                    if game.phase != TRADE or game.turn != turn or game.over:
-                        break
-                    while game.pending is not None and not game.over:
-                        ask(game.pending[0], True)
-                    if game.phase != TRADE:
-                        break
-                    acted = ask(seat, False) or acted
-                if game.phase != TRADE or game.turn != turn or not acted:
-                    break
-            if game.phase == TRADE and game.turn == turn and game.pending is None and not game.over:
+        if game.phase == TRADE:
+            # Phase 2 (with any decision pending in it) in the scheduler's rounds.
+            question = scheduler.next(game)
+            if question is None:  # pragma: no cover - only when the game is over
+                break
+            seat = question.seat
+            if question.time_up:
                 # The trading time is up (R-TRADE-6): the active seat's decision is made.
                 end = Action.end_trading()
-                seat = game.active  # ending trading may start the next seat's turn
                 apply(seat, end)
                 actions.append((seat, end))
+            elif question.required:
+                ask(seat, True)
+            else:
+                scheduler.report(ask(seat, False))
             continue
         # The hot path (phases 1 and 3): one required decision, with the engine's thin
         # public wrappers (argument checks the driver does not need) inlined.

@@ -5,6 +5,8 @@ is broken" (``RecordError``). All are ``ValueError``s: bad input, never a crash.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 _RULE_ID = re.compile(r"\bR-[A-Z0-9]+-[A-Z0-9]+\b")
 
@@ -20,10 +22,20 @@ class ConfigError(BohnanzaError):
 class IllegalAction(BohnanzaError):
     """An action that the rules do not allow now. The game state is left unchanged.
 
-    ``rule`` names the RULES.md rule that forbids it, when one does.
+    ``rule`` names the RULES.md rule that forbids it, when one does; ``refusal`` carries the
+    same reason as data (:class:`Refusal`) when a rule object refused the action.
     """
 
-    def __init__(self, message: str, *, seat: int | None = None, rule: str | None = None) -> None:
+    refusal: Refusal | None
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        seat: int | None = None,
+        rule: str | None = None,
+        refusal: Refusal | None = None,
+    ) -> None:
         if rule and f"({rule})" not in message:
             message = f"{message} ({rule})"
         if rule is None:  # a reason that cites its rule inline still fills .rule
@@ -32,6 +44,7 @@ class IllegalAction(BohnanzaError):
         super().__init__(message)
         self.seat = seat
         self.rule = rule
+        self.refusal = refusal
 
 
 class NotYourTurn(IllegalAction):
@@ -44,6 +57,60 @@ class InvalidOffer(IllegalAction):
 
 class GameOver(IllegalAction):
     """The game has ended; no action is possible any more."""
+
+
+def _rule_in(text: str) -> str | None:
+    found = _RULE_ID.findall(text)
+    return found[-1] if found else None
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """Why ``seat`` may not ``what``, as data: what a rule object's ``refusal`` returns and
+    what :class:`IllegalAction` carries (``exc.refusal``).
+
+    ``why`` is the English reason and ``message`` the sentence the exception says ("seat 0
+    cannot harvest field 1: field 1 is empty"); ``rule`` is the RULES.md rule ID (read from
+    ``why`` when not given, as :class:`IllegalAction` does); ``code`` names the reason for a
+    message catalogue (:mod:`bohnanza.refusals`: ``field_empty``, ``own_turn_only``, ...; by
+    default ``not_now``, ``bad_offer`` or ``not_allowed`` after ``kind``); ``details`` holds
+    its numbers, 0-based as the engine counts (``field``, ``other``, ``n``, ``price``,
+    ``coins``, ``active``: the seat whose move it is).
+    """
+
+    seat: int
+    what: str
+    why: str
+    rule: str | None = None
+    kind: type[IllegalAction] = IllegalAction
+    code: str = ""
+    details: Mapping[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.rule is None:
+            object.__setattr__(self, "rule", _rule_in(self.why) or _rule_in(self.what))
+        if not self.code:
+            code = (
+                "game_over"
+                if issubclass(self.kind, GameOver)
+                else "not_now"
+                if issubclass(self.kind, NotYourTurn)
+                else "bad_offer"
+                if issubclass(self.kind, InvalidOffer)
+                else "not_allowed"
+            )
+            object.__setattr__(self, "code", code)
+
+    @property
+    def message(self) -> str:
+        text = f"seat {self.seat} cannot {self.what}: {self.why}"
+        if self.rule and f"({self.rule})" not in text:
+            text = f"{text} ({self.rule})"
+        return text
+
+    def error(self) -> IllegalAction:
+        """The exception that reports this refusal."""
+        return self.kind(self.message, seat=self.seat, rule=self.rule, refusal=self)
 
 
 class RecordError(BohnanzaError):

@@ -23,7 +23,15 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .actions import Action, ActionType, Offer, shape_error
-from .errors import ConfigError, GameOver, IllegalAction, InvalidOffer, NotYourTurn, RecordError
+from .errors import (
+    ConfigError,
+    GameOver,
+    IllegalAction,
+    InvalidOffer,
+    NotYourTurn,
+    RecordError,
+    Refusal,
+)
 from .events import Event
 from .rules import GameConfig, make_config
 from .shuffle import (
@@ -361,8 +369,22 @@ class Game:
         if malformed:
             raise IllegalAction(f"seat {seat} sent a malformed action: {malformed}", seat=seat)
         if self.phase == OVER:
-            raise GameOver(f"seat {seat} cannot act: the game is over", seat=seat)
-        self.hooks.check(self, seat, action)
+            raise Refusal(seat, "act", "the game is over", kind=GameOver).error()
+        refusal = self.hooks.refusal(self, seat, action)
+        if refusal is not None:
+            raise refusal.error()
+
+    def refusal(self, seat: int, action: Action) -> Refusal | None:
+        """Why ``seat`` may not take ``action`` now, as data, or None when it may."""
+        try:
+            self.check(seat, action)
+        except IllegalAction as exc:
+            if exc.refusal is not None:
+                return exc.refusal
+            return Refusal(
+                seat, action.type.value if isinstance(action, Action) else "act", str(exc)
+            )
+        return None
 
     def is_legal(self, seat: int, action: Action) -> bool:
         try:

@@ -4,8 +4,9 @@ The engine's :class:`~bohnanza.errors.IllegalAction` message is English prose fo
 programmers ("seat 0 cannot buy a third field: ..."). A player's screen needs the reason in
 its own language and numbering (seat 1, field 2), so :func:`explain` turns a refusal into a
 ``code`` with ``params`` that a message catalogue renders (the web app's ``err.*``
-strings). The parameters are read from the game state, never parsed out of the prose; seat
-and field numbers in ``params`` are 1-based, as players count them.
+strings). The parameters come from the typed refusal the rule object gave (``exc.refusal``), never
+parsed out of the prose; seat and field numbers in ``params`` are 1-based, as players
+count them.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .actions import Action, ActionType
+from .actions import Action
 from .errors import GameOver, IllegalAction, InvalidOffer, NotYourTurn
 from .game import Game
 
@@ -33,12 +34,10 @@ CODES = (
 )
 
 
-#: Modules in which harvesting or buying a field is for the active player only.
-_OWN_TURN_RULES = frozenset(("R-DUEL-2", "R-LADY-9"))
-
-
 @dataclass(frozen=True, slots=True)
-class Refusal:
+class Explanation:
+    """A refusal as a message catalogue needs it: a code, the rule, 1-based numbers."""
+
     code: str
     rule: str | None
     params: dict[str, Any] = field(default_factory=dict)
@@ -47,43 +46,41 @@ class Refusal:
         return {"code": self.code, "rule": self.rule, "params": dict(self.params)}
 
 
-def explain(game: Game, seat: int, action: Action, exc: IllegalAction) -> Refusal:
-    """The refusal of ``action`` by ``seat`` (which raised ``exc``) as data."""
-    rule = exc.rule
-    kind = action.type.value
+#: Codes whose parameters are the action and the seat whose move it is.
+_WITH_ACTION = frozenset(("not_now", "own_turn_only", "bad_offer", "not_allowed"))
+
+
+def explain(game: Game, seat: int, action: Action, exc: IllegalAction) -> Explanation:
+    """The refusal of ``action`` by ``seat`` (which raised ``exc``) as data: the rule
+    object's typed :class:`~bohnanza.errors.Refusal` (``exc.refusal``), renumbered from 1."""
+    refusal = exc.refusal
     if isinstance(exc, GameOver):
-        return Refusal("game_over", rule)
-    timed = action.type in (ActionType.BUY_FIELD, ActionType.HARVEST)
-    if timed and rule in _OWN_TURN_RULES and seat != game.active:
-        return Refusal("own_turn_only", rule, {"action": kind, "active": game.active + 1})
-    if timed and game.pending is not None:  # R-HARV-1: not inside an indivisible step
-        return Refusal("not_now", rule, {"action": kind, "active": game.pending[0] + 1})
-    if action.type is ActionType.BUY_FIELD:
-        fields = game.fields[seat]
-        price = game.config.field_price
-        if len(fields) >= 3:
-            return Refusal("have_third_field", rule or "R-FIELD-1")
-        if game.supply <= 0:
-            return Refusal("no_third_field_left", rule or "R-FIELD-1")
-        if game.coins(seat) < price and rule in (None, "R-FIELD-2"):
-            return Refusal(
-                "field_price", rule or "R-FIELD-2", {"price": price, "coins": game.coins(seat)}
-            )
-    if action.type is ActionType.HARVEST and isinstance(action.field, int):
-        fields = game.fields[seat]
-        if rule is None and not 0 <= action.field < len(fields):
-            return Refusal("no_field", rule, {"field": action.field + 1, "n": len(fields)})
-        if rule is None and not fields[action.field]:
-            return Refusal("field_empty", rule, {"field": action.field + 1})
-        if len(fields[action.field]) == 1 and rule == "R-HARV-3":
-            other = max(range(len(fields)), key=lambda i: len(fields[i]))
-            return Refusal(
-                "field_protected",
-                rule,
-                {"field": action.field + 1, "other": other + 1, "n": len(fields[other])},
-            )
-    if isinstance(exc, NotYourTurn):
-        return Refusal("not_now", rule, {"action": kind, "active": game.active + 1})
-    if isinstance(exc, InvalidOffer):
-        return Refusal("bad_offer", rule, {"action": kind})
-    return Refusal("not_allowed", rule, {"action": kind})
+        return Explanation("game_over", exc.rule)
+    kind = action.type.value
+    if refusal is None:  # refused before any rule was asked (a malformed action)
+        code = (
+            "not_now"
+            if isinstance(exc, NotYourTurn)
+            else "bad_offer"
+            if isinstance(exc, InvalidOffer)
+            else "not_allowed"
+        )
+        params: dict[str, Any] = {"action": kind}
+        if code == "not_now":
+            params["active"] = game.active + 1
+        return Explanation(code, exc.rule, params)
+    code = refusal.code
+    details = refusal.details
+    params = {}
+    if code in _WITH_ACTION:
+        params["action"] = kind
+        if "active" in details:
+            params["active"] = details["active"] + 1
+    else:
+        for key in ("field", "other"):
+            if key in details:
+                params[key] = details[key] + 1
+        for key in ("n", "price", "coins"):
+            if key in details:
+                params[key] = details[key]
+    return Explanation(code, refusal.rule, params)

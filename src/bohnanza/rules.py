@@ -17,8 +17,37 @@ from .cards import Variety, catalogue, varieties
 from .errors import ConfigError
 
 BASE_RULESETS = ("classic", "first-edition", "fasolki")
-MODULES = ("new-varieties", "fasolkopajaki", "fasolufka", "duel")
 MODULE_BASE = "fasolki"
+
+#: Modules added at run time (:func:`bohnanza.modules.register_module`), after those of
+#: the data file: name -> its data, shaped like a ``[modules.NAME]`` table.
+_REGISTERED: dict[str, Mapping[str, Any]] = {}
+
+
+def module_names() -> tuple[str, ...]:
+    """Every module: the data file's ``[modules]`` tables in order, then those registered
+    at run time. The one list of modules (the hook classes are found from it)."""
+    return (*catalogue()["modules"], *_REGISTERED)
+
+
+def module_spec(name: str) -> Mapping[str, Any]:
+    """A module's data (its ``[modules.NAME]`` table), or :class:`ConfigError`."""
+    spec = _REGISTERED.get(name) or catalogue()["modules"].get(name)
+    if spec is None:
+        raise ConfigError(f"unknown module {name!r}; modules are: {', '.join(module_names())}")
+    return spec
+
+
+def _register_spec(name: str, spec: Mapping[str, Any] | None) -> None:
+    """Add (or with ``None`` remove) a run-time module's data; configs made before are
+    forgotten. Called by :func:`bohnanza.modules.register_module`."""
+    if spec is None:
+        _REGISTERED.pop(name, None)
+    else:
+        if name in catalogue()["modules"]:
+            raise ConfigError(f"module {name!r} is already in the data file")
+        _REGISTERED[name] = spec
+    _make_config.cache_clear()
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +108,7 @@ def player_range(rules: str) -> tuple[int, int]:
     """Allowed player counts (inclusive) of a rule set spelled like ``fasolki+duel``."""
     base, mods = split_rules(rules)
     _check_combination(base, mods)
-    spec = catalogue()["modules"][mods[0]] if mods else catalogue()["rulesets"][base]
+    spec = module_spec(mods[0]) if mods else catalogue()["rulesets"][base]
     lo, hi = spec["players"]
     return int(lo), int(hi)
 
@@ -87,22 +116,32 @@ def player_range(rules: str) -> tuple[int, int]:
 def all_rulesets() -> list[dict[str, Any]]:
     """Every playable rule set with its player counts and options (for ``bohnanza rules``)."""
     out: list[dict[str, Any]] = []
-    for name in (*BASE_RULESETS, *(f"{MODULE_BASE}+{m}" for m in MODULES)):
+    for name in (*BASE_RULESETS, *(f"{MODULE_BASE}+{m}" for m in module_names())):
         lo, hi = player_range(name)
+        base, mods = split_rules(name)
+        spec = module_spec(mods[0]) if mods else catalogue()["rulesets"][base]
         options: dict[str, Any] = {}
-        if name == "fasolki+new-varieties":
-            options["remove"] = {"values": ["glutton", "farmer"], "required_for_players": [4, 5]}
+        # A variety to leave out, chosen per game (R-NEW-45): from the variants' data.
+        choose = {
+            int(players): list(v["choose_remove"])
+            for players, v in spec.get("variants", {}).items()
+            if v.get("choose_remove")
+        }
+        if choose:
+            values = next(iter(choose.values()))
+            options["remove"] = {"values": values, "required_for_players": sorted(choose)}
         out.append({"rules": name, "min_players": lo, "max_players": hi, "options": options})
     return out
 
 
 def _check_combination(base: str, mods: tuple[str, ...]) -> None:
-    allowed = ", ".join((*BASE_RULESETS, *(f"{MODULE_BASE}+{m}" for m in MODULES)))
+    names = module_names()
+    allowed = ", ".join((*BASE_RULESETS, *(f"{MODULE_BASE}+{m}" for m in names)))
     if base not in BASE_RULESETS:
         raise ConfigError(f"unknown rule set {base!r}; allowed: {allowed}")
     for m in mods:
-        if m not in MODULES:
-            raise ConfigError(f"unknown module {m!r}; modules are: {', '.join(MODULES)}")
+        if m not in names:
+            raise ConfigError(f"unknown module {m!r}; modules are: {', '.join(names)}")
     if mods and base != MODULE_BASE:
         raise ConfigError(
             f"module {mods[0]!r} plays only on top of {MODULE_BASE!r}, not {base!r}; allowed: {allowed}"
@@ -150,7 +189,7 @@ def _make_config(
 
     data = catalogue()
     base_spec: dict[str, Any] = data["rulesets"][base]
-    mod_spec: dict[str, Any] = data["modules"][module] if module else {}
+    mod_spec: Mapping[str, Any] = module_spec(module) if module else {}
     spec = mod_spec if module else base_spec
     variant: dict[str, Any] = dict(spec.get("variants", {}).get(str(players), {}))
 
@@ -175,9 +214,10 @@ def _make_config(
 
     catalogue_v = varieties()
     composition: list[tuple[str, str, int]] = []
-    if module == "fasolufka":
+    kind_tables: Mapping[str, str] | None = mod_spec.get("kinds")
+    if kind_tables:  # per-kind count tables (R-LADY-1: men, ladies, children)
         for k in keys:
-            for kind, table in (("man", "men"), ("lady", "ladies"), ("child", "children")):
+            for kind, table in kind_tables.items():
                 composition.append((k, kind, int(mod_spec[table][k])))
     else:
         for k in keys:

@@ -1,8 +1,8 @@
 """Many seeded games with bots, on one core or several, with a summary.
 
 Game ``i`` of a run with seed ``S`` uses seed ``S + i``; the agent at seat ``k`` of that
-game is seeded ``(S + i) * 1009 + k``. A run is therefore reproducible whatever the number
-of workers.
+game is seeded ``(S + i) * 1009 + k`` (:mod:`bohnanza.seeding`). A run is therefore
+reproducible whatever the number of workers.
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ from .agents.specs import add_import_paths
 from .driver import play
 from .game import Game
 from .records import make_record
+from .seeding import agent_seed as agent_seed  # re-exported: callers import it from here
+from .seeding import game_seeds
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,10 +53,6 @@ def seat_record(name: str, agent: object) -> dict[str, Any]:
     its game (a language model's prompts and answers, ``record_extra``)."""
     extra = getattr(agent, "record_extra", None)
     return {"agent": name, **(extra() if callable(extra) else {})}
-
-
-def agent_seed(game_seed: int, seat: int) -> int:
-    return game_seed * 1009 + seat
 
 
 def play_one(spec: GameSpec, seed: int) -> GameOutcome:
@@ -87,7 +85,7 @@ def run_games(
     processes start by ``start_method`` (fork, spawn, forkserver; default: Python's)."""
     if spec.records:
         Path(spec.records).mkdir(parents=True, exist_ok=True)
-    seeds = list(range(seed, seed + games))
+    seeds = game_seeds(seed, games)
     if workers <= 1:
         for s in seeds:
             yield play_one(spec, s)

@@ -1,7 +1,7 @@
 """Play a whole game in the terminal against bots (``bohnanza play``).
 
-The turn flow mirrors :func:`bohnanza.driver.play`: whoever the game waits for decides,
-and phase 2 runs in rounds (the active seat first, then every other seat once, each taking
+The turn flow is the driver's (:class:`bohnanza.schedule.TradeScheduler`): whoever the
+game waits for decides, and phase 2 runs in rounds (the active seat first, then every other seat once, each taking
 one action or passing; a quiet round or ``max_trade_rounds`` rounds end trading). When the
 person is the active player they trade for as long as they like and end trading
 themselves; after each of their actions every bot is asked once, in seat order, so that
@@ -30,7 +30,9 @@ from .coins import choose_coins
 from .driver import AgentError
 from .errors import ConfigError, IllegalAction
 from .game import OVER, PLANT, PLANT_TRADED, TRADE, Game
+from .modules import module_info, module_names
 from .records import make_record, save
+from .schedule import MAX_TRADE_ROUNDS, TradeScheduler
 from .simulate import agent_seed, seat_record
 from .views import OfferView, View
 
@@ -69,16 +71,35 @@ coins shown beside each field; a field with one bean is protected while you have
 with more (R-HARV-3). The game ends when the draw pile runs out for the last time.
 """
 
-_PHASES = {
+_PHASES: dict[str, str] = {
     PLANT: "phase 1: planting from the hand",
     TRADE: "phase 2: trading",
     PLANT_TRADED: "phase 3: planting traded cards",
     OVER: "game over",
-    # Module phases (fasolki+duel, R-DUEL-3); other names are shown as they are.
-    "duel_offer": "plant or discard the offer",
-    "duel_discard": "discard a hand card (or not)",
-    "duel_reveal": "plant revealed cards",
 }
+
+
+def _phase_label(phase: str) -> str:
+    """A phase in words: the base phases above, a module's from its ModuleInfo; other
+    names are shown as they are."""
+    label = _PHASES.get(phase)
+    if label is not None:
+        return label
+    for name in module_names():
+        labels = module_info(name).phase_labels
+        if phase in labels:
+            return labels[phase][0]
+    return phase
+
+
+def _source_label(source: str, default: str) -> str:
+    """The words after a planted card for a module's pile (ModuleInfo.source_labels)."""
+    for name in module_names():
+        labels = module_info(name).source_labels
+        if source in labels:
+            return " " + labels[source][0]
+    return default
+
 
 # Menu order in phase 2: what most decisions are about first, ready-made offers last.
 _TRADE_ORDER = {
@@ -119,7 +140,7 @@ def run_terminal_game(
     seed: int,
     record_path: str | None,
     *,
-    max_trade_rounds: int = 6,
+    max_trade_rounds: int = MAX_TRADE_ROUNDS,
 ) -> Game:
     """Play one game in the terminal: the person at ``seat``, bots (``bot_names``, in seat
     order) at the other seats. Input comes from stdin, output goes to stdout via click.
@@ -170,7 +191,7 @@ class TerminalGame:
         read: Callable[[str], str],
         write: Callable[[str], None],
         names: Mapping[int, str] | None = None,
-        max_trade_rounds: int = 6,
+        max_trade_rounds: int = MAX_TRADE_ROUNDS,
     ) -> None:
         if set(bots) != set(range(game.players)) - {human}:
             raise ConfigError(f"need one bot for every seat but {human}")
@@ -202,59 +223,21 @@ class TerminalGame:
         )
         if not g.over:
             self.write(self._turn_header(g.active, g.turn))
+        # The person ends their own trading (asked every round, required); bots' trading
+        # time runs out after a quiet round or ``max_trade_rounds`` rounds (R-TRADE-6).
+        scheduler = TradeScheduler(self.max_trade_rounds, self_ending={self.human})
         try:
-            while not g.over:
-                if g.phase == TRADE and g.pending is None:
-                    self._trade_phase()
+            while (ask := scheduler.next(g)) is not None:
+                if ask.time_up:
+                    self.write("Trading time is up (R-TRADE-6).")
+                    self._apply(ask.seat, Action.end_trading())
                     continue
-                waiting = g.waiting_for()
-                if not waiting:
-                    raise AgentError(f"nobody can act in {g!r}")
-                self._decide(waiting[0], required=True)
+                scheduler.report(self._decide(ask.seat, ask.required))
         except _Quit:
             self.write(f"You left the game in turn {g.turn}.")
             return False
         self._show_result()
         return True
-
-    def _trading(self, turn: int) -> bool:
-        g = self.game
-        return g.phase == TRADE and g.turn == turn and not g.over
-
-    def _resolve_pending(self) -> None:
-        g = self.game
-        while g.pending is not None and not g.over:
-            self._decide(g.pending[0], required=True)
-
-    def _trade_phase(self) -> None:
-        """Phase 2 in rounds, as :func:`bohnanza.driver.play` runs it."""
-        g = self.game
-        turn, a, n = g.turn, g.active, g.players
-        order = [(a + i) % n for i in range(n)]
-        if a == self.human:
-            while self._trading(turn):
-                self._resolve_pending()
-                if not self._trading(turn):
-                    break
-                self._decide(a, required=True)
-                for s in order[1:]:
-                    self._resolve_pending()
-                    if not self._trading(turn):
-                        break
-                    self._decide(s, required=False)
-            return
-        for _ in range(self.max_trade_rounds):
-            acted = False
-            for s in order:
-                self._resolve_pending()
-                if not self._trading(turn):
-                    break
-                acted = self._decide(s, required=False) or acted
-            if not self._trading(turn) or not acted:
-                break
-        if self._trading(turn) and g.pending is None:
-            self.write("Trading time is up (R-TRADE-6).")
-            self._apply(a, Action.end_trading())
 
     def _decide(self, seat: int, required: bool) -> bool:
         """Ask ``seat`` for one decision; False when it passes."""
@@ -447,7 +430,7 @@ class TerminalGame:
             if view.active == self.human
             else f"seat {view.active} is the active player"
         )
-        lines = [f"Your decision ({_PHASES.get(view.phase, view.phase)}; {you}):"]
+        lines = [f"Your decision ({_phase_label(view.phase)}; {you}):"]
         offers: list[tuple[int, Action]] = []
         for k, entry in enumerate(self.menu, start=1):
             if isinstance(entry, Action) and entry.type is _T.PROPOSE:
@@ -577,6 +560,9 @@ class TerminalGame:
             )
         if t is _T.END_REVEAL:
             return "leave the other revealed cards as the offer for your opponent"
+        own = module_info(view.config.module).action_labels.get(t.value)
+        if own is not None:  # a module's own action type, named by its ModuleInfo
+            return own[0] if a.field is None else f"{own[0]} (field {a.field + 1})"
         return repr(a)
 
     def _onto(self, view: View, field: int) -> str:
@@ -720,7 +706,7 @@ class TerminalGame:
         cfg = self.config
         lines = [
             f"\n== Turn {view.turn} · {'your turn' if view.active == self.human else f'seat {view.active} is active'}"
-            f" · {_PHASES.get(view.phase, view.phase)} =="
+            f" · {_phase_label(view.phase)} =="
         ]
         top = f" (top: {self._card(view.discard_top)})" if view.discard_top is not None else ""
         runouts = f"run-outs {view.runouts} of {cfg.runouts_to_end}"
@@ -823,9 +809,7 @@ class TerminalGame:
             return self._turn_header(int(e["seat"]), int(e["turn"]))
         if t == "plant":
             src = " from the trade area" if e.get("traded") else ""
-            src = {"duel_offer": " from the offer", "duel_reveal": " from the revealed cards"}.get(
-                str(e.get("source")), src
-            )
+            src = _source_label(str(e.get("source")), src)
             return f"{who(seat, 'plant')} {self._card(int(e['card']))}{src} on field {int(e['field']) + 1}"
         if t == "stop_planting":
             return f"{who(seat, 'stop')} planting"

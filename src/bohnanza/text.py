@@ -33,7 +33,7 @@ from importlib import resources
 from typing import Any, Literal
 
 from .actions import Action, ActionType, Offer
-from .cards import varieties
+from .cards import catalogue, varieties
 from .rules import GameConfig
 from .views import OfferView, View
 
@@ -337,7 +337,18 @@ def render_action(action: Action, view: View, lang: Lang = "en") -> str:
         return say("keep", lang)
     if t is _T.END_REVEAL:
         return say("leave", lang)
+    if t.value in _module_actions(view) and action == Action(t):
+        return t.value  # a module's own action without arguments: its type is the command
     raise ValueError(f"no command for {action!r}")
+
+
+def _module_actions(view: View) -> frozenset[str]:
+    """The action types the view's module adds (ModuleInfo.action_labels), as commands."""
+    if view.config.module is None:
+        return frozenset()
+    from .modules import module_info
+
+    return frozenset(module_info(view.config.module).action_labels)
 
 
 def render_offer(offer: Offer, view: View, lang: Lang = "en") -> str:
@@ -393,6 +404,9 @@ def parse_command(line: str, view: View, lang: Lang = "en") -> Action | None:
     args = [t for t in tokens[1:] if t != ","]
     if view.seat is None:
         raise CommandError("a spectator has no commands")
+    if head is None and _fold(tokens[0]) in _module_actions(view):
+        _arity(args, 0, _fold(tokens[0]), lang)
+        return Action(ActionType(_fold(tokens[0])))
     if head is None:
         known = ", ".join(_say(k, lang) for k in _COMMANDS)
         raise CommandError(
@@ -739,14 +753,22 @@ _PHASES: dict[str, tuple[str, str]] = {
     "trade": ("phase 2, trading", "faza 2, wymiana"),
     "plant_traded": ("phase 3, planting traded cards", "faza 3, sadzenie wymienionych kart"),
     "over": ("game over", "koniec gry"),
-    "duel_offer": ("plant or discard the offer", "zasadź lub wyrzuć ofertę"),
-    "duel_discard": ("discard a hand card (or not)", "wyrzuć kartę z ręki (albo nie)"),
-    "duel_reveal": ("plant revealed cards", "zasadź odkryte karty"),
 }
 
 
 def phase_name(phase: str, lang: Lang = "en") -> str:
-    en, pl = _PHASES.get(phase, (phase, phase))
+    """A phase in words: the base phases above, a module's own from its ModuleInfo."""
+    labels = _PHASES.get(phase)
+    if labels is None:
+        from .modules import module_info, module_names
+
+        labels = (phase, phase)
+        for name in module_names():
+            own = module_info(name).phase_labels
+            if phase in own:
+                labels = own[phase]
+                break
+    en, pl = labels
     return pl if lang == "pl" else en
 
 
@@ -1030,10 +1052,6 @@ pole wymiany; (3) wszyscy sadzą karty z pola wymiany; (4) aktywny gracz dobiera
 koniec ręki. Gra kończy się, gdy talia skończy się po raz ostatni."""
 
 
-#: The modules in the order of the rules reference's "Module N" sections.
-_MODULE_ORDER = ("new-varieties", "fasolkopajaki", "fasolufka", "duel")
-
-
 @cache
 def rules_reference(lang: Lang = "en", module: str | None = None) -> str:
     """The player-facing rules reference (``docs/rules.md``, shipped with the package as
@@ -1042,7 +1060,9 @@ def rules_reference(lang: Lang = "en", module: str | None = None) -> str:
     text = (resources.files("bohnanza") / "web" / "static" / f"rules.{lang}.md").read_text(
         encoding="utf-8"
     )
-    keep = f"{_MODULE_ORDER.index(module) + 1}:" if module in _MODULE_ORDER else None
+    # The data file lists the modules in the order of the reference's "Module N" sections.
+    order = tuple(catalogue()["modules"])
+    keep = f"{order.index(module) + 1}:" if module in order else None
     out: list[str] = []
     skipping = False
     for line in text.splitlines():

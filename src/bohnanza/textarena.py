@@ -24,8 +24,10 @@ from typing import Any
 from .actions import Action
 from .agents.heuristic import HeuristicAgent
 from .errors import IllegalAction
-from .game import TRADE, Game
+from .game import Game
 from .rules import all_rulesets
+from .schedule import MAX_TRADE_ROUNDS, TradeScheduler
+from .seeding import agent_seed
 from .text import CommandError, Lang, check_answer, parse_command, render_prompt, system_prompt
 
 Decision = tuple[int, bool]  # (seat, required)
@@ -41,33 +43,22 @@ def _require_textarena() -> Any:
     return textarena
 
 
-def schedule(game: Game, max_trade_rounds: int = 6) -> Generator[Decision, bool, None]:
-    """The decisions of a game in the driver's order; send whether the seat acted."""
-    n = game.players
-    while not game.over:
-        if game.phase == TRADE and game.pending is None:
-            turn = game.turn
-            for _ in range(max_trade_rounds):
-                acted = False
-                a = game.active
-                for seat in [(a + i) % n for i in range(n)]:
-                    if game.phase != TRADE or game.turn != turn or game.over:
-                        break
-                    while game.pending is not None and not game.over:
-                        yield game.pending[0], True
-                    if game.phase != TRADE:
-                        break
-                    if game.legal_actions(seat, True):
-                        acted = (yield seat, False) or acted
-                if game.phase != TRADE or game.turn != turn or not acted:
-                    break
-            if game.phase == TRADE and game.turn == turn and game.pending is None and not game.over:
-                game.apply(game.active, Action.end_trading())  # time is up (R-TRADE-6)
-            continue
-        waiting = game.waiting_for()
-        if not waiting:
-            raise IllegalAction(f"nobody can act in {game!r}")
-        yield waiting[0], True
+def schedule(
+    game: Game, max_trade_rounds: int = MAX_TRADE_ROUNDS
+) -> Generator[Decision, bool, None]:
+    """The decisions of a game in the driver's order (:class:`TradeScheduler`); send
+    whether the seat acted. A phase-2 slot of a seat with nothing to do is skipped, and
+    when the trading time is up the active seat's ``end_trading`` is applied here."""
+    scheduler = TradeScheduler(max_trade_rounds)
+    while (ask := scheduler.next(game)) is not None:
+        if ask.time_up:
+            game.apply(ask.seat, Action.end_trading())  # time is up (R-TRADE-6)
+        elif ask.required:
+            yield ask.seat, True
+        elif game.legal_actions(ask.seat, True):
+            scheduler.report(bool((yield ask.seat, False)))
+        else:
+            scheduler.report(False)
 
 
 def make_env_class() -> type:
@@ -82,7 +73,7 @@ def make_env_class() -> type:
             options: dict[str, str] | None = None,
             lang: Lang = "en",
             error_allowance: int = 2,
-            max_trade_rounds: int = 6,
+            max_trade_rounds: int = MAX_TRADE_ROUNDS,
         ) -> None:
             self.rules = rules
             self.options = dict(options or {})
@@ -103,7 +94,7 @@ def make_env_class() -> type:
             )
             for pid in range(num_players):
                 self.state.game_info[pid]["fallbacks"] = 0
-            self.fallback = [HeuristicAgent((seed or 0) * 1009 + s) for s in range(num_players)]
+            self.fallback = [HeuristicAgent(agent_seed(seed or 0, s)) for s in range(num_players)]
             self.steps = schedule(self.game, self.max_trade_rounds)
             self.decision: Decision | None = None
             self._advance(None)

@@ -7,8 +7,7 @@ from collections import Counter
 import pytest
 
 from bohnanza import ConfigError, Game, all_rulesets, make_config
-
-from .helpers import assert_conserved
+from bohnanza.testing.helpers import assert_conserved
 
 # ---------------------------------------------------------------------------- §2c deck sizes
 

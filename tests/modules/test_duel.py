@@ -8,8 +8,8 @@ from collections import Counter
 import pytest
 
 from bohnanza import Action, ActionType, Game, Offer, make_config
-
-from .helpers import (
+from bohnanza.testing.helpers import (
+    FASOLKI_FILL,
     assert_conserved,
     assert_illegal,
     card_ids_in_json,
@@ -31,7 +31,7 @@ TRADING = {
 
 
 def duel(hands=(), pile=(), seed: int = 0) -> Game:
-    return deal(DUEL, 2, hands=hands, pile=pile, seed=seed)
+    return deal(DUEL, 2, hands=hands, pile=pile, seed=seed, fill=FASOLKI_FILL, fill_all=True)
 
 
 def hand(game: Game, seat: int) -> list[str]:
@@ -384,7 +384,7 @@ def test_runout_in_seat_0_turn_gives_seat_1_one_more_turn_r_duel_4():
     # R-DUEL-4: the first run-out ends the duel after the current turn; if that was seat
     # 0's turn, seat 1 plays one more full turn. Missing draws are skipped, no reshuffle.
     game = Game.new(DUEL, 2, seed=5)
-    shrink_pile(game, 4)  # seat 0 reveals 3 and draws the last card: the run-out
+    shrink_pile(game, 4, to="out")  # seat 0 reveals 3 and draws the last card: the run-out
     events = game.collect_events()
     hand0 = len(game.hands[0])
     play_turn(game)
@@ -407,7 +407,7 @@ def test_runout_during_seat_1_reveal_ends_after_its_turn_r_duel_4():
     # R-DUEL-4: the run-out in seat 1's reveal: the missing reveal and the draws are
     # skipped, the turn is completed, the duel ends; the last offer is discarded unscored.
     game = Game.new(DUEL, 2, seed=6)
-    shrink_pile(game, 7)  # seat 0 uses 5; seat 1 reveals the last 2
+    shrink_pile(game, 7, to="out")  # seat 0 uses 5; seat 1 reveals the last 2
     play_turn(game)
     assert not game.final_runout and game.active == 1
     a = game.active
@@ -437,7 +437,7 @@ def test_runout_during_seat_0_reveal_r_duel_4():
     # R-DUEL-4: run-out in seat 0's reveal (2 cards left): its draws are skipped, seat 1
     # then plays the offer and a turn without reveals or draws, and the duel ends.
     game = Game.new(DUEL, 2, seed=8)
-    shrink_pile(game, 2)
+    shrink_pile(game, 2, to="out")
     hand0 = list(game.hands[0])
     play_turn(game)
     assert game.final_runout and game.active == 1
@@ -451,7 +451,7 @@ def test_runout_during_seat_0_reveal_r_duel_4():
 def test_duel_is_not_decided_by_later_runouts_r_duel_4():
     # R-DUEL-4 contrast: before the first run-out the duel goes on, turn after turn.
     game = Game.new(DUEL, 2, seed=9)
-    shrink_pile(game, 12)  # 2 full turns of 5 cards, the third turn runs out
+    shrink_pile(game, 12, to="out")  # 2 full turns of 5 cards, the third turn runs out
     play_turn(game)
     play_turn(game)
     assert not game.final_runout and game.turn == 3 and game.active == 0

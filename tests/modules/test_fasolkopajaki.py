@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 
 from bohnanza import Action, Game, InvalidOffer, Offer, make_config
 from bohnanza.modules.fasolkopajaki import race_coins
-
-from .helpers import (
+from bohnanza.testing.helpers import (
+    FASOLKI_FILL,
     assert_conserved,
     assert_illegal,
     card_ids_in_json,
@@ -118,7 +118,7 @@ def grow_field(colours: list[str]) -> tuple[Game, list[int]]:
     cards = pick(colours)
     hand0 = cards[:2] + ["cowboy"] * 3
     hand1 = cards[4:5]
-    game = deal(FK, 4, hands=[hand0, hand1], pile=cards[2:4])
+    game = deal(FK, 4, hands=[hand0, hand1], pile=cards[2:4], fill=FASOLKI_FILL, fill_all=True)
     plant(game, 0, 0)
     assert game.drawn == cards[2:4]
     if len(cards) > 4:
@@ -148,7 +148,7 @@ def test_printed_examples_on_real_fields_r_race_1_r_race_2(colours, coins):
 
 
 def test_single_spider_pays_nothing_r_race_2():
-    game = deal(FK, 4, hands=[[RED[0], BLACK[0], "cowboy"]])
+    game = deal(FK, 4, hands=[[RED[0], BLACK[0], "cowboy"]], fill=FASOLKI_FILL, fill_all=True)
     plant(game, 0, 1)
     assert game.view(0).seats[0].payouts == (0, 0)
     game.apply(0, Action.harvest(0))
@@ -172,6 +172,8 @@ def bluff_game() -> Game:
         4,
         hands=[["cowboy"] * 5, [BLACK[0], RED[0], "golas", "golas", "golas"]],
         pile=["hippie", "boxer"],
+        fill=FASOLKI_FILL,
+        fill_all=True,
     )
     plant(game, 0, 0)
     assert game.phase == "trade"
@@ -243,7 +245,7 @@ def test_red_card_declared_black_is_refused_r_bluff_1():
     msg = assert_illegal(
         game, 1, Action.propose(Offer(0, (RED[0],), (("hippie", 1),), ("black",))), "R-BLUFF-1"
     )
-    assert "red" in msg
+    assert "red" in str(msg)
     game.apply(1, Action.propose(Offer(0, (RED[0],), (("hippie", 1),), ("red",))))
     assert game.view(0).offers[0].shown == ({"variety": "fasolkopajak", "declared": "red"},)
 
@@ -270,7 +272,9 @@ def test_declaring_another_variety_is_refused_r_bluff_1():
 
 def test_drawn_cards_show_their_true_colour_r_bluff_2():
     # R-BLUFF-2: drawn (face-up) cards show their true colour; nothing may be declared.
-    game = deal(FK, 4, hands=[["cowboy"] * 5], pile=[BLACK[1], RED[1]])
+    game = deal(
+        FK, 4, hands=[["cowboy"] * 5], pile=[BLACK[1], RED[1]], fill=FASOLKI_FILL, fill_all=True
+    )
     plant(game, 0, 0)
     black, red = game.drawn
     for viewer in (1, None):
@@ -312,7 +316,14 @@ def test_declined_or_withdrawn_bluff_stays_hidden_r_bluff_2():
 
 def test_active_player_bluffs_with_a_hand_card_r_bluff_1():
     # R-BLUFF-1 applies to any hand card offered, also by the active player.
-    game = deal(FK, 4, hands=[["cowboy", BLACK[2]]], pile=["hippie", "boxer"])
+    game = deal(
+        FK,
+        4,
+        hands=[["cowboy", BLACK[2]]],
+        pile=["hippie", "boxer"],
+        fill=FASOLKI_FILL,
+        fill_all=True,
+    )
     plant(game, 0)
     propose(game, 0, Offer(2, (BLACK[2],), (), ("red",)))
     for viewer in (1, 2, 3):

@@ -7,8 +7,7 @@ from collections import Counter
 import pytest
 
 from bohnanza import Action, Game, Offer, make_config
-
-from .helpers import (
+from bohnanza.testing.helpers import (
     assert_conserved,
     assert_illegal,
     card_ids,
@@ -35,7 +34,7 @@ def ids(variety: str, kind: str) -> list[int]:
 
 def game_with(hands=(), pile=(), players: int = 4, seed: int = 0) -> Game:
     """A Fasolufka game whose hands are padded with men (no kinds to hide by accident)."""
-    return deal(FU, players, hands=hands, pile=pile, fill=MEN, seed=seed)
+    return deal(FU, players, hands=hands, pile=pile, fill=MEN, fill_all=True, seed=seed)
 
 
 # ---------------------------------------------------------------------------- R-LADY-1
@@ -194,7 +193,7 @@ def gardener_game(field: list[int], discard: int, draw: int | None = None) -> Ga
     for _ in range(discard):
         game.discard.append(game.draw.pop(0))
     if draw is not None:
-        shrink_pile(game, draw)
+        shrink_pile(game, draw, to="out")
     assert_conserved(game)
     return game
 

@@ -19,8 +19,8 @@ from bohnanza.agents.search import Determiniser
 from bohnanza.coins import choose_coins, usefulness, with_coins
 from bohnanza.driver import play
 from bohnanza.records import make_record, replay
-
-from .helpers import (
+from bohnanza.seeding import agent_seed
+from bohnanza.testing.helpers import (
     assert_conserved,
     assert_illegal,
     card_ids,
@@ -140,7 +140,7 @@ def test_bot_games_with_coin_choices_replay_from_their_records_r_lady_10():
     found = 0
     for seed in range(40):
         game = Game.new(FU, 3, seed=seed)
-        log = play(game, [make_agent("heuristic", seed * 10 + k) for k in range(3)])
+        log = play(game, [make_agent("heuristic", agent_seed(seed, k)) for k in range(3)])
         buys = [i for i, (_, a) in enumerate(log.actions) if a.type is ActionType.BUY_FIELD]
         if not buys:
             continue

@@ -7,8 +7,8 @@ from collections import Counter
 import pytest
 
 from bohnanza import Action, Game, make_config
-
-from .helpers import (
+from bohnanza.testing.helpers import (
+    FASOLKI_FILL,
     assert_conserved,
     assert_illegal,
     deal,
@@ -57,7 +57,14 @@ def test_six_seven_players_deck_and_hands_r_new_67(players):
 
 def test_six_players_phase_4_draws_four_r_new_67():
     # R-NEW-67 Decision (from R-VAR-67): phase 4 draws 4 cards to the back of the hand.
-    game = deal(NV, 6, hands=[["cowboy", "boxer", "golas"]], pile=["hippie"] * 2 + ["fatty"] * 4)
+    game = deal(
+        NV,
+        6,
+        hands=[["cowboy", "boxer", "golas"]],
+        pile=["hippie"] * 2 + ["fatty"] * 4,
+        fill=FASOLKI_FILL,
+        fill_all=True,
+    )
     plant(game, 0)
     assert names(game, game.drawn) == ["hippie", "hippie"]
     game.apply(0, Action.end_trading())
@@ -171,7 +178,16 @@ def test_four_players_new_varieties_play_past_second_runout_r_new_3_contrast():
 
 
 def farmer_game(hand0, pile=(), **kw) -> Game:
-    return deal(NV, 4, hands=[hand0], pile=pile, options={"remove": "glutton"}, **kw)
+    return deal(
+        NV,
+        4,
+        hands=[hand0],
+        pile=pile,
+        options={"remove": "glutton"},
+        fill=FASOLKI_FILL,
+        fill_all=True,
+        **kw,
+    )
 
 
 def test_two_farmers_harvested_give_a_free_third_field_r_farm_1():

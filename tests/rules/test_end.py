@@ -10,8 +10,7 @@ from __future__ import annotations
 import pytest
 
 from bohnanza import Action, Game, GameOver, IllegalAction, Offer
-
-from .helpers import (
+from bohnanza.testing.helpers import (
     OVER,
     PLANT,
     PLANT_TRADED,
@@ -264,7 +263,7 @@ def test_first_edition_ends_at_once_in_phase_2_r_end_2():
     plant(game, 0)
     assert game.over
     assert game.drawn == [] and all(t == [] for t in game.trade)
-    assert_illegal(game, 0, Action.end_trading(), GameOver)
+    assert_illegal(game, 0, Action.end_trading(), exc=GameOver)
     assert len(game.hands[0]) == 4
     assert_conserved(game)
     # Both turned-over cards, the Blue of the final harvest and the old discards.
@@ -430,7 +429,7 @@ def test_no_result_before_the_end_and_no_action_after_it_r_end_4():
     assert game.over
     for seat in range(4):
         assert game.legal_actions(seat) == []
-        assert_illegal(game, seat, Action.harvest(0), GameOver)
+        assert_illegal(game, seat, Action.harvest(0), exc=GameOver)
     assert game.view(None).winners == game.winners
     assert game.phase == OVER and game.active == 0
 

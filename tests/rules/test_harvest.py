@@ -7,8 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bohnanza import Action, Game, Offer
-
-from .helpers import (
+from bohnanza.testing.helpers import (
     PLANT,
     PLANT_TRADED,
     TRADE,

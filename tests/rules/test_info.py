@@ -10,8 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bohnanza import Action, Game, IllegalAction, InvalidOffer, NotYourTurn, Offer
-
-from .helpers import (
+from bohnanza.testing.helpers import (
     PLANT,
     PLANT_TRADED,
     TRADE,

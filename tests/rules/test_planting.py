@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from bohnanza import Action, IllegalAction, NotYourTurn, Offer
-
-from .helpers import (
+from bohnanza.testing.helpers import (
     PLANT,
     TRADE,
     assert_illegal,
@@ -28,8 +27,8 @@ def test_front_card_must_be_planted_first_r_plant_1():
     game = deal(hands=[HAND0], fill="wax")
     assert game.phase == PLANT and game.planted == 0
     assert_illegal(game, 0, Action.stop_planting(), rule="R-PLANT-1")
-    assert_illegal(game, 0, Action.end_trading(), NotYourTurn)
-    assert_illegal(game, 0, Action.propose(Offer(1, (game.hands[0][1],))), NotYourTurn)
+    assert_illegal(game, 0, Action.end_trading(), exc=NotYourTurn)
+    assert_illegal(game, 0, Action.propose(Offer(1, (game.hands[0][1],))), exc=NotYourTurn)
     legal = game.legal_actions(0)
     assert set(legal) == {Action.plant(0), Action.plant(1)}
     front = game.hands[0][0]
@@ -42,7 +41,7 @@ def test_only_the_active_seat_plants_in_phase_1_r_plant_1():
     # R-PLANT-1: phase 1 belongs to the active player.
     game = deal(hands=[HAND0, ["red"] * 5], fill="wax")
     for seat in (1, 2, 3):
-        err = assert_illegal(game, seat, Action.plant(0), NotYourTurn)
+        err = assert_illegal(game, seat, Action.plant(0), exc=NotYourTurn)
         assert "R-PLANT-1" in str(err)
         assert not any(a.type.value == "plant" for a in game.legal_actions(seat))
 
@@ -70,7 +69,7 @@ def test_phase_1_is_skipped_with_an_empty_hand_r_plant_1():
     assert game.phase == TRADE
     assert game.planted == 0
     assert drawn(game) == ["red", "green"]
-    assert_illegal(game, 1, Action.plant(0), NotYourTurn)
+    assert_illegal(game, 1, Action.plant(0), exc=NotYourTurn)
 
 
 def test_a_second_card_may_be_planted_r_plant_2():
@@ -90,8 +89,8 @@ def test_never_more_than_two_cards_r_plant_2():
     game.apply(0, Action.plant(0))
     game.apply(0, Action.plant(0))
     assert game.phase == TRADE
-    assert_illegal(game, 0, Action.plant(0), IllegalAction)
-    assert_illegal(game, 0, Action.stop_planting(), IllegalAction)
+    assert_illegal(game, 0, Action.plant(0), exc=IllegalAction)
+    assert_illegal(game, 0, Action.stop_planting(), exc=IllegalAction)
     assert hand(game, 0) == ["blue", "blue", "soy"]
     assert not any(a.type.value == "plant" for a in game.legal_actions(0))
 
@@ -217,4 +216,4 @@ def test_a_one_card_hand_plants_it_and_goes_on_to_phase_2_r_plant_1_r_plant_2():
     game.apply(1, Action.plant(0))
     assert game.phase == TRADE
     assert drawn(game) == ["green", "soy"]
-    assert_illegal(game, 1, Action.stop_planting(), NotYourTurn)
+    assert_illegal(game, 1, Action.stop_planting(), exc=NotYourTurn)

@@ -9,8 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bohnanza import Action, ConfigError, Game, IllegalAction, make_config
-
-from .helpers import (
+from bohnanza.testing.helpers import (
     PLANT,
     assert_conserved,
     assert_illegal,

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bohnanza import Action, Game, InvalidOffer, NotYourTurn, Offer
-
-from .helpers import (
+from bohnanza.testing.helpers import (
     PLANT,
     PLANT_TRADED,
     TRADE,
@@ -101,10 +100,14 @@ def test_non_active_players_never_trade_with_each_other_r_trade_2():
     # R-TRADE-2: other players trade only with the active player.
     game = trading_game()
     red = find(game, 1, "red")
-    err = assert_illegal(game, 1, Action.propose(Offer(2, (red,), (("green", 1),))), InvalidOffer)
+    err = assert_illegal(
+        game, 1, Action.propose(Offer(2, (red,), (("green", 1),))), exc=InvalidOffer
+    )
     assert "R-TRADE-2" in str(err)
-    assert_illegal(game, 1, Action.propose(Offer(3, (red,))), InvalidOffer, "R-TRADE-2")
-    assert_illegal(game, 2, Action.propose(Offer(1, (), (("red", 1),))), InvalidOffer, "R-TRADE-2")
+    assert_illegal(game, 1, Action.propose(Offer(3, (red,))), "R-TRADE-2", exc=InvalidOffer)
+    assert_illegal(
+        game, 2, Action.propose(Offer(1, (), (("red", 1),))), "R-TRADE-2", exc=InvalidOffer
+    )
     for seat in (1, 2, 3):
         for a in game.legal_actions(seat):
             if a.type.value == "propose":
@@ -115,13 +118,13 @@ def test_non_active_players_give_only_hand_cards_r_trade_2():
     # R-TRADE-2: the drawn cards belong to the active player's turn.
     game = trading_game()
     wax_drawn = game.drawn[0]
-    assert_illegal(game, 1, Action.propose(Offer(0, (wax_drawn,))), InvalidOffer, "R-TRADE-2")
+    assert_illegal(game, 1, Action.propose(Offer(0, (wax_drawn,))), "R-TRADE-2", exc=InvalidOffer)
     # ... nor may they pay with drawn cards when accepting.
     oid = propose(game, 0, Offer(1, (find(game, 0, "chili"),), (("red", 1),)))
     red_drawn = game.drawn[1]
-    assert_illegal(game, 1, Action.accept(oid, (red_drawn,)), InvalidOffer, "R-TRADE-2")
+    assert_illegal(game, 1, Action.accept(oid, (red_drawn,)), "R-TRADE-2", exc=InvalidOffer)
     # ... and nobody gives a card it does not hold.
-    assert_illegal(game, 1, Action.propose(Offer(0, (find(game, 2, "cocoa"),))), InvalidOffer)
+    assert_illegal(game, 1, Action.propose(Offer(0, (find(game, 2, "cocoa"),))), exc=InvalidOffer)
     # With its own Red it works.
     game.apply(1, Action.accept(oid, (find(game, 1, "red"),)))
     assert trade_area(game, 0) == ["red"]
@@ -133,7 +136,7 @@ def test_a_non_active_player_trades_hand_cards_with_the_active_player_r_trade_2(
     game = trading_game()
     garden = find(game, 1, "garden")
     oid = propose(game, 1, Offer(0, (garden,), (("wax", 1),)))
-    assert_illegal(game, 2, Action.accept(oid, (find(game, 2, "soy"),)), InvalidOffer)
+    assert_illegal(game, 2, Action.accept(oid, (find(game, 2, "soy"),)), exc=InvalidOffer)
     game.apply(0, Action.accept(oid, (game.drawn[0],)))
     assert trade_area(game, 0) == ["garden"]
     assert trade_area(game, 1) == ["wax"]
@@ -144,8 +147,8 @@ def test_a_non_active_player_trades_hand_cards_with_the_active_player_r_trade_2(
 def test_an_offer_needs_another_seat_r_trade_2():
     game = trading_game()
     chili = find(game, 0, "chili")
-    assert_illegal(game, 0, Action.propose(Offer(0, (chili,))), InvalidOffer)
-    assert_illegal(game, 0, Action.propose(Offer(4, (chili,))), InvalidOffer)
+    assert_illegal(game, 0, Action.propose(Offer(0, (chili,))), exc=InvalidOffer)
+    assert_illegal(game, 0, Action.propose(Offer(4, (chili,))), exc=InvalidOffer)
 
 
 # ---------------------------------------------------------------------------- R-TRADE-3
@@ -180,7 +183,7 @@ def test_cards_leave_the_hand_only_when_the_trade_happens_r_trade_3():
     assert ([list(h) for h in game.hands], list(game.drawn)) == before
     game.apply(2, Action.accept(second, (find(game, 2, "soy"),)))
     assert chili in game.trade[2]
-    assert_illegal(game, 1, Action.accept(first, (find(game, 1, "wax"),)), InvalidOffer)
+    assert_illegal(game, 1, Action.accept(first, (find(game, 1, "wax"),)), exc=InvalidOffer)
     assert hand(game, 1) == HANDS[1]
 
 
@@ -188,9 +191,9 @@ def test_accepting_must_give_exactly_what_was_asked_r_trade_3():
     game = trading_game()
     oid = propose(game, 0, Offer(3, (find(game, 0, "chili"),), (("stink", 2),)))
     one = (find(game, 3, "stink"),)
-    assert_illegal(game, 3, Action.accept(oid, one), InvalidOffer)
+    assert_illegal(game, 3, Action.accept(oid, one), exc=InvalidOffer)
     wrong = (find(game, 3, "stink"), find(game, 3, "chili"))
-    assert_illegal(game, 3, Action.accept(oid, wrong), InvalidOffer)
+    assert_illegal(game, 3, Action.accept(oid, wrong), exc=InvalidOffer)
     both = (find(game, 3, "stink"), find(game, 3, "stink", nth=1))
     game.apply(3, Action.accept(oid, both))
     assert trade_area(game, 0) == ["stink", "stink"]
@@ -219,7 +222,7 @@ def test_a_refused_gift_stays_with_the_giver_r_trade_4():
     game = trading_game()
     green = find(game, 0, "green")
     oid = propose(game, 0, Offer(1, (green,)))
-    assert_illegal(game, 2, Action.decline(oid), InvalidOffer)  # not addressed to seat 2
+    assert_illegal(game, 2, Action.decline(oid), exc=InvalidOffer)  # not addressed to seat 2
     events = game.apply(1, Action.decline(oid))
     assert [e.type for e in events] == ["decline"]
     assert game.offers == {}
@@ -237,9 +240,9 @@ def test_offers_bind_nobody_until_accepted_r_trade_6():
     # R-TRADE-6: promises bind nobody: a proposer may withdraw an open offer.
     game = trading_game()
     oid = propose(game, 0, Offer(1, (find(game, 0, "soy"),), (("red", 1),)))
-    assert_illegal(game, 1, Action.withdraw(oid), InvalidOffer)
+    assert_illegal(game, 1, Action.withdraw(oid), exc=InvalidOffer)
     game.apply(0, Action.withdraw(oid))
-    assert_illegal(game, 1, Action.accept(oid, (find(game, 1, "red"),)), InvalidOffer)
+    assert_illegal(game, 1, Action.accept(oid, (find(game, 1, "red"),)), exc=InvalidOffer)
     assert hand(game, 0) == HANDS[0][1:]
 
 
@@ -256,11 +259,11 @@ def test_received_cards_go_to_the_trade_area_and_cannot_be_traded_again_r_trade_
     assert trade_area(game, 0) == ["black-eyed"]
     assert trade_area(game, 1) == ["stink"]
     assert len(game.hands[0]) == 3 and len(game.hands[1]) == 4
-    assert_illegal(game, 0, Action.propose(Offer(2, (got0,))), InvalidOffer)
-    assert_illegal(game, 1, Action.propose(Offer(0, (got1,))), InvalidOffer)
+    assert_illegal(game, 0, Action.propose(Offer(2, (got0,))), exc=InvalidOffer)
+    assert_illegal(game, 1, Action.propose(Offer(0, (got1,))), exc=InvalidOffer)
     # Nor can they pay for an offer.
     oid = propose(game, 0, Offer(1, (find(game, 0, "green"),), (("stink", 1),)))
-    assert_illegal(game, 1, Action.accept(oid, (got1,)), InvalidOffer)
+    assert_illegal(game, 1, Action.accept(oid, (got1,)), exc=InvalidOffer)
     for seat in (0, 1):
         for a in game.legal_actions(seat):
             if a.type.value in ("propose", "accept"):
@@ -275,22 +278,22 @@ def test_only_the_active_player_ends_trading_r_trade_6():
     # R-TRADE-6: phase 2 ends when the active player ends it.
     game = trading_game()
     for seat in (1, 2, 3):
-        assert_illegal(game, seat, Action.end_trading(), NotYourTurn, "R-TRADE-6")
+        assert_illegal(game, seat, Action.end_trading(), "R-TRADE-6", exc=NotYourTurn)
         assert Action.end_trading() not in game.legal_actions(seat)
     assert Action.end_trading() in game.legal_actions(0)
     oid = propose(game, 1, Offer(0, (find(game, 1, "wax"),)))
     game.apply(0, Action.end_trading())
     assert game.phase == PLANT_TRADED
     assert game.offers == {}  # open offers lapse
-    assert_illegal(game, 0, Action.accept(oid, ()), NotYourTurn)
-    assert_illegal(game, 1, Action.propose(Offer(0, (find(game, 1, "red"),))), NotYourTurn)
+    assert_illegal(game, 0, Action.accept(oid, ()), exc=NotYourTurn)
+    assert_illegal(game, 1, Action.propose(Offer(0, (find(game, 1, "red"),))), exc=NotYourTurn)
     assert hand(game, 1) == HANDS[1]
 
 
 def test_trading_is_only_in_phase_2_r_trade_1():
     game = deal(hands=HANDS, pile=PILE)
     chili = game.hands[0][1]
-    assert_illegal(game, 0, Action.propose(Offer(1, (chili,))), NotYourTurn, "R-TRADE-1")
+    assert_illegal(game, 0, Action.propose(Offer(1, (chili,))), "R-TRADE-1", exc=NotYourTurn)
 
 
 def test_kept_drawn_cards_go_to_the_trade_area_r_trade_7():
@@ -341,10 +344,10 @@ def test_phase_3_plants_only_trade_area_cards_r_plant_4():
     hand_card = game.hands[0][0]
     assert_illegal(game, 0, Action.plant_traded(hand_card, 1), rule="R-PLANT-4")
     assert_illegal(game, 1, Action.plant_traded(game.trade[0][0], 0), rule="R-PLANT-4")
-    assert_illegal(game, 0, Action.plant(1), NotYourTurn)
+    assert_illegal(game, 0, Action.plant(1), exc=NotYourTurn)
     # Not before phase 3 either.
     other = trading_game()
-    assert_illegal(other, 0, Action.plant_traded(other.drawn[0], 1), NotYourTurn, "R-PLANT-4")
+    assert_illegal(other, 0, Action.plant_traded(other.drawn[0], 1), "R-PLANT-4", exc=NotYourTurn)
 
 
 def test_phase_3_waits_only_for_seats_with_cards_r_plant_4():

@@ -37,8 +37,8 @@ from hypothesis import strategies as st
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
-from bohnanza.checker import CHEAP, _Checker
 from bohnanza.game import Game
+from bohnanza.testing.checker import CHEAP, InvariantChecker
 from bohnanza.web.protocol import MAX_MESSAGE, ProtocolError, parse_client_message
 from bohnanza.web.tables import hash_token, rebuild
 
@@ -173,7 +173,7 @@ def live_game(server: ServerThread, table: str) -> Game:
 
 def hidden_from(game: Game, seat: int | None) -> set[int]:
     """Card ids ``seat`` may not see now (the checker's rule, R-INFO-1/2)."""
-    checker = _Checker(game, CHEAP, "web fuzz", random.Random(0))
+    checker = InvariantChecker(game, CHEAP, "web fuzz", random.Random(0))
     return set(range(game.config.deck_size)) - checker.allowed(seat)
 
 

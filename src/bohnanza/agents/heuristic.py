@@ -39,13 +39,13 @@ from typing import Any
 from ..actions import Action, ActionType, Offer
 from ..cards import lady_beanometers, varieties
 from ..coins import with_coins
+from ..modules import module_info
 from ..modules.fasolkopajaki import race_coins
 from ..rules import GameConfig
 from ..views import OfferView, View
 from .base import Agent
 
 _T = ActionType
-_DUEL_PHASES = frozenset(("duel_offer", "duel_discard", "duel_reveal"))
 
 # The constants were tuned by tournaments against ``autarky`` and against itself
 # (docs/bots.md); they are module attributes so that experiments can change them.
@@ -104,11 +104,13 @@ class Tables:
         keys = cfg.varieties
         self.spider = keys.index("fasolkopajak") if "fasolkopajak" in keys else -1
         self.farmer = keys.index("farmer") if "farmer" in keys else -1
-        self.fasolufka = cfg.module == "fasolufka"
+        info = module_info(cfg.module)
+        # A field pays by its top card's kind (men, ladies, children, R-LADY-3…5).
+        self.top_card_pays = info.top_card_pays
         self.gardener = keys.index("gardener") if "gardener" in keys else -1
         self.lady_pay: list[tuple[int, ...]] = []
         self.lady_steps: list[list[tuple[int, float]]] = []
-        if self.fasolufka:
+        if self.top_card_pays:
             ladies = lady_beanometers()
             cat = varieties()
             for v, key in enumerate(keys):
@@ -132,10 +134,14 @@ class Tables:
             v: sorted(d.items(), key=lambda kv: -kv[1]) for v, d in shares.items()
         }
         self.index = {k: i for i, k in enumerate(keys)}
-        self.simple = self.spider < 0 and self.farmer < 0 and not self.fasolufka
+        self.simple = self.spider < 0 and self.farmer < 0 and not self.top_card_pays
         players = cfg.players
         self.beta = 1.0 / (players - 1) if players > 1 else 1.0
-        self.per_turn = (3 if cfg.module == "duel" else cfg.drawn_count) + cfg.draw_count
+        turn_cards = info.turn_cards
+        self.per_turn = (cfg.drawn_count if turn_cards is None else turn_cards) + cfg.draw_count
+        #: The module's own phases (a pile turn, R-DUEL-3), played by ``_pile_turn``.
+        self.module_phases = frozenset(info.phases)
+        self.pile_turn = info.encoding.pile_turn
 
 
 def _steps(table: Sequence[int]) -> list[tuple[int, float]]:
@@ -257,7 +263,7 @@ class Position:
             if n == 2:
                 return max(field, 3 * self.q[v])
             return 3.0 if n >= 3 else self.q[v] * max(field, 1.0)
-        if t.fasolufka:
+        if t.top_card_pays:
             k = t.kind[top]
             if k == "child":
                 # A child on top pays nothing, but the next child lifts a lady lying at
@@ -301,7 +307,7 @@ class Position:
             if n == 2:
                 return self.third_field_worth()
             return 3.0 if n >= 3 else 0.0
-        if t.fasolufka:
+        if t.top_card_pays:
             k = t.kind[top]
             if k == "child":
                 return 0.0
@@ -565,8 +571,8 @@ class HeuristicAgent(Agent):
             return self._trade(pos, legal)
         if not required:
             return None
-        if phase in _DUEL_PHASES:
-            return self._duel(pos, legal)
+        if phase in t.module_phases:
+            return self._pile_turn(pos, legal)
         return self._plant(pos, legal)
 
     # ---------------------------------------------------------------- planting phases
@@ -668,10 +674,12 @@ class HeuristicAgent(Agent):
                 best, best_v = a, val
         return best
 
-    # ---------------------------------------------------------------- duel
+    # ---------------------------------------------------------------- a pile turn (R-DUEL-3)
 
-    def _duel(self, pos: Position, legal: Sequence[Action]) -> Action:
+    def _pile_turn(self, pos: Position, legal: Sequence[Action]) -> Action:
         view = pos.view
+        pt = pos.t.pile_turn
+        assert pt is not None
         hand = self._hand(view)
         fields = pos.fields
         buy = self._buy(pos, legal)
@@ -690,11 +698,11 @@ class HeuristicAgent(Agent):
                 g[a.field].append(a.card)  # type: ignore[index,arg-type]
                 val = pos.fval(g[a.field]) - pos.fval(fields[a.field])  # type: ignore[index]
                 val += pos.plan(g, [], hand) - base
-                if view.phase == "duel_reveal":
+                if view.phase == pt.reveal_phase:
                     # Planting it also keeps it from the opponent.
                     val += 0.5 * max(0.0, pos.seat_gain(opp, [a.card], []))  # type: ignore[list-item]
             elif t is _T.DISCARD:
-                if view.phase == "duel_discard":
+                if view.phase == pt.discard_phase:
                     rest = [c for c in hand if c != a.card]
                     val = pos.plan(fields, [], rest) - base - 0.3
                 else:

@@ -7,6 +7,8 @@ import random
 from collections.abc import Sequence
 
 from ..actions import Action, ActionType
+from ..modules import module_info
+from ..modules.info import ModuleInfo
 from ..views import View
 from .base import Agent
 
@@ -75,8 +77,10 @@ class AutarkyAgent(Agent):
             return None
         if not required:
             return None
-        if phase in ("duel_offer", "duel_reveal", "duel_discard"):
-            return _autarky_duel(view, legal)
+        if view.config.module is not None:
+            info = module_info(view.config.module)
+            if phase in info.phases:  # a module's own steps (a pile turn, R-DUEL-3)
+                return _autarky_pile_turn(view, legal, info)
         # One pass (this runs for every decision of a simulation): the first plant onto a
         # field already growing that variety wins; else note the alternatives.
         fields = view.seats[view.seat].fields  # type: ignore[index]
@@ -111,8 +115,8 @@ _PLANTS = frozenset((_T.PLANT, _T.PLANT_TRADED, _T.PLANT_REVEALED, _T.PLACE_CHIL
 _OTHER = frozenset((_T.MOVE_LADY, _T.SKIP_DISCARD, _T.END_REVEAL))
 
 
-def _autarky_duel(view: View, legal: Sequence[Action]) -> Action:
-    """Duel steps: take offered or revealed cards that fit a growing or empty field; discard
+def _autarky_pile_turn(view: View, legal: Sequence[Action], info: ModuleInfo) -> Action:
+    """Pile-turn steps (R-DUEL-3): take offered or revealed cards that fit a growing or empty field; discard
     the rest of the offer; never discard from the hand; harvest only when nothing fits."""
     me = view.me()
     plants = [a for a in legal if a.type is _T.PLANT_REVEALED]
@@ -123,7 +127,7 @@ def _autarky_duel(view: View, legal: Sequence[Action]) -> Action:
         return plants[0]
     for a in legal:
         if a.type in (_T.DISCARD, _T.SKIP_DISCARD, _T.END_REVEAL) and (
-            view.phase != "duel_discard" or a.type is _T.SKIP_DISCARD
+            view.phase not in info.hand_discard_phases or a.type is _T.SKIP_DISCARD
         ):
             return a
     return legal[0]

@@ -1,28 +1,60 @@
 """Module hooks: each module of RULES.md §6–§9 lives in its own file here.
 
-:func:`hooks_for` is the one place that maps a module name to its hook class; the engine
-never tests module names itself.
+The one list of modules is the data file's ``[modules]`` table (``data/cards.toml``, read by
+:func:`bohnanza.rules.module_names`); each entry's ``hooks = "file:Class"`` names its hook
+class here, and the class's ``info`` (:class:`~bohnanza.modules.info.ModuleInfo`) says
+what the code outside this package needs to know. :func:`hooks_for` and
+:func:`module_info` are the only ways in; the engine never tests module names itself.
+A module kept outside the package (a plugin, a test) joins with :func:`register_module`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from importlib import import_module
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from ..cards import catalogue
+from ..errors import ConfigError
+from ..rules import _register_spec, module_names, module_spec, split_rules
 from .base import Hooks
+from .info import BASE_INFO, ModuleInfo
 
 if TYPE_CHECKING:
     from ..rules import GameConfig
 
-#: module name -> "file:Class" of its hooks; modules not listed play with the base hooks.
-REGISTRY: dict[str, str] = {
-    "new-varieties": "new_varieties:NewVarietiesHooks",
-    "fasolkopajaki": "fasolkopajaki:FasolkopajakiHooks",
-    "fasolufka": "fasolufka:FasolufkaHooks",
-    "duel": "duel:DuelHooks",
-}
-
 _cache: dict[tuple[str, int, tuple[tuple[str, str], ...]], Hooks] = {}
+_classes: dict[str, type[Hooks]] = {}
+
+
+def hooks_class(module: str | None) -> type[Hooks]:
+    """The hook class of a module (``None``: the base game), found from its data entry."""
+    if not module:
+        return Hooks
+    cls = _classes.get(module)
+    if cls is None:
+        target = module_spec(module).get("hooks")
+        if not target:
+            cls = Hooks
+        else:
+            file, _, name = str(target).partition(":")
+            cls = getattr(import_module(f"{__name__}.{file}"), name)
+            if not (isinstance(cls, type) and issubclass(cls, Hooks)):
+                raise ConfigError(f"module {module!r}: {target} is not a Hooks class")
+        _classes[module] = cls
+    return cls
+
+
+def module_info(module: str | None) -> ModuleInfo:
+    """What a module (``None``: the base game) tells the outside (see ModuleInfo)."""
+    return hooks_class(module).info if module else BASE_INFO
+
+
+def info_for_rules(rules: str) -> ModuleInfo:
+    """The ModuleInfo of a rule set spelled like ``fasolki+duel`` (the base game's for a
+    rule set without a module)."""
+    _, mods = split_rules(rules)
+    return module_info(mods[0] if mods else None)
 
 
 def hooks_for(config: GameConfig) -> Hooks:
@@ -30,15 +62,37 @@ def hooks_for(config: GameConfig) -> Hooks:
     key = (config.rules, config.players, tuple(sorted(config.options.items())))
     hooks = _cache.get(key)
     if hooks is None:
-        target = REGISTRY.get(config.module or "")
-        if target:
-            mod_name, cls_name = target.split(":")
-            cls = getattr(import_module(f"{__name__}.{mod_name}"), cls_name)
-            hooks = cls(config)
-        else:
-            hooks = Hooks(config)
-        _cache[key] = hooks
+        hooks = _cache[key] = hooks_class(config.module)(config)
     return hooks
 
 
-__all__ = ["REGISTRY", "Hooks", "hooks_for"]
+def register_module(name: str, spec: Mapping[str, Any], hooks: type[Hooks]) -> None:
+    """Add a module that lives outside this package: ``spec`` is its data, shaped like a
+    ``[modules.NAME]`` table of ``cards.toml`` (``players``, ``add``, ``remove``,
+    ``variants``…), ``hooks`` its hook class. It then plays as ``fasolki+NAME``."""
+    if not (isinstance(hooks, type) and issubclass(hooks, Hooks)):
+        raise ConfigError(f"module {name!r}: hooks must be a Hooks subclass, got {hooks!r}")
+    _register_spec(name, dict(spec))
+    _classes[name] = hooks
+    _cache.clear()
+
+
+def unregister_module(name: str) -> None:
+    """Remove a module added by :func:`register_module` (tests clean up with this)."""
+    if name in module_names() and name not in catalogue()["modules"]:
+        _register_spec(name, None)
+        _classes.pop(name, None)
+        _cache.clear()
+
+
+__all__ = [
+    "Hooks",
+    "ModuleInfo",
+    "hooks_class",
+    "hooks_for",
+    "info_for_rules",
+    "module_info",
+    "module_names",
+    "register_module",
+    "unregister_module",
+]

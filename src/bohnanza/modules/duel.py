@@ -12,11 +12,15 @@ the turn in which the pile first runs out, plus one turn for seat 1 if seat 0 wa
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..actions import Action, ActionType
+from ..errors import Refusal
 from ..game import PLANT
 from .base import Hooks
+from .info import EncodingHints, ModuleInfo, PileTurn
+from .operations import BuyFieldRule, HarvestRule, Rule, with_rules
 
 if TYPE_CHECKING:
     from ..game import Game
@@ -29,6 +33,39 @@ REVEAL_COUNT = 3
 
 
 class DuelHooks(Hooks):
+    info = ModuleInfo(
+        phases=(OFFER, DISCARD, REVEAL),
+        phase_labels={
+            OFFER: ("plant or discard the offer", "zasadź lub wyrzuć ofertę"),
+            DISCARD: ("discard a hand card (or not)", "wyrzuć kartę z ręki (albo nie)"),
+            REVEAL: ("plant revealed cards", "zasadź odkryte karty"),
+        },
+        source_labels={
+            OFFER: ("from the offer", "z oferty"),
+            REVEAL: ("from the revealed cards", "z odkrytych kart"),
+        },
+        action_labels={
+            "discard": ("discard", "odrzuć"),
+            "skip_discard": ("keep the hand", "zachowaj rękę"),
+            "plant_revealed": ("plant", "zasadź"),
+            "end_reveal": ("leave the rest as the offer", "zostaw resztę jako ofertę"),
+        },
+        hint_phases=(OFFER, DISCARD, REVEAL),
+        hand_discard_phases=(DISCARD,),
+        public=("offer", "revealed"),
+        trading=False,
+        turn_cards=REVEAL_COUNT,
+        last_turn_public=True,
+        encoding=EncodingHints(
+            pile_turn=PileTurn(
+                offer="offer",
+                revealed="revealed",
+                offer_phase=OFFER,
+                discard_phase=DISCARD,
+                reveal_phase=REVEAL,
+            )
+        ),
+    )
     trading = False
     phases = Hooks.phases | {OFFER, DISCARD, REVEAL}
 
@@ -107,121 +144,191 @@ class DuelHooks(Hooks):
     def public_extra(self, game: Game, seat: int | None) -> dict[str, Any]:
         return {"offer": list(game.extra["offer"]), "revealed": list(game.extra["revealed"])}
 
-    # ---------------------------------------------------------------- timing and coins
-
-    def may_act_out_of_turn(self, game: Game, seat: int) -> str | None:
-        if seat != game.active:
-            return "in the duel one harvests and buys a field only in one's own turn (R-DUEL-2)"
-        return super().may_act_out_of_turn(game, seat)
+    # ---------------------------------------------------------------- coins
 
     def spend_coins(self, game: Game, cards: list[int]) -> None:
         game.out.extend(cards)  # R-DUEL-2: paid coins leave the game
 
-    # ---------------------------------------------------------------- actions
 
-    def legal_actions(self, game: Game, seat: int, offers: bool = True) -> list[Action]:
-        phase = game.phase
+# -------------------------------------------------------------------- the duel's rules
+
+_OWN_TURN = "in the duel one harvests and buys a field only in one's own turn (R-DUEL-2)"
+
+
+class DuelHarvestRule(HarvestRule):
+    own_turn_only = _OWN_TURN
+
+
+class DuelBuyFieldRule(BuyFieldRule):
+    own_turn_only = _OWN_TURN
+
+
+class DuelStepRule(Rule):
+    """A step of the duel's turn (R-DUEL-3): the active seat's, in its phases."""
+
+    hooks: DuelHooks
+
+    def step_refusal(self, game: Game, seat: int, action: Action) -> Refusal | None:
+        what = action.type.value.replace("_", " ")
+        if seat != game.active or game.phase not in self.phases_checked:
+            why = f"now it is seat {game.active}'s step {game.phase}"
+            return self.refuse(game, seat, what, why, "R-DUEL-3")
+        return None
+
+    #: The phases the step is checked against (in this order in messages).
+    phases_checked: ClassVar[tuple[str, ...]] = ()
+
+
+def _pile(game: Game) -> list[int]:
+    pile: list[int] = game.extra["offer"] if game.phase == OFFER else game.extra["revealed"]
+    return pile
+
+
+class PlantRevealedRule(DuelStepRule):
+    """Plant a card of the opponent's offer or of the revealed cards (R-DUEL-3)."""
+
+    type = _T.PLANT_REVEALED
+    phases = frozenset({OFFER, REVEAL})
+    phases_checked = (OFFER, REVEAL)
+    group = "pile"
+
+    def order(self, game: Game) -> Callable[[Action], int]:
+        pile = _pile(game)
+        return lambda a: pile.index(a.card) if a.card in pile else len(pile)
+
+    def candidates(self, game: Game, seat: int, offers: bool) -> list[Action]:
         if seat != game.active:
             return []
-        if phase == PLANT:
-            return super().legal_actions(game, seat, offers)
-        acts: list[Action] = []
-        if phase in (OFFER, REVEAL):
-            pile = game.extra["offer"] if phase == OFFER else game.extra["revealed"]
-            for card in pile:
-                acts += [
-                    Action.plant_revealed(card, f)
-                    for f in range(len(game.fields[seat]))
-                    if self.can_plant(game, seat, card, f)
-                ]
-                if phase == OFFER:
-                    acts.append(Action.discard(card))
-            if phase == REVEAL:
-                acts.append(Action.end_reveal())
-        elif phase == DISCARD:
-            acts = [Action.discard(c) for c in game.hands[seat]] + [Action.skip_discard()]
-        return acts + self.anytime_actions(game, seat)
+        hooks = self.hooks
+        n = len(game.fields[seat])
+        return [
+            Action.plant_revealed(card, f)
+            for card in _pile(game)
+            for f in range(n)
+            if hooks.can_plant(game, seat, card, f)
+        ]
 
-    def _own_step(self, game: Game, seat: int, action: Action, phases: tuple[str, ...]) -> None:
-        what = action.type.value.replace("_", " ")
-        if seat != game.active or game.phase not in phases:
-            raise game.fail(
-                seat, what, f"now it is seat {game.active}'s step {game.phase}", "R-DUEL-3"
-            )
-
-    def _check_plant_revealed(self, game: Game, seat: int, action: Action) -> None:
-        self._own_step(game, seat, action, (OFFER, REVEAL))
-        pile = game.extra["offer"] if game.phase == OFFER else game.extra["revealed"]
+    def refusal(self, game: Game, seat: int, action: Action) -> Refusal | None:
+        refused = self.step_refusal(game, seat, action)
+        if refused:
+            return refused
         where = "the opponent's offer" if game.phase == OFFER else "the revealed cards"
-        if action.card not in pile:
-            raise game.fail(
-                seat, f"plant card {action.card}", f"it is not among {where}", "R-DUEL-3"
-            )
-        err = self.plant_error(game, seat, action.card, action.field)  # type: ignore[arg-type]
+        if action.card not in _pile(game):
+            what = f"plant card {action.card}"
+            return self.refuse(game, seat, what, f"it is not among {where}", "R-DUEL-3")
+        assert action.card is not None
+        err = self.hooks.plant_error(game, seat, action.card, action.field)
         if err:
-            raise game.fail(seat, f"plant card {action.card} on field {action.field}", err)
+            return self.refuse(game, seat, f"plant card {action.card} on field {action.field}", err)
+        return None
 
-    def _check_discard(self, game: Game, seat: int, action: Action) -> None:
-        self._own_step(game, seat, action, (OFFER, DISCARD))
+    def execute(self, game: Game, seat: int, action: Action) -> None:
+        card, field = action.card, action.field
+        assert card is not None and field is not None
+        pile = _pile(game)
+        pile.remove(card)
+        game.emit(
+            "plant",
+            seat,
+            card=card,
+            field=field,
+            variety=self.config.variety_of(card),
+            source=game.phase,
+        )
+        self.hooks.place(game, seat, card, field)
+        if game.phase == OFFER and not pile:
+            self.hooks.start_planting(game)
+
+
+class DiscardRule(DuelStepRule):
+    """Discard a card of the opponent's offer, or one hand card in step 2 (R-DUEL-3)."""
+
+    type = _T.DISCARD
+    phases = frozenset({OFFER, DISCARD})
+    phases_checked = (OFFER, DISCARD)
+    group = "pile"
+
+    def order(self, game: Game) -> Callable[[Action], int]:
+        pile = _pile(game)
+        return lambda a: pile.index(a.card) if a.card in pile else len(pile)
+
+    def candidates(self, game: Game, seat: int, offers: bool) -> list[Action]:
+        if seat != game.active:
+            return []
+        cards = game.extra["offer"] if game.phase == OFFER else game.hands[seat]
+        return [Action.discard(c) for c in cards]
+
+    def refusal(self, game: Game, seat: int, action: Action) -> Refusal | None:
+        refused = self.step_refusal(game, seat, action)
+        if refused:
+            return refused
         pile = game.extra["offer"] if game.phase == OFFER else game.hands[seat]
         if action.card not in pile:
             where = "the opponent's offer" if game.phase == OFFER else "its hand"
-            raise game.fail(
-                seat, f"discard card {action.card}", f"it is not in {where}", "R-DUEL-3"
-            )
+            what = f"discard card {action.card}"
+            return self.refuse(game, seat, what, f"it is not in {where}", "R-DUEL-3")
+        return None
 
-    def _check_skip(self, game: Game, seat: int, action: Action) -> None:
-        self._own_step(game, seat, action, (DISCARD,))
-
-    def _check_end_reveal(self, game: Game, seat: int, action: Action) -> None:
-        self._own_step(game, seat, action, (REVEAL,))
-
-    _checks: ClassVar[dict[ActionType, Any]] = {
-        **Hooks._checks,
-        _T.PLANT_REVEALED: _check_plant_revealed,
-        _T.DISCARD: _check_discard,
-        _T.SKIP_DISCARD: _check_skip,
-        _T.END_REVEAL: _check_end_reveal,
-    }
-
-    def execute_extra(self, game: Game, seat: int, action: Action) -> None:
-        t = action.type
-        if t is _T.PLANT_REVEALED:
-            card, field = action.card, action.field
-            assert card is not None and field is not None
-            pile = game.extra["offer"] if game.phase == OFFER else game.extra["revealed"]
-            pile.remove(card)
-            game.emit(
-                "plant",
-                seat,
-                card=card,
-                field=field,
-                variety=self.config.variety_of(card),
-                source=game.phase,
-            )
-            self.place(game, seat, card, field)
-            if game.phase == OFFER and not pile:
-                self.start_planting(game)
-        elif t is _T.DISCARD:
-            card = action.card
-            assert card is not None
-            if game.phase == OFFER:
-                game.extra["offer"].remove(card)
-                game.discard.append(card)
-                game.emit("discard", seat, card=card, source="offer")
-                if not game.extra["offer"]:
-                    self.start_planting(game)
-            else:
-                game.hands[seat].remove(card)
-                game.discard.append(card)
-                game.emit(
-                    "discard", seat, card=card, source="hand", variety=self.config.variety_of(card)
-                )
-                self.reveal(game)
-        elif t is _T.SKIP_DISCARD:
-            game.emit("skip_discard", seat)
-            self.reveal(game)
-        elif t is _T.END_REVEAL:
-            self.end_reveal(game)
+    def execute(self, game: Game, seat: int, action: Action) -> None:
+        card = action.card
+        assert card is not None
+        hooks = self.hooks
+        if game.phase == OFFER:
+            game.extra["offer"].remove(card)
+            game.discard.append(card)
+            game.emit("discard", seat, card=card, source="offer")
+            if not game.extra["offer"]:
+                hooks.start_planting(game)
         else:
-            super().execute_extra(game, seat, action)
+            game.hands[seat].remove(card)
+            game.discard.append(card)
+            game.emit(
+                "discard", seat, card=card, source="hand", variety=self.config.variety_of(card)
+            )
+            hooks.reveal(game)
+
+
+class SkipDiscardRule(DuelStepRule):
+    """Keep the whole hand (R-DUEL-3 step 2)."""
+
+    type = _T.SKIP_DISCARD
+    phases = frozenset({DISCARD})
+    phases_checked = (DISCARD,)
+
+    def candidates(self, game: Game, seat: int, offers: bool) -> list[Action]:
+        return [Action.skip_discard()] if seat == game.active else []
+
+    def refusal(self, game: Game, seat: int, action: Action) -> Refusal | None:
+        return self.step_refusal(game, seat, action)
+
+    def execute(self, game: Game, seat: int, action: Action) -> None:
+        game.emit("skip_discard", seat)
+        self.hooks.reveal(game)
+
+
+class EndRevealRule(DuelStepRule):
+    """Leave the rest of the revealed cards as the opponent's offer (R-DUEL-3 step 3)."""
+
+    type = _T.END_REVEAL
+    phases = frozenset({REVEAL})
+    phases_checked = (REVEAL,)
+
+    def candidates(self, game: Game, seat: int, offers: bool) -> list[Action]:
+        return [Action.end_reveal()] if seat == game.active else []
+
+    def refusal(self, game: Game, seat: int, action: Action) -> Refusal | None:
+        return self.step_refusal(game, seat, action)
+
+    def execute(self, game: Game, seat: int, action: Action) -> None:
+        self.hooks.end_reveal(game)
+
+
+DuelHooks.rule_classes = with_rules(
+    Hooks.rule_classes,
+    PlantRevealedRule,
+    DiscardRule,
+    SkipDiscardRule,
+    EndRevealRule,
+    DuelHarvestRule,
+    DuelBuyFieldRule,
+)

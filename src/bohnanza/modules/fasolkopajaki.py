@@ -13,6 +13,7 @@ from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 from .base import Hooks
+from .info import EncodingHints, ModuleInfo
 
 if TYPE_CHECKING:
     from ..game import Game
@@ -30,6 +31,14 @@ def race_coins(colours: list[str]) -> int:
 
 
 class FasolkopajakiHooks(Hooks):
+    info = ModuleInfo(
+        declarations=True,
+        encoding=EncodingHints(
+            # R-BLUFF-1: red cards, black cards told truly, black cards declared red.
+            give_classes={"fasolkopajak": (("red", None), ("black", None), ("black", "red"))}
+        ),
+    )
+
     def __init__(self, config: GameConfig) -> None:
         super().__init__(config)
         self.spider = config.varieties.index("fasolkopajak")

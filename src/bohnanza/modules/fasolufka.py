@@ -16,7 +16,10 @@ from typing import TYPE_CHECKING
 
 from ..actions import Action, ActionType
 from ..cards import lady_beanometers, varieties
+from ..errors import Refusal
 from .base import Hooks
+from .info import EncodingHints, ModuleInfo
+from .operations import BuyFieldRule, Rule, with_rules
 
 if TYPE_CHECKING:
     from ..game import Game
@@ -28,6 +31,17 @@ MOVE_LADY = "move_lady"
 
 
 class FasolufkaHooks(Hooks):
+    info = ModuleInfo(
+        action_labels={
+            PLACE_CHILD: ("place the child", "połóż dziecko"),
+            MOVE_LADY: ("move a lady", "przesuń panią"),
+        },
+        buyer_chooses_coins=True,
+        own_treasury_visible=True,
+        top_card_pays=True,
+        encoding=EncodingHints(pending=True),
+    )
+
     def __init__(self, config: GameConfig) -> None:
         super().__init__(config)
         per_variety = [config.card_variety.count(i) for i in range(len(config.varieties))]
@@ -122,68 +136,109 @@ class FasolufkaHooks(Hooks):
         super().pop_pending(game)
         p = game.pending
         if p is not None and p[1] == PLACE_CHILD:
-            options = self.pending_actions(game, p[0])
+            rule = self.rules[_T.PLACE_CHILD]
+            options = rule.candidates(game, p[0], False)
             if len(options) == 1:
-                self.execute_extra(game, p[0], options[0])
+                rule.execute(game, p[0], options[0])
 
-    def pending_actions(self, game: Game, seat: int) -> list[Action]:
+    def pending_refusal(self, game: Game, seat: int, action: Action) -> Refusal | None:
         p = game.pending
         assert p is not None
-        if p[1] == PLACE_CHILD:
-            card = p[2]
-            v = self.card_variety[card]
-            return [
-                Action.place_child(card, i)
-                for i, f in enumerate(game.fields[seat])
-                if f and self.card_variety[f[-1]] == v
-            ]
+        timed = action.type in (_T.HARVEST, _T.BUY_FIELD)
+        details = {"active": p[0]} if timed else {}
+        code = "not_now" if timed else ""
+        what = action.type.value
+        if seat != p[0]:
+            why = f"seat {p[0]} must first finish {p[1]}"
+            return Refusal(seat, what, why, "R-HARV-1", code=code, details=details)
+        rule = self.rules[_T.PLACE_CHILD if p[1] == PLACE_CHILD else _T.MOVE_LADY]
+        if action not in rule.candidates(game, seat, False):
+            if p[1] == PLACE_CHILD:
+                why = f"the received child {p[2]} must first go onto a field of its variety"
+                return Refusal(seat, what, why, "R-LADY-7", code=code, details=details)
+            why = (
+                "after a child, first move a lady who was on that field before it "
+                "two places up, or decline (move_lady with no card)"
+            )
+            return Refusal(seat, what, why, "R-LADY-8", code=code, details=details)
+        return None
+
+    # ---------------------------------------------------------------- the buyer's coins (R-LADY-10)
+
+    #: The coin cards differ here (men, ladies, children), so their owner may look at them.
+    own_treasury_visible = True
+
+    def emit_buy(self, game: Game, seat: int, price: int, paid: list[int]) -> None:
+        # The paid coins lie face up on the discard pile now: everyone may see them.
+        game.emit("buy_field", seat, price=price, cards=list(paid))
+
+
+# -------------------------------------------------------------------- Fasolufka's rules
+
+
+class PendingRule(Rule):
+    """The answer to a pending decision (R-HARV-1): asked only while one is open."""
+
+    pending = True
+
+    def refusal(self, game: Game, seat: int, action: Action) -> Refusal | None:
+        return self.hooks.pending_refusal(game, seat, action)
+
+
+class PlaceChildRule(PendingRule):
+    """Put a received child onto a field of its variety (R-LADY-7)."""
+
+    type = _T.PLACE_CHILD
+    hooks: FasolufkaHooks
+
+    def candidates(self, game: Game, seat: int, offers: bool) -> list[Action]:
+        p = game.pending
+        if p is None or p[0] != seat or p[1] != PLACE_CHILD:
+            return []
+        card = p[2]
+        cv = self.hooks.card_variety
+        v = cv[card]
+        return [
+            Action.place_child(card, i)
+            for i, f in enumerate(game.fields[seat])
+            if f and cv[f[-1]] == v
+        ]
+
+    def execute(self, game: Game, seat: int, action: Action) -> None:
+        card, field = action.card, action.field
+        assert card is not None and field is not None
+        hooks = self.hooks
+        game.trade[seat].remove(card)
+        game.pending = None
+        game.emit("place_child", seat, card=card, field=field)
+        # The lady move (if any) becomes the next pending decision, ahead of the queue.
+        queue = game.extra.pop("queue", [])
+        hooks.place(game, seat, card, field)
+        if queue:
+            game.extra["queue"] = queue
+        if game.pending is None:
+            hooks.pop_pending(game)
+
+
+class MoveLadyRule(PendingRule):
+    """After a child: move a lady who lay below it two places up, or decline (R-LADY-8)."""
+
+    type = _T.MOVE_LADY
+    hooks: FasolufkaHooks
+
+    def candidates(self, game: Game, seat: int, offers: bool) -> list[Action]:
+        p = game.pending
+        if p is None or p[0] != seat or p[1] != MOVE_LADY:
+            return []
         field, child = p[2], p[3]
         f = game.fields[seat][field]
         below = f[: f.index(child)]
-        return [Action.move_lady(c) for c in below if self.kind[c] == "lady"] + [
-            Action.move_lady(None)
-        ]
+        kind = self.hooks.kind
+        return [Action.move_lady(c) for c in below if kind[c] == "lady"] + [Action.move_lady(None)]
 
-    def check_pending(self, game: Game, seat: int, action: Action) -> None:
+    def execute(self, game: Game, seat: int, action: Action) -> None:
         p = game.pending
         assert p is not None
-        if seat != p[0]:
-            raise game.fail(
-                seat, action.type.value, f"seat {p[0]} must first finish {p[1]}", "R-HARV-1"
-            )
-        if action not in self.pending_actions(game, seat):
-            if p[1] == PLACE_CHILD:
-                raise game.fail(
-                    seat,
-                    action.type.value,
-                    f"the received child {p[2]} must first go onto a field of its variety",
-                    "R-LADY-7",
-                )
-            raise game.fail(
-                seat,
-                action.type.value,
-                "after a child, first move a lady who was on that field before it "
-                "two places up, or decline (move_lady with no card)",
-                "R-LADY-8",
-            )
-
-    def execute_extra(self, game: Game, seat: int, action: Action) -> None:
-        p = game.pending
-        assert p is not None
-        if action.type is _T.PLACE_CHILD:
-            card, field = action.card, action.field
-            assert card is not None and field is not None
-            game.trade[seat].remove(card)
-            game.pending = None
-            game.emit("place_child", seat, card=card, field=field)
-            # The lady move (if any) becomes the next pending decision, ahead of the queue.
-            queue = game.extra.pop("queue", [])
-            self.place(game, seat, card, field)
-            if queue:
-                game.extra["queue"] = queue
-            if game.pending is None:
-                self.pop_pending(game)
-            return
         field = p[2]
         f = game.fields[seat][field]
         if action.card is not None:
@@ -191,19 +246,14 @@ class FasolufkaHooks(Hooks):
             f.pop(i)
             f.insert(min(i + 2, len(f)), action.card)
         game.emit("move_lady", seat, field=field, card=action.card)
-        self.pop_pending(game)
+        self.hooks.pop_pending(game)
 
-    # ---------------------------------------------------------------- third fields (R-LADY-9)
 
-    def buy_error(self, game: Game, seat: int) -> str | None:
-        if seat != game.active:
-            return "in Fasolufka a third field is bought only in one's own turn (R-LADY-9)"
-        return super().buy_error(game, seat)
+class FasolufkaBuyFieldRule(BuyFieldRule):
+    """Third fields only in one's own turn (R-LADY-9), paid with coins the buyer may name
+    (R-LADY-10)."""
 
-    # ---------------------------------------------------------------- the buyer's coins (R-LADY-10)
-
-    #: The coin cards differ here (men, ladies, children), so their owner may look at them.
-    own_treasury_visible = True
+    own_turn_only = "in Fasolufka a third field is bought only in one's own turn (R-LADY-9)"
 
     def coins_error(self, game: Game, seat: int, coins: tuple[int, ...]) -> str | None:
         """The buyer names which coins pay and their order onto the discard pile. A buy
@@ -225,6 +275,7 @@ class FasolufkaHooks(Hooks):
             return f"card {missing[0]} is not a coin in its treasury (R-LADY-10)"
         return None
 
-    def emit_buy(self, game: Game, seat: int, price: int, paid: list[int]) -> None:
-        # The paid coins lie face up on the discard pile now: everyone may see them.
-        game.emit("buy_field", seat, price=price, cards=list(paid))
+
+FasolufkaHooks.rule_classes = with_rules(
+    Hooks.rule_classes, PlaceChildRule, MoveLadyRule, FasolufkaBuyFieldRule
+)

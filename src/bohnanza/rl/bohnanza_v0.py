@@ -9,7 +9,8 @@
 >>> env.step(int(obs["action_mask"].nonzero()[0][0]))
 
 Agents are ``player_0`` … ``player_{n-1}`` (seat order; seat 0 starts). The agent to act
-is the one the game waits for, in the order of :mod:`bohnanza.driver`: the active seat in
+is the one the game waits for, in the order of :mod:`bohnanza.driver` (both ask
+:class:`bohnanza.schedule.TradeScheduler`): the active seat in
 phases 1 and 3 (then every seat with cards in its trade area), the owner of a pending
 decision (a Fasolufka child or lady) before anybody else, and in phase 2 *rounds*: the
 active seat, then each other seat once, each taking one action or passing. A round in
@@ -39,8 +40,9 @@ from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
 
 from ..actions import Action
 from ..errors import IllegalAction
-from ..game import TRADE, Game
+from ..game import Game
 from ..rules import make_config, player_range
+from ..schedule import MAX_TRADE_ROUNDS, AskKind, TradeScheduler
 from ..views import View
 from .encoding import Encoding
 
@@ -92,7 +94,7 @@ class raw_env(AECEnv):  # type: ignore[misc]
         modules: Sequence[str] = (),
         render_mode: str | None = None,
         reward: str = "win",
-        max_trade_rounds: int = 6,
+        max_trade_rounds: int = MAX_TRADE_ROUNDS,
     ) -> None:
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -129,13 +131,11 @@ class raw_env(AECEnv):  # type: ignore[misc]
         self.seat = 0  # the seat to act
         self.required = True  # False: a phase-2 round slot, where passing is allowed
         self._slot = False
-        self._round_turn = -1
-        self._round = 0
-        self._pos = 0
-        self._acted = False
+        self.scheduler = TradeScheduler(max_trade_rounds)  # who is asked next
         self._version = 0  # changes whenever the state changes
         self._mask_key = -1
         self._mask: NDArray[np.int8] = np.zeros(size, dtype=np.int8)
+        self._legal: list[Action] = []  # the engine's list behind ``_mask``
         self._views: dict[int, View] = {}
         self._views_key = -1
         self.agents: list[str] = []
@@ -175,40 +175,27 @@ class raw_env(AECEnv):  # type: ignore[misc]
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
-        self._round_turn = -1
+        self.scheduler.reset()
         self._version += 1
         self._settle()
 
     # ------------------------------------------------------------------ whose turn
 
     def _settle(self) -> None:
-        """Run the automatic steps (trading time up) and pick the agent to act."""
+        """Run the automatic steps (trading time up) and pick the agent to act, in the
+        scheduler's order (:class:`bohnanza.schedule.TradeScheduler`, as the driver)."""
         g = self._g
-        n = self.config.players
         while True:
-            if g.over:
+            ask = self.scheduler.next(g)
+            if ask is None:
                 self._finish()
                 return
-            if g.pending is not None:
-                self._select(g.pending[0], required=True, slot=False)
-                return
-            if g.phase == TRADE and self.encoding.trading:
-                if self._round_turn != g.turn:
-                    self._round_turn, self._round, self._pos, self._acted = g.turn, 0, 0, False
-                if self._pos >= n:
-                    self._round += 1
-                    if not self._acted or self._round >= self.max_trade_rounds:
-                        # The trading time is up (R-TRADE-6): the driver's rule.
-                        g.apply_fast(g.active, Action.end_trading())
-                        self._version += 1
-                        continue
-                    self._pos, self._acted = 0, False
-                self._select((g.active + self._pos) % n, required=False, slot=True)
-                return
-            waiting = g.waiting_for()
-            if not waiting:  # pragma: no cover - the engine always waits for somebody
-                raise RuntimeError(f"nobody can act in {g!r}")
-            self._select(waiting[0], required=True, slot=False)
+            if ask.time_up:
+                # The trading time is up (R-TRADE-6): the driver's rule.
+                g.apply_fast(ask.seat, Action.end_trading())
+                self._version += 1
+                continue
+            self._select(ask.seat, required=ask.required, slot=ask.kind is AskKind.SLOT)
             return
 
     def _select(self, seat: int, *, required: bool, slot: bool) -> None:
@@ -249,8 +236,7 @@ class raw_env(AECEnv):  # type: ignore[misc]
     @property
     def trade_round(self) -> int:
         """Finished phase-2 rounds of this turn (0 outside phase 2)."""
-        g = self._g
-        return self._round if g.phase == TRADE and self._round_turn == g.turn else 0
+        return self.scheduler.trade_round(self._g)
 
     # ------------------------------------------------------------------ observations
 
@@ -278,10 +264,11 @@ class raw_env(AECEnv):  # type: ignore[misc]
             g = self._g
             if g.over:
                 self._mask = np.zeros(self.encoding.n_actions, dtype=np.int8)
+                self._legal = []
             else:
-                legal = g.legal_actions(self.seat, False)
+                legal = self._legal = g.legal_actions(self.seat, False)
                 self._mask = self.encoding.mask(self.view(), legal, not self.required)
-                if not self._mask.any():  # pragma: no cover - guarded by the tests
+                if not np.count_nonzero(self._mask):  # pragma: no cover - guarded by the tests
                     raise RuntimeError(
                         f"no encodable action for seat {self.seat} in {g!r}: {legal}"
                     )
@@ -315,7 +302,9 @@ class raw_env(AECEnv):  # type: ignore[misc]
             )
         engine_action = self.encoding.decode(self.view(), index)
         self._cumulative_rewards[agent] = 0.0
-        self._apply(engine_action, None)
+        # The engine's list behind the mask is for this same state: a decoded action found
+        # in it needs no second check (offer templates and canonical accepts may not be).
+        self._apply(engine_action, self._legal)
 
     def step_action(self, action: Action | None, legal: Sequence[Action] | None = None) -> None:
         """Step the agent to act with an engine action (``None``: pass, where allowed),
@@ -339,8 +328,7 @@ class raw_env(AECEnv):  # type: ignore[misc]
                 g.apply_fast(self.seat, action)
             self._version += 1
         if slot:
-            self._pos += 1
-            self._acted = self._acted or action is not None
+            self.scheduler.report(action is not None)
         self._clear_rewards()
         self._settle()
         self._accumulate_rewards()

@@ -22,10 +22,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..actions import Action, ActionType, Offer
+from ..cards import catalogue
 from ..coins import with_coins
-from ..game import MAX_OPEN_OFFERS
+from ..game import MAX_OPEN_OFFERS, OVER, PLANT, PLANT_TRADED, TRADE
+from ..modules import module_info
 from ..rules import GameConfig
-from ..views import OfferView, View
+from ..views import OfferView, SeatView, View
 
 _T = ActionType
 
@@ -48,7 +50,16 @@ LADY_SLOTS = 4
 #: Offer templates give 1 or 2 cards.
 GIVE_COUNTS = (1, 2)
 
-PHASES = ("plant", "trade", "plant_traded", "duel_offer", "duel_discard", "duel_reveal", "over")
+
+def _phases() -> tuple[str, ...]:
+    """The phase one-hot's order: the base phases, each data-file module's own phases in
+    the file's order (ModuleInfo.phases), then ``over``. A module registered at run time
+    appends its phases after ``over`` in its own encoding only (see Encoding.phases)."""
+    extra = tuple(p for m in catalogue()["modules"] for p in module_info(m).phases)
+    return (PLANT, TRADE, PLANT_TRADED, *extra, OVER)
+
+
+PHASES = _phases()
 
 PASS = "pass"
 
@@ -74,6 +85,9 @@ class GiveClass:
 class Encoding:
     """Action indices and observation layout for one game configuration."""
 
+    #: The last view's incoming and outgoing offers (see :meth:`_in_out`).
+    _io: tuple[View | None, list[OfferView], list[OfferView]]
+
     def __init__(self, config: GameConfig, max_trade_rounds: int = 6) -> None:
         self.config = config
         self.n = config.players
@@ -85,9 +99,16 @@ class Encoding:
         self._kind_index = {k: i for i, k in enumerate(self.kinds)}
         self.card_variety = config.card_variety
         self.card_kind = config.card_kind
-        self.trading = config.module != "duel"
-        self.fasolufka = config.module == "fasolufka"
-        self.duel = config.module == "duel"
+        # What the module tells the encoding (ModuleInfo): no module names here.
+        self.info = info = module_info(config.module)
+        self.trading = info.trading
+        #: Pending decisions (a child to place, a lady to move): their block and segments.
+        self.pending = info.encoding.pending
+        #: The reader's own coins are observed where the rule set shows them (R-LADY-10).
+        self.treasury = info.own_treasury_visible and info.encoding.pending
+        #: Piles planted from instead of trading (R-DUEL-3): their slots and segments.
+        self.pile_turn = info.encoding.pile_turn
+        self.phases: tuple[str, ...] = PHASES + tuple(p for p in info.phases if p not in PHASES)
         # Card features, one row per card id (a view holds ids of visible cards only).
         feats = np.zeros((config.deck_size, self.c), dtype=np.float32)
         for card, v in enumerate(config.card_variety):
@@ -96,7 +117,26 @@ class Encoding:
             if kind:
                 feats[card, self.v + self._kind_index[kind]] = 1.0
         self._card_feats = feats
+        # The same as index lists: the one or two feature offsets that are 1 for a card.
+        self._card_offs: tuple[tuple[int, ...], ...] = tuple(
+            tuple(int(i) for i in np.flatnonzero(row)) for row in feats
+        )
+        self._variety_index = {k: i for i, k in enumerate(self.varieties)}
+        self._phase_index = {ph: i for i, ph in enumerate(self.phases)}
         self.give_classes: tuple[GiveClass, ...] = self._give_classes()
+        # Per card, the give classes it counts for (told truly / declared, R-BLUFF-1).
+        self._card_classes: tuple[tuple[int, ...], ...] = tuple(
+            self._classes_of(card, declared=False) for card in range(config.deck_size)
+        )
+        self._card_declared_classes: tuple[tuple[int, ...], ...] = tuple(
+            self._classes_of(card, declared=True) for card in range(config.deck_size)
+        )
+        self._any_declared = any(gc.declared for gc in self.give_classes)
+        # Offer templates that want a card of the given class's own variety are pointless.
+        want_ok = np.ones((len(self.give_classes), 1, self.v + 1), dtype=np.int8)
+        for i, gc in enumerate(self.give_classes):
+            want_ok[i, 0, gc.variety + 1] = 0
+        self._want_ok = want_ok
         self._build_actions()
         self._build_observation()
 
@@ -104,15 +144,24 @@ class Encoding:
 
     def _give_classes(self) -> tuple[GiveClass, ...]:
         out: list[GiveClass] = []
+        special = self.info.encoding.give_classes
         for v, key in enumerate(self.varieties):
-            if self.config.module == "fasolkopajaki" and key == "fasolkopajak":
-                # R-BLUFF-1: red cards, black cards told truly, black cards declared red.
-                out.append(GiveClass(v, "red"))
-                out.append(GiveClass(v, "black"))
-                out.append(GiveClass(v, "black", "red"))
+            if key in special:  # e.g. R-BLUFF-1: red, black told truly, black declared red
+                out += [GiveClass(v, kind, declared) for kind, declared in special[key]]
             else:
                 out.append(GiveClass(v))
         return tuple(out)
+
+    def _classes_of(self, card: int, *, declared: bool) -> tuple[int, ...]:
+        v = self.card_variety[card]
+        k = self.card_kind[card]
+        return tuple(
+            i
+            for i, gc in enumerate(self.give_classes)
+            if (gc.declared is not None) == declared
+            and gc.variety == v
+            and (gc.kind is None or gc.kind == k)
+        )
 
     def _build_actions(self) -> None:
         segs: list[tuple[str, int]] = [
@@ -134,9 +183,9 @@ class Encoding:
                     (self.n - 1) * len(self.give_classes) * len(GIVE_COUNTS) * (self.v + 1),
                 ),
             ]
-        if self.fasolufka:
+        if self.pending:
             segs += [("place_child", FIELDS), ("move_lady", LADY_SLOTS), ("keep_lady", 1)]
-        if self.duel:
+        if self.pile_turn:
             segs += [
                 ("offer_plant", DUEL_SLOTS * FIELDS),
                 ("offer_discard", DUEL_SLOTS),
@@ -145,11 +194,15 @@ class Encoding:
                 ("reveal_plant", DUEL_SLOTS * FIELDS),
                 ("end_reveal", 1),
             ]
+        # A module's own argument-free action types: one index each (EncodingHints.actions).
+        self._module_actions = frozenset(self.info.encoding.actions)
+        segs += [(name, 1) for name in self.info.encoding.actions]
         self.segments: dict[str, tuple[int, int]] = {}
         start = 0
         for name, size in segs:
             self.segments[name] = (start, size)
             start += size
+        self._seg_start = {name: st for name, (st, _) in self.segments.items()}
         self.n_actions = start
         self._seg_of = np.zeros(start, dtype=np.int16)
         self._seg_names = [name for name, _ in segs]
@@ -209,13 +262,26 @@ class Encoding:
 
     def incoming(self, view: View) -> list[OfferView]:
         """Open offers addressed to the reader, oldest first (accept/decline slots)."""
-        me = view.seat
-        return [o for o in view.offers if o.to == me and o.proposer != me]
+        return list(self._in_out(view)[1])
 
     def outgoing(self, view: View) -> list[OfferView]:
         """Open offers the reader made, oldest first (withdraw slots)."""
-        me = view.seat
-        return [o for o in view.offers if o.proposer == me]
+        return list(self._in_out(view)[2])
+
+    def _in_out(self, view: View) -> tuple[View | None, list[OfferView], list[OfferView]]:
+        """Both lists, split once per view (views are immutable; the environment reads
+        one view for the mask and the observation)."""
+        io: tuple[View | None, list[OfferView], list[OfferView]] = self._io
+        if io[0] is not view:
+            me = view.seat
+            offers = view.offers
+            io = (
+                view,
+                [o for o in offers if o.to == me and o.proposer != me],
+                [o for o in offers if o.proposer == me],
+            )
+            self._io = io
+        return io
 
     def tradeable(self, view: View) -> list[int]:
         """Cards the reader may give, in the order templates and accepts take them:
@@ -294,8 +360,10 @@ class Encoding:
             k = ladies.index(action.card)
             return seg["move_lady"][0] + k if k < LADY_SLOTS else None
         if t is _T.DISCARD:
-            if view.phase == "duel_offer":
-                pile = list(view.public.get("offer", ()))
+            pt = self.pile_turn
+            assert pt is not None
+            if view.phase == pt.offer_phase:
+                pile = list(view.public.get(pt.offer, ()))
                 name, bound = "offer_discard", DUEL_SLOTS
             else:
                 pile = list(view.hand or ())
@@ -306,9 +374,13 @@ class Encoding:
             return seg["skip_discard"][0]
         if t is _T.END_REVEAL:
             return seg["end_reveal"][0]
+        if t.value in self._module_actions:
+            return seg[t.value][0] if action == Action(t) else None
         if t is _T.PLANT_REVEALED:
-            offer_phase = view.phase == "duel_offer"
-            pile = list(view.public.get("offer" if offer_phase else "revealed", ()))
+            pt = self.pile_turn
+            assert pt is not None
+            offer_phase = view.phase == pt.offer_phase
+            pile = list(view.public.get(pt.offer if offer_phase else pt.revealed, ()))
             pos = pile.index(action.card) if action.card in pile else DUEL_SLOTS
             if pos >= DUEL_SLOTS:
                 return None
@@ -321,67 +393,99 @@ class Encoding:
         action the engine accepts now (or into a pass, where ``may_pass``).
 
         ``legal`` is the engine's list for the reader (offer templates may be left out of
-        it: the encoding builds its own)."""
+        it: the encoding builds its own). The slot lists (offers, trade area) are read once
+        per call, not once per action: this is on every environment step."""
         m = np.zeros(self.n_actions, dtype=np.int8)
+        seg = self._seg_start
+        on: list[int] = []
+        incoming: dict[int, int] | None = None
+        outgoing: dict[int, int] | None = None
         for a in legal:
-            if a.type is _T.PROPOSE:
+            t = a.type
+            if t is _T.PROPOSE:
                 continue
-            i = self.index_of(view, a)
-            if i is not None:
-                m[i] = 1
+            if t is _T.ACCEPT or t is _T.DECLINE:
+                if incoming is None:
+                    incoming = {o.offer_id: j for j, o in enumerate(self._in_out(view)[1])}
+                j = incoming.get(a.offer_id, OFFER_SLOTS)  # type: ignore[arg-type]
+                if j < OFFER_SLOTS:
+                    on.append(seg[t.value] + j)
+            elif t is _T.WITHDRAW:
+                if outgoing is None:
+                    outgoing = {o.offer_id: j for j, o in enumerate(self._in_out(view)[2])}
+                j = outgoing.get(a.offer_id, OFFER_SLOTS)  # type: ignore[arg-type]
+                if j < OFFER_SLOTS:
+                    on.append(seg["withdraw"] + j)
+            else:
+                i = self.index_of(view, a)
+                if i is not None:
+                    on.append(i)
         if may_pass:
-            m[self.segments[PASS][0]] = 1
+            on.append(seg[PASS])
+        if on:
+            m[on] = 1
         if (
             self.trading
             and view.phase == "trade"
             and view.pending is None
             and view.seat is not None
-            and len(self.outgoing(view)) < MAX_OPEN_OFFERS
+            and len(self._in_out(view)[2]) < MAX_OPEN_OFFERS
         ):
             self._offer_mask(view, m)
         return m
+
+    def _class_pools(self, view: View) -> list[list[int]]:
+        """For each give class, the cards :meth:`_pick` takes from, in its order (one pass
+        over the reader's cards instead of one per class)."""
+        pools: list[list[int]] = [[] for _ in self.give_classes]
+        plain = self._card_classes
+        for c in self.tradeable(view):
+            for i in plain[c]:
+                pools[i].append(c)
+        if self._any_declared:
+            declared = self._card_declared_classes
+            for c in view.hand or ():
+                for i in declared[c]:
+                    pools[i].append(c)
+        return pools
 
     def _offer_mask(self, view: View, m: NDArray[np.int8]) -> None:
         me = view.seat
         assert me is not None
         n = self.n
-        partners = np.zeros(n - 1, dtype=bool)
+        pools = self._class_pools(view)
+        top = GIVE_COUNTS[-1]
+        have = tuple([min(len(pool), top) for pool in pools])
+        block = self._template_blocks.get(have)
+        if block is None:
+            avail = np.array([[h >= k for k in GIVE_COUNTS] for h in have], dtype=np.int8)
+            # One partner's block: give class x count x wanted variety (a card for one of
+            # its own variety is pointless and never offered).
+            block = self._template_blocks[have] = (avail[:, :, None] & self._want_ok).reshape(-1)
+        s = self._seg_start["offer"]
+        size = block.size
         if me == view.active:
-            partners[:] = True
+            m[s : s + (n - 1) * size].reshape(n - 1, size)[:] = block
         else:
-            partners[(view.active - me) % n - 1] = True
-        g = len(self.give_classes)
-        avail = np.zeros((g, len(GIVE_COUNTS)), dtype=bool)
-        mine = self.tradeable(view)
-        hand = list(view.hand or ())
-        cv = self.card_variety
-        ck = self.card_kind
-        for i, gc in enumerate(self.give_classes):
-            pool = mine if gc.declared is None else hand
-            have = sum(
-                1 for c in pool if cv[c] == gc.variety and (gc.kind is None or ck[c] == gc.kind)
-            )
-            for j, k in enumerate(GIVE_COUNTS):
-                avail[i, j] = have >= k
-        want_ok = np.ones((g, self.v + 1), dtype=bool)
-        for i, gc in enumerate(self.give_classes):
-            want_ok[i, gc.variety + 1] = False  # a card for one of its own variety: pointless
-        grid = partners[:, None, None, None] & avail[None, :, :, None] & want_ok[None, :, None, :]
-        s, size = self.segments["offer"]
-        m[s : s + size] = grid.reshape(-1).astype(np.int8)
+            p = (view.active - me) % n - 1
+            m[s + p * size : s + (p + 1) * size] = block
         # A template that would repeat one of the seat's open offers exactly is masked out.
-        for o in self.outgoing(view):
+        for o in self._in_out(view)[2]:
             k = len(o.give)
             if k not in GIVE_COUNTS or not (o.is_gift or (len(o.want) == 1 and o.want[0][1] == 1)):
                 continue
             want = None if o.is_gift else o.want[0][0]
-            if want is not None and want not in self.varieties:
+            if want is not None and want not in self._variety_index:
                 continue
-            w = None if want is None else self.varieties.index(want)
-            claims = tuple(sh.get("declared") or "" for sh in o.shown)
-            for i, gc in enumerate(self.give_classes):
-                declared = (gc.declared or "",) * k
-                if claims == declared and tuple(self._pick(view, gc, k)) == o.give:
+            w = None if want is None else self._variety_index[want]
+            claims = tuple([sh.get("declared") or "" for sh in o.shown])
+            first = o.give[0]
+            if first is None:  # pragma: no cover - the reader sees its own offers' cards
+                continue
+            # Only the classes of the first given card can have picked these cards.
+            for i in self._card_classes[first] + self._card_declared_classes[first]:
+                declared = (self.give_classes[i].declared or "",) * k
+                if claims == declared and tuple(pools[i][:k]) == o.give:
                     m[self.offer_index((o.to - me) % n, i, k, w)] = 0
 
     def decode(self, view: View, index: int) -> Action | None:
@@ -439,17 +543,21 @@ class Encoding:
             return Action.move_lady(_slot(self._ladies(view), off, name))
         if name == "keep_lady":
             return Action.move_lady(None)
-        if name in ("offer_plant", "reveal_plant"):
-            pile = view.public.get("offer" if name == "offer_plant" else "revealed", ())
+        if name in ("offer_plant", "reveal_plant", "offer_discard"):
+            pt = self.pile_turn
+            assert pt is not None
+            pile = view.public.get(pt.revealed if name == "reveal_plant" else pt.offer, ())
+            if name == "offer_discard":
+                return Action.discard(_slot(pile, off, name))
             return Action.plant_revealed(_slot(pile, off // FIELDS, name), off % FIELDS)
-        if name == "offer_discard":
-            return Action.discard(_slot(view.public.get("offer", ()), off, name))
         if name == "hand_discard":
             return Action.discard(_slot(view.hand or (), off, name))
         if name == "skip_discard":
             return Action.skip_discard()
         if name == "end_reveal":
             return Action.end_reveal()
+        if name in self._module_actions:
+            return Action(ActionType(name))
         raise ValueError(f"unknown action segment {name}")  # pragma: no cover
 
     # ------------------------------------------------------------------ observation
@@ -457,7 +565,7 @@ class Encoding:
     def _build_observation(self) -> None:
         c, v, n = self.c, self.v, self.n
         parts: list[tuple[str, int]] = [
-            ("phase", len(PHASES)),
+            ("phase", len(self.phases)),
             ("active", n),
             ("planted", 1),
             ("trade_round", 1),
@@ -475,9 +583,11 @@ class Encoding:
                 ("incoming", OFFER_SLOTS * (1 + n + c + v)),
                 ("outgoing", OFFER_SLOTS * (1 + n + c + v)),
             ]
-        if self.fasolufka:
-            parts += [("pending", 2 + FIELDS + LADY_SLOTS), ("treasury", self.c)]
-        if self.duel:
+        if self.pending:
+            parts += [("pending", 2 + FIELDS + LADY_SLOTS)]
+        if self.treasury:
+            parts += [("treasury", self.c)]
+        if self.pile_turn:
             parts += [("duel_offer", DUEL_SLOTS * c), ("duel_revealed", DUEL_SLOTS * c)]
         self.obs_parts: dict[str, tuple[int, int]] = {}
         start = 0
@@ -485,125 +595,234 @@ class Encoding:
             self.obs_parts[name] = (start, size)
             start += size
         self.obs_size = start
-
-    def _cards_into(
-        self, out: NDArray[np.float32], start: int, cards: Sequence[int], slots: int
-    ) -> None:
-        cards = list(cards)[:slots]
-        if cards:
-            block = self._card_feats[cards]
-            out[start : start + block.size] = block.reshape(-1)
-
-    def _counts_into(
-        self, out: NDArray[np.float32], start: int, cards: Sequence[int], scale: float
-    ) -> None:
-        if cards:
-            out[start : start + self.c] = np.minimum(
-                self._card_feats[list(cards)].sum(axis=0) / scale, 1.0
-            )
+        self._seat_width = FIELDS * (c + 3) + 2 + c
+        #: Encoded offers by content (see :meth:`_offers`).
+        self._offer_blocks: dict[tuple[Any, ...], tuple[list[int], list[float]]] = {}
+        #: The last view's incoming and outgoing offers (mask and observation share a view).
+        self._io = (None, [], [])
+        #: Encoded hands (slots, counts, size) by content (see :meth:`observe`).
+        self._hand_blocks: dict[tuple[int, ...], NDArray[np.float32]] = {}
+        #: Encoded seat blocks by content (see :meth:`observe`).
+        self._seat_blocks: dict[SeatView, NDArray[np.float32]] = {}
+        #: Offer-template blocks of one partner by what the reader can give (see
+        #: :meth:`_offer_mask`).
+        self._template_blocks: dict[tuple[int, ...], NDArray[np.int8]] = {}
 
     def observe(self, view: View, trade_round: int = 0) -> NDArray[np.float32]:
         """The observation vector of ``view``'s reader: values in [0, 1], seats ordered
         relative to the reader (the reader first). ``trade_round`` is the environment's
-        public count of finished trading rounds this turn."""
+        public count of finished trading rounds this turn.
+
+        On every environment step, so it collects the indices of ones and the other values
+        in two Python lists and writes them with two numpy calls (a card is one or two
+        ones, from a per-card table); ``tests/rl_reference.py`` builds the same vector the
+        plain way and ``tests/test_rl_fast.py`` compares them."""
         me = view.seat
         if me is None:
             raise ValueError("observations are built for a seat, not a spectator")
-        out = np.zeros(self.obs_size, dtype=np.float32)
-        p = self.obs_parts
         n = self.n
         cfg = self.config
-        out[p["phase"][0] + PHASES.index(view.phase)] = 1.0
-        out[p["active"][0] + (view.active - me) % n] = 1.0
-        out[p["planted"][0]] = view.planted / 2
-        out[p["trade_round"][0]] = min(trade_round / max(1, self.max_trade_rounds), 1.0)
-        s = p["piles"][0]
+        offs = self._card_offs
+        p = self.obs_parts
+        out = np.zeros(self.obs_size, dtype=np.float32)
+        ones: list[int] = []
+        at: list[int] = []
+        val: list[float] = []
+        one = ones.append
+        try:
+            one(p["phase"][0] + self._phase_index[view.phase])
+        except KeyError:
+            raise ValueError(f"{view.phase!r} is not in list") from None
+        one(p["active"][0] + (view.active - me) % n)
+        s = p["planted"][0]
         deck = cfg.deck_size
-        out[s] = view.draw_size / deck
-        out[s + 1] = view.discard_size / deck
-        out[s + 2] = min(view.runouts / cfg.runouts_to_end, 1.0)
-        out[s + 3] = float(view.final_runout)
-        out[s + 4] = min(view.third_fields_left / max(1, cfg.third_fields), 1.0)
-        out[s + 5] = min(view.turn / 100, 1.0)
+        at += (s, s + 1, s + 2, s + 3, s + 4, s + 5, s + 6, s + 7)  # planted, trade round, piles
+        val += (
+            view.planted / 2,
+            min(trade_round / max(1, self.max_trade_rounds), 1.0),
+            view.draw_size / deck,
+            view.discard_size / deck,
+            min(view.runouts / cfg.runouts_to_end, 1.0),
+            float(view.final_runout),
+            min(view.third_fields_left / max(1, cfg.third_fields), 1.0),
+            min(view.turn / 100, 1.0),
+        )
         if view.discard_top is not None:
-            self._cards_into(out, p["discard_top"][0], (view.discard_top,), 1)
+            b = p["discard_top"][0]
+            for o in offs[view.discard_top]:
+                one(b + o)
+        # The hand's slots, counts and size are one contiguous block, cached by content:
+        # a hand changes only when its owner plants, draws or trades.
         hand = view.hand or ()
-        self._cards_into(out, p["hand"][0], hand, HAND_SLOTS)
-        self._counts_into(out, p["hand_counts"][0], hand, 10.0)
-        out[p["hand_size"][0]] = min(len(hand) / 20, 1.0)
+        s = p["hand"][0]
+        block = self._hand_blocks.get(hand)
+        if block is None:
+            if len(self._hand_blocks) >= 4096:
+                self._hand_blocks.clear()
+            h_ones: list[int] = []
+            h_at: list[int] = []
+            h_val: list[float] = []
+            self._slots(h_ones, 0, hand, HAND_SLOTS)
+            self._counts(h_at, h_val, p["hand_counts"][0] - s, hand)
+            h_at.append(p["hand_size"][0] - s)
+            h_val.append(min(len(hand) / 20, 1.0))
+            block = np.zeros(p["hand_size"][0] + 1 - s, dtype=np.float32)
+            block[h_ones] = 1.0
+            block[h_at] = h_val
+            self._hand_blocks[hand] = block
+        out[s : s + block.size] = block
         s = p["seats"][0]
-        width = FIELDS * (self.c + 3) + 2 + self.c
+        width = self._seat_width
+        seats = view.seats
+        blocks = self._seat_blocks
         for rel in range(n):
-            sv = view.seats[(me + rel) % n]
-            base = s + rel * width
-            for f, field in enumerate(sv.fields[:FIELDS]):
-                fb = base + f * (self.c + 3)
-                out[fb] = 1.0  # the field exists
-                if field:
-                    out[fb + 1 : fb + 1 + self.c] = self._card_feats[field[-1]]
-                    out[fb + 1 + self.c] = min(len(field) / 20, 1.0)
-                    out[fb + 2 + self.c] = min(sv.payouts[f] / 4, 1.0)
-            tb = base + FIELDS * (self.c + 3)
-            out[tb] = min(sv.coins / 40, 1.0)
-            out[tb + 1] = min(sv.hand_size / 20, 1.0)
-            self._counts_into(out, tb + 2, sv.trade_area, 10.0)
-        self._cards_into(out, p["trade_slots"][0], view.seats[me].trade_area, TRADE_SLOTS)
-        self._cards_into(out, p["drawn"][0], view.drawn, 2)
-        if self.trading:
-            self._offers_into(out, p["incoming"][0], self.incoming(view), me, True)
-            self._offers_into(out, p["outgoing"][0], self.outgoing(view), me, False)
-        if self.fasolufka and view.treasury:
+            sv = seats[(me + rel) % n]
+            # A seat's public part changes only when an action touches that seat, so its
+            # block is encoded once per content (SeatView is an immutable tuple).
+            block = blocks.get(sv)
+            if block is None:
+                if len(blocks) >= 4096:
+                    blocks.clear()
+                block = blocks[sv] = self._seat_block(sv)
+            out[s + rel * width : s + (rel + 1) * width] = block
+        self._slots(ones, p["trade_slots"][0], seats[me].trade_area, TRADE_SLOTS)
+        self._slots(ones, p["drawn"][0], view.drawn, 2)
+        if self.trading and view.offers:
+            self._offers(at, val, p["incoming"][0], self._in_out(view)[1], me, True)
+            self._offers(at, val, p["outgoing"][0], self._in_out(view)[2], me, False)
+        if self.treasury and view.treasury:
             # One's own coins, which the buyer of a third field chooses from (R-LADY-10).
-            self._counts_into(out, p["treasury"][0], view.treasury, 10.0)
-        if self.fasolufka and view.pending is not None:
+            self._counts(at, val, p["treasury"][0], view.treasury)
+        if self.pending and view.pending is not None:
             s = p["pending"][0]
             pend = view.pending
             if pend[0] == me:
                 if pend[1] == "place_child":
-                    out[s] = 1.0
+                    one(s)
                 else:
-                    out[s + 1] = 1.0
-                    out[s + 2 + int(pend[2])] = 1.0
-                    out[
-                        s + 2 + FIELDS : s + 2 + FIELDS + min(len(self._ladies(view)), LADY_SLOTS)
-                    ] = 1.0
-        if self.duel:
-            self._cards_into(out, p["duel_offer"][0], view.public.get("offer", ()), DUEL_SLOTS)
-            self._cards_into(
-                out, p["duel_revealed"][0], view.public.get("revealed", ()), DUEL_SLOTS
-            )
+                    one(s + 1)
+                    one(s + 2 + int(pend[2]))
+                    ones += range(
+                        s + 2 + FIELDS, s + 2 + FIELDS + min(len(self._ladies(view)), LADY_SLOTS)
+                    )
+        pt = self.pile_turn
+        if pt is not None:
+            self._slots(ones, p["duel_offer"][0], view.public.get(pt.offer, ()), DUEL_SLOTS)
+            self._slots(ones, p["duel_revealed"][0], view.public.get(pt.revealed, ()), DUEL_SLOTS)
+        out[ones] = 1.0
+        out[at] = val
         return out
 
-    def _offers_into(
+    def _seat_block(self, sv: SeatView) -> NDArray[np.float32]:
+        """One seat's public part: per field (exists, top card, size, payout), then coins,
+        hand size and the trade area's counts."""
+        c = self.c
+        offs = self._card_offs
+        fw = c + 3
+        ones: list[int] = []
+        at: list[int] = []
+        val: list[float] = []
+        for f, field in enumerate(sv.fields[:FIELDS]):
+            fb = f * fw
+            ones.append(fb)  # the field exists
+            if field:
+                for o in offs[field[-1]]:
+                    ones.append(fb + 1 + o)
+                at.append(fb + 1 + c)
+                val.append(min(len(field) / 20, 1.0))
+                at.append(fb + 2 + c)
+                val.append(min(sv.payouts[f] / 4, 1.0))
+        tb = FIELDS * fw
+        at.append(tb)
+        val.append(min(sv.coins / 40, 1.0))
+        at.append(tb + 1)
+        val.append(min(sv.hand_size / 20, 1.0))
+        if sv.trade_area:
+            self._counts(at, val, tb + 2, sv.trade_area)
+        block = np.zeros(self._seat_width, dtype=np.float32)
+        block[ones] = 1.0
+        block[at] = val
+        return block
+
+    def _slots(self, ones: list[int], start: int, cards: Sequence[int], slots: int) -> None:
+        """One card's features per slot, the first ``slots`` cards."""
+        offs = self._card_offs
+        c = self.c
+        for i, card in enumerate(cards[:slots]):
+            b = start + i * c
+            for o in offs[card]:
+                ones.append(b + o)
+
+    def _counts(self, at: list[int], val: list[float], start: int, cards: Sequence[int]) -> None:
+        """Per feature, how many of ``cards`` have it, over 10 (at most 1)."""
+        if not cards:
+            return
+        counts: dict[int, int] = {}
+        offs = self._card_offs
+        for card in cards:
+            for o in offs[card]:
+                counts[o] = counts.get(o, 0) + 1
+        for o, k in counts.items():
+            at.append(start + o)
+            val.append(min(k / 10.0, 1.0))
+
+    def _offers(
         self,
-        out: NDArray[np.float32],
+        at: list[int],
+        val: list[float],
         start: int,
         offers: list[OfferView],
         me: int,
         incoming: bool,
     ) -> None:
+        """Open offers, one block each (see :meth:`_offer_block`), cached by what the block
+        depends on: an offer stays open over many steps and is read by every seat."""
         width = 1 + self.n + self.c + self.v
+        n = self.n
+        cache = self._offer_blocks
         for j, o in enumerate(offers[:OFFER_SLOTS]):
+            other = ((o.proposer if incoming else o.to) - me) % n
+            hidden = (
+                tuple([(sh.get("variety"), sh.get("declared")) for sh in o.shown])
+                if None in o.give
+                else ()
+            )
+            key = (other, o.give, o.want, hidden)
+            block = cache.get(key)
+            if block is None:
+                if len(cache) >= 4096:
+                    cache.clear()
+                block = cache[key] = self._offer_block(o, other)
             b = start + j * width
-            out[b] = 1.0
-            other = o.proposer if incoming else o.to
-            out[b + 1 + (other - me) % self.n] = 1.0
-            g = b + 1 + self.n
-            for card, shown in zip(o.give, o.shown, strict=True):
-                if card is not None:
-                    out[g : g + self.c] += self._card_feats[card] / 4
-                else:
-                    key = shown.get("variety")
-                    if key in self.varieties:
-                        out[g + self.varieties.index(key)] += 0.25
-                    claim = shown.get("declared")
-                    if claim in self._kind_index:
-                        out[g + self.v + self._kind_index[claim]] += 0.25
-            w = g + self.c
-            for key, count in o.want:
-                if key in self.varieties:
-                    out[w + self.varieties.index(key)] += count / 4
-            np.minimum(out[b : b + width], 1.0, out=out[b : b + width])
+            at += [b + i for i in block[0]]
+            val += block[1]
+
+    def _offer_block(self, o: OfferView, other: int) -> tuple[list[int], list[float]]:
+        """One offer, indices relative to its block: present, the other seat (relative to
+        the reader), what is given (features, a quarter per card; a hidden card by its shown
+        variety and declared kind) and what is wanted (a quarter per card), each at most 1."""
+        offs = self._card_offs
+        vi = self._variety_index
+        ki = self._kind_index
+        g = 1 + self.n
+        acc: dict[int, float] = {0: 1.0, 1 + other: 1.0}
+        for card, shown in zip(o.give, o.shown, strict=True):
+            if card is not None:
+                for f in offs[card]:
+                    acc[g + f] = acc.get(g + f, 0.0) + 0.25
+            else:
+                key = shown.get("variety")
+                if key in vi:
+                    acc[g + vi[key]] = acc.get(g + vi[key], 0.0) + 0.25
+                claim = shown.get("declared")
+                if claim in ki:
+                    i = g + self.v + ki[claim]
+                    acc[i] = acc.get(i, 0.0) + 0.25
+        w = g + self.c
+        for key, count in o.want:
+            if key in vi:
+                acc[w + vi[key]] = acc.get(w + vi[key], 0.0) + count / 4
+        return list(acc), [min(x, 1.0) for x in acc.values()]
 
     # ------------------------------------------------------------------ text
 

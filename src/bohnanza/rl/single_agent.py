@@ -31,6 +31,7 @@ from numpy.typing import NDArray
 
 from ..actions import Action
 from ..agents import Agent, make_agent
+from ..schedule import MAX_TRADE_ROUNDS
 from .bohnanza_v0 import raw_env
 
 ILLEGAL = ("raise", "terminate", "substitute")
@@ -64,7 +65,7 @@ class SingleAgentEnv(gym.Env[Any, np.int64]):
         *,
         options: Mapping[str, str] | None = None,
         reward: str = "win",
-        max_trade_rounds: int = 6,
+        max_trade_rounds: int = MAX_TRADE_ROUNDS,
         dict_obs: bool = True,
         illegal: str = "raise",
         render_mode: str | None = None,

@@ -43,7 +43,7 @@ from ..agents.specs import (
 from ..errors import ConfigError
 from ..game import Game
 from ..rules import make_config
-from ..simulate import agent_seed
+from ..seeding import agent_seed, game_seed, game_seeds
 from ..views import View
 from .stats import summarise
 from .storage import Store
@@ -161,7 +161,7 @@ def play_game(spec: TournamentSpec, index: int) -> Row:
     from ..driver import play
 
     add_import_paths(spec.import_paths)
-    seed = spec.seed + index
+    seed = game_seed(spec.seed, index)
     seats = spec.seats_for(index)
     game = Game.new(spec.rules, spec.players, options=dict(spec.options), seed=seed)
     agents = [Timed(build_agent(name, agent_seed(seed, k))) for k, name in enumerate(seats)]
@@ -343,8 +343,8 @@ def run_tournament(
     with Store(out) as store:
         store.claim(spec.identity())
         have = store.seeds()
-        wanted = [spec.seed + i for i in range(games)]
-        todo = [i for i in range(games) if spec.seed + i not in have]
+        wanted = game_seeds(spec.seed, games)
+        todo = [i for i in range(games) if wanted[i] not in have]
         skipped = games - len(todo)
         # One game per task by default: each is stored as soon as it ends (an
         # interrupted run loses only the games in flight; a task costs ~1 ms).

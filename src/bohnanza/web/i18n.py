@@ -522,9 +522,37 @@ def strings() -> dict[str, Any]:
             "count": v.count,
         }
     return {
-        "ui": {"en": EN, "pl": PL},
+        "ui": _with_module_strings(),
         "beans": beans,
         "lady_beanometers": {k: list(b) for k, b in lady_beanometers().items()},
+    }
+
+
+def _with_module_strings() -> dict[str, dict[str, str]]:
+    """EN and PL, plus the names a module gives itself in its ModuleInfo (its title, note,
+    phase labels and hints) where the tables above have none: a new module needs no line
+    here."""
+    from ..modules import module_info, module_names
+    from ..rules import MODULE_BASE
+
+    extra: dict[str, tuple[str, str]] = {}
+    for name in module_names():
+        info = module_info(name)
+        rules = f"{MODULE_BASE}+{name}"
+        if info.title:
+            extra[f"rules.{rules}"] = info.title
+        if info.note:
+            extra[f"rules_note.{rules}"] = info.note
+        for phase, label in info.phase_labels.items():
+            extra[f"phase.{phase}"] = label
+        for phase, label in info.hints.items():
+            extra[f"hint.{phase}"] = label
+    missing = {k: v for k, v in extra.items() if k not in EN}
+    if not missing:
+        return {"en": EN, "pl": PL}
+    return {
+        "en": {**EN, **{k: v[0] for k, v in missing.items()}},
+        "pl": {**PL, **{k: v[1] for k, v in missing.items()}},
     }
 
 

@@ -55,6 +55,8 @@ from typing import Any
 
 import click
 
+from ..seeding import load_client_seed
+
 #: The client's own rate limit (the server allows 20 a second, 100 at once).
 CLIENT_RATE = 18.0
 CLIENT_BURST = 90.0
@@ -277,7 +279,9 @@ class Run:
                         ping_interval=None,
                         compression="deflate" if cfg.deflate else None,
                     )
-                    seats.append(Seat(self, ws, seat, token, cfg.seed * 7919 + index * 31 + seat))
+                    seats.append(
+                        Seat(self, ws, seat, token, load_client_seed(cfg.seed, index, seat))
+                    )
                 for s in seats:
                     await s.hello()
                 await seats[0].start()

@@ -40,9 +40,11 @@ from ..agents.base import Agent
 from ..errors import BohnanzaError, ConfigError, IllegalAction, RecordError
 from ..events import Event
 from ..game import TRADE, Game
+from ..modules import info_for_rules
 from ..records import make_record, new_game
 from ..refusals import explain
 from ..rules import make_config
+from ..seeding import table_agent_seed
 from ..shuffle import fresh_seed
 from ..views import SeatView, View, make_view
 from .clocks import Clocks, parse_clock
@@ -83,6 +85,15 @@ RETRY_MAX = 4.0
 def default_database_url() -> str:
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return f"sqlite:///{Path(base) / 'bohnanza' / 'games.db'}"
+
+
+def _module_info(rules: str) -> dict[str, Any]:
+    """ModuleInfo.to_json of a table's rule set ({} for one that no longer resolves, e.g.
+    a stored table of a module that is not registered now)."""
+    try:
+        return info_for_rules(rules).to_json()
+    except ConfigError:
+        return {}
 
 
 @dataclass(slots=True)
@@ -248,6 +259,8 @@ class Table:
         out: dict[str, Any] = {
             "id": self.id,
             "rules": s["rules"],
+            # What the module tells the page: phases, public piles, flags (table.js).
+            "module_info": _module_info(s["rules"]),
             "players": s["players"],
             "options": s.get("options", {}),
             "trade_limit": s.get("trade_limit", 0),
@@ -1334,7 +1347,7 @@ class Manager:
             # A table saved before a restart may name a bot no longer allowed: the
             # substitute plays that seat instead.
             allowed = kind if kind in self.settings.bots() else self.settings.substitute
-            agent = make_agent(allowed, (seed * 1009 + seat * 7919 + table.seq) % 2**31)
+            agent = make_agent(allowed, table_agent_seed(seed, seat, table.seq))
             table.agents[(seat, kind)] = agent
         legal = (
             only if only is not None else game.legal_actions(seat, agent.wants_offers(game.turn))

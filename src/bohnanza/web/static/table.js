@@ -219,17 +219,33 @@ function tradeable() {
   if (myTurn()) cards.push(...v.drawn);
   return cards;
 }
+// What the table's module tells the page (ModuleInfo.to_json, sent as table.module_info):
+// its phases, public piles and behaviour flags; the page never tests module names.
+function moduleInfo() {
+  return (T.table && T.table.module_info) || {};
+}
 function selectableIds() {
   const v = T.state.view;
   const ids = [];
   const mine = me();
   if (mine) ids.push(...mine.trade_area.map((c) => c.id));
-  if (v.public && v.public.offer) ids.push(...v.public.offer.map((c) => c.id));
-  if (v.public && v.public.revealed) ids.push(...v.public.revealed.map((c) => c.id));
+  // The module's public piles (ModuleInfo.public, sent with the table): the duel's offer and revealed cards.
+  for (const key of moduleInfo().public || []) if (v.public && v.public[key]) ids.push(...v.public[key].map((c) => c.id));
   return ids;
+}
+// The page's own words exist for the built-in action types; a module's new type is named
+// by its ModuleInfo.action_labels ([EN, PL]), with its field if it has one.
+const BUILTIN_ACTIONS = new Set(["plant", "stop_planting", "propose", "accept", "decline", "withdraw", "end_trading", "plant_traded", "harvest", "buy_field", "move_lady", "place_child", "discard", "skip_discard", "plant_revealed", "end_reveal"]);
+function builtinLabel(type) {
+  return BUILTIN_ACTIONS.has(type);
 }
 function describeAction(a) {
   const c = (id) => Board.cardText(id);
+  const own = moduleInfo().action_labels || {};
+  if (!builtinLabel(a.type) && own[a.type]) {
+    const label = own[a.type][B.lang === "pl" ? 1 : 0];
+    return a.field !== null && a.field !== undefined ? label + " (" + (a.field + 1) + ")" : label;
+  }
   switch (a.type) {
     case "plant_revealed":
       return t("do.plant_revealed", { card: c(a.card), field: a.field + 1 });
@@ -635,9 +651,7 @@ function hintText() {
   if (v.phase === "plant_traded" && mine && mine.trade_area.length) {
     return legalOf("plant_traded").length ? t("hint.plant_traded") : t("hint.must_harvest_traded");
   }
-  if (v.phase === "duel_offer" && myTurn()) return t("hint.duel_offer");
-  if (v.phase === "duel_discard" && myTurn()) return t("hint.duel_discard");
-  if (v.phase === "duel_reveal" && myTurn()) return t("hint.duel_reveal");
+  if ((moduleInfo().hint_phases || []).includes(v.phase) && myTurn()) return t("hint." + v.phase);
   const waiting = waitingFor();
   if (waiting.length) return t("hint.wait_for", { names: waiting.map((s) => Board.seatName(T.table, s)).join(", ") });
   return "";
@@ -713,7 +727,9 @@ function renderCenter() {
     }
   }
   // Decisions the fields and buttons below do not cover, listed in words.
-  const special = legal().filter((a) => ["plant_revealed", "discard", "skip_discard", "end_reveal", "move_lady", "place_child"].includes(a.type));
+  // A module's own action types (ModuleInfo.action_labels) are listed here too.
+  const own = moduleInfo().action_labels || {};
+  const special = legal().filter((a) => ["plant_revealed", "discard", "skip_discard", "end_reveal", "move_lady", "place_child"].includes(a.type) || (a.type in own && !builtinLabel(a.type)));
   if (special.length) {
     box.append(
       el(
@@ -822,7 +838,7 @@ function renderMine() {
   const hand = v.hand || [];
   const builder = T.ui.builder;
   const accepting = T.ui.accepting;
-  const discardPhase = v.phase === "duel_discard" && myTurn();
+  const discardPhase = (moduleInfo().hand_discard_phases || []).includes(v.phase) && myTurn();
   panel.append(
     el(
       "div",
@@ -1129,7 +1145,7 @@ function renderBuilder() {
   const fromHand = new Set((v.hand || []).map((c) => c.id));
   for (const id of b.give) {
     const c = tradeable().find((x) => x.id === id);
-    if (c && c.kind === "black" && fromHand.has(id)) {
+    if (moduleInfo().declarations && c && c.kind === "black" && fromHand.has(id)) {
       const sel = el(
         "select",
         {

@@ -33,6 +33,11 @@ heavy checks (2, 3, 4, 7) run: :data:`FULL` after every action, :data:`CHEAP` af
 sample of actions (about one in ``full_every``) and at the end; conservation runs after every
 action in both. Any failure raises :class:`InvariantError` naming the game (as a call that
 reproduces it), the action index, the action and what went wrong.
+
+Public entry points (re-exported by :mod:`bohnanza.testing`): :func:`check_game`,
+:func:`check_games`, :func:`check_random_games` (every configuration of a rule set, see
+:func:`configurations`), :func:`position`, and :class:`InvariantChecker` for the checks one
+by one on a game a test plays its own way. Seeds come from :mod:`bohnanza.seeding`.
 """
 
 from __future__ import annotations
@@ -46,16 +51,16 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, cast
 
-from .actions import Action, ActionType, Offer
-from .agents import agent_names, make_agent
-from .driver import PlayLog, play
-from .errors import BohnanzaError, GameOver, IllegalAction
-from .events import Event
-from .game import OVER, TRADE, Game
-from .records import make_record, replay
-from .rules import GameConfig, make_config
-from .simulate import agent_seed
-from .views import View, seat_view
+from ..actions import Action, ActionType, Offer
+from ..agents import agent_names, make_agent
+from ..driver import PlayLog, play
+from ..errors import BohnanzaError, GameOver, IllegalAction
+from ..events import Event
+from ..game import OVER, TRADE, Game
+from ..records import make_record, replay
+from ..rules import GameConfig, all_rulesets, make_config
+from ..seeding import agent_seed, checker_seed, game_seeds
+from ..views import View, seat_view
 
 _T = ActionType
 
@@ -166,7 +171,7 @@ def check_game(
         game = _CheckedGame(make_config(rules, players, opts), seed=seed)
     except BohnanzaError as exc:
         raise InvariantError(f"{where}: the game cannot be created: {exc}") from exc
-    checker = _Checker(game, checks, where, random.Random(seed * 7919 + 17))
+    checker = InvariantChecker(game, checks, where, random.Random(checker_seed(seed)))
     game.checker = checker
     checker.initial()
     seats = [make_agent(name, agent_seed(seed, k)) for k, name in enumerate(names)]
@@ -183,7 +188,7 @@ def check_game(
     if checker.index != len(log.actions):
         raise InvariantError(
             f"{where}: the checker saw {checker.index} of the {len(log.actions)} actions played: "
-            "an execution path bypasses Game._execute (update bohnanza.checker._CheckedGame)"
+            "an execution path bypasses Game._execute (update bohnanza.testing.checker._CheckedGame)"
         )
     checker.final(log.actions, names)
     if checks.determinism:
@@ -251,6 +256,48 @@ def option_sets(rules: Mapping[str, Any], players: int) -> list[dict[str, str]]:
     return out
 
 
+#: One configuration to check: rule set (with modules), player count, options.
+Configuration = tuple[str, int, dict[str, str]]
+
+
+def configurations(rules: str | Iterable[str] | None = None) -> list[Configuration]:
+    """Every configuration the engine offers: each rule set of
+    :func:`bohnanza.rules.all_rulesets` (or only ``rules``) with each allowed player count
+    and each required option value (:func:`option_sets`). A module is in this list as soon
+    as it is registered."""
+    wanted = {rules} if isinstance(rules, str) else None if rules is None else set(rules)
+    out: list[Configuration] = []
+    for entry in all_rulesets():
+        if wanted is not None and entry["rules"] not in wanted:
+            continue
+        for players in range(entry["min_players"], entry["max_players"] + 1):
+            for options in option_sets(entry, players):
+                out.append((entry["rules"], players, options))
+    if wanted is not None and not {c[0] for c in out} >= wanted:
+        missing = ", ".join(sorted(wanted - {c[0] for c in out}))
+        raise ValueError(f"no such rule set: {missing}")
+    return out
+
+
+def check_random_games(
+    rules: str | Iterable[str] | None = None,
+    games: int = 1,
+    seed: int = 0,
+    agents: Sequence[str] | str | None = None,
+    checks: Checks = CHEAP,
+) -> Summary:
+    """Check ``games`` seeded games (seeds ``seed``, ``seed + 1``, …) of every configuration
+    of ``rules`` (default: every rule set and module, see :func:`configurations`); raise
+    :class:`InvariantError` at the first failure. The quickest way for a new module to get
+    every engine invariant checked: ``check_random_games("fasolki+my-module", games=20)``.
+    """
+    summary = Summary()
+    for name, players, options in configurations(rules):
+        for s in game_seeds(seed, games):
+            summary.add(check_game(name, players, s, options, agents, checks))
+    return summary
+
+
 # ---------------------------------------------------------------------------- the hooked game
 
 
@@ -264,7 +311,7 @@ class _CheckedGame(Game):
     """
 
     __slots__ = ("checker",)
-    checker: _Checker
+    checker: InvariantChecker
 
     def _execute(self, seat: int, action: Action) -> None:
         ck = self.checker
@@ -303,12 +350,29 @@ class _StoppingGame(Game):
 # ---------------------------------------------------------------------------- the checks
 
 
-class _Checker:
-    def __init__(self, game: Game, checks: Checks, where: str, rng: random.Random) -> None:
+class InvariantChecker:
+    """The checks of one game, callable one by one on any :class:`Game`.
+
+    :func:`check_game` drives one through a whole game; a test that plays its own way (a
+    fuzzer, a scripted position, a new module's hand-built state) can make one for its game
+    and call the checks it wants after each step: :meth:`conservation`, :meth:`structure`
+    (cheap), :meth:`view_leaks`, :meth:`full` (every heavy check: leaks, save/load, clone,
+    legality probes), or ask :meth:`allowed` which card ids a seat may see now. A failed
+    check raises :class:`InvariantError` prefixed with ``where``; ``rng`` drives the
+    sampled checks (probes, legal-action samples).
+    """
+
+    def __init__(
+        self,
+        game: Game,
+        checks: Checks = FULL,
+        where: str = "game",
+        rng: random.Random | None = None,
+    ) -> None:
         self.game = game
         self.checks = checks
         self.where = where
-        self.rng = rng
+        self.rng = rng if rng is not None else random.Random(0)
         self.index = 0  # actions applied so far
         self.full_checks = 0
         self.probes = 0

@@ -1,0 +1,140 @@
+"""What the code outside ``bohnanza.modules`` may know about a module: one frozen
+:class:`ModuleInfo` per module, the class attribute ``info`` of its hook class.
+
+The CLI, the terminal, the text renderer, the web UI (which receives :meth:`ModuleInfo.to_json`
+with the table), the RL encoding and the bots read these fields instead of testing module
+names, so a new module describes itself here, in one place, and none of them changes. The
+base game's info is :data:`BASE_INFO`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+#: A short text in English and Polish (the languages of the UI).
+Label = tuple[str, str]
+
+
+def _frozen(mapping: Mapping[str, Any] | None = None) -> Mapping[str, Any]:
+    return MappingProxyType(dict(mapping or {}))
+
+
+@dataclass(frozen=True, slots=True)
+class PileTurn:
+    """A turn that plants from public piles instead of trading (R-DUEL-3): the RL encoding
+    lays out one action segment per pile and a discard segment; the web and the bots find
+    the piles in ``View.public``.
+
+    ``offer`` is the pile left by the opponent (planted or discarded in ``offer_phase``),
+    ``revealed`` the pile turned up in ``reveal_phase``; in ``discard_phase`` the active
+    seat may discard one hand card or skip."""
+
+    offer: str
+    revealed: str
+    offer_phase: str
+    discard_phase: str
+    reveal_phase: str
+
+
+@dataclass(frozen=True, slots=True)
+class EncodingHints:
+    """How :mod:`bohnanza.rl.encoding` lays out this module's parts.
+
+    ``give_classes``: per variety key, the (kind, declared) classes a trade offer template
+    may give instead of "any card of the variety" (R-BLUFF-1: red, black told truly, black
+    declared red). ``pending``: the module queues indivisible decisions (a child placed, a
+    lady moved, R-LADY-7/8), observed as a block and answered by their own segments.
+    ``pile_turn``: see :class:`PileTurn`. ``actions``: see below."""
+
+    give_classes: Mapping[str, tuple[tuple[str | None, str | None], ...]] = field(
+        default_factory=_frozen
+    )
+    pending: bool = False
+    pile_turn: PileTurn | None = None
+    #: The module's own action types without arguments (``ActionType`` values): one
+    #: index each, after the built-in segments.
+    actions: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "give_classes", _frozen(self.give_classes))
+
+
+@dataclass(frozen=True, slots=True)
+class ModuleInfo:
+    """A module's description for everything outside ``bohnanza.modules``.
+
+    Names (for the web lobby, EN and PL; the built-in modules have theirs in
+    ``web/i18n.py``): ``title``, the rule set's name; ``note``, one line about it.
+    Phases and labels:
+        ``phases``: the phases the module adds, in turn order (``game.phase`` values).
+        ``phase_labels``: per added phase, a short label (EN, PL) for the terminal and text.
+        ``source_labels``: per ``source`` of a ``plant`` event (a pile the module plants
+        from), the words that follow the card, e.g. ``("from the offer", "z oferty")``.
+        ``action_labels``: per added action type (``ActionType`` value), its name (EN, PL).
+        ``hint_phases``: phases in which the web page shows ``hint.<phase>`` to the seat
+        to act (``hints``: that text, EN and PL, where ``web/i18n.py`` has none); ``hand_discard_phases``: phases in which clicking a hand card discards it.
+    Public state:
+        ``public``: the keys of ``View.public`` (card lists, shown to everybody).
+    Behaviour the outside needs:
+        ``trading``: phase 2 exists (R-DUEL-1: not in the duel).
+        ``buyer_chooses_coins``: a third field is paid with coins the buyer names (R-LADY-10).
+        ``own_treasury_visible``: a seat sees its own coin cards (R-LADY-10).
+        ``declarations``: offers may declare a card as something else (R-BLUFF-1).
+        ``top_card_pays``: a field pays by the kind of its top card (men, ladies, children,
+        R-LADY-3…5): bots value fields by kind.
+        ``turn_cards``: cards turned up per turn in place of the two drawn ones (the duel's
+        three revealed cards, R-DUEL-3); ``None``: the rule set's ``drawn_count``.
+        ``last_turn_public``: ``View.public`` lacks a ``last_turn`` flag the state keeps
+        (R-DUEL-4: seat 1's extra turn after the final run-out); a search bot that
+        rebuilds a state from a view sets it when the final run-out is on and seat 1 acts.
+    Encoding:
+        ``encoding``: :class:`EncodingHints` for the RL observation and action layout.
+    """
+
+    title: Label | None = None
+    note: Label | None = None
+    phases: tuple[str, ...] = ()
+    phase_labels: Mapping[str, Label] = field(default_factory=_frozen)
+    hints: Mapping[str, Label] = field(default_factory=_frozen)
+    source_labels: Mapping[str, Label] = field(default_factory=_frozen)
+    action_labels: Mapping[str, Label] = field(default_factory=_frozen)
+    hint_phases: tuple[str, ...] = ()
+    hand_discard_phases: tuple[str, ...] = ()
+    public: tuple[str, ...] = ()
+    trading: bool = True
+    buyer_chooses_coins: bool = False
+    own_treasury_visible: bool = False
+    declarations: bool = False
+    top_card_pays: bool = False
+    turn_cards: int | None = None
+    last_turn_public: bool = False
+    encoding: EncodingHints = field(default_factory=EncodingHints)
+
+    def __post_init__(self) -> None:
+        # Read-only mappings: one ModuleInfo is shared by every game of the module.
+        for name in ("phase_labels", "hints", "source_labels", "action_labels"):
+            object.__setattr__(self, name, _frozen(getattr(self, name)))
+
+    def to_json(self) -> dict[str, Any]:
+        """The fields the web page reads (sent with the table, see ``Table.info``)."""
+        return {
+            "phases": list(self.phases),
+            "phase_labels": {k: list(v) for k, v in self.phase_labels.items()},
+            "action_labels": {k: list(v) for k, v in self.action_labels.items()},
+            "hint_phases": list(self.hint_phases),
+            "hand_discard_phases": list(self.hand_discard_phases),
+            "public": list(self.public),
+            "trading": self.trading,
+            "buyer_chooses_coins": self.buyer_chooses_coins,
+            "own_treasury_visible": self.own_treasury_visible,
+            "declarations": self.declarations,
+        }
+
+
+#: The base game (and every rule set without a module).
+BASE_INFO = ModuleInfo()
+
+__all__ = ["BASE_INFO", "EncodingHints", "Label", "ModuleInfo", "PileTurn"]

@@ -1,0 +1,787 @@
+"""Rules as objects: one :class:`Rule` per action type (in the spirit of PokerKit's
+operations), so that each rule is written once.
+
+A rule object knows
+
+* its action type (``type``) and the phases where it applies (``phases``; ``None``: any
+  phase but the end, like a harvest, R-HARV-1), or that it answers a pending decision
+  (``pending``);
+* ``candidates(game, seat, offers)``: the actions of its type ``seat`` may take now (the
+  legal listing; any fast path lives here, next to the check it must agree with);
+* ``refusal(game, seat, action)``: why ``action`` is not allowed, as a typed
+  :class:`~bohnanza.errors.Refusal` (rule ID, a code, numbers and the English message),
+  or ``None``;
+* ``execute(game, seat, action)``: carry out an action that passed ``refusal``.
+
+:class:`~bohnanza.modules.base.Hooks` builds one instance of each class in its
+``rule_classes`` (a table per hooks class): :meth:`Game.check` asks the rule of the
+action's type, and :meth:`Game.legal_actions` is the union of the candidates of the rules
+of the current phase, in table order (anytime rules last).
+
+**How a module adds or changes an action type.** Subclass :class:`Rule` (or a base rule
+to change it), set ``type`` and ``phases`` and write the three methods; then list it in
+the module's hooks::
+
+    class DiscardRule(Rule):
+        type = ActionType.DISCARD
+        phases = frozenset({"duel_discard"})
+
+        def candidates(self, game, seat, offers):
+            return [Action.discard(c) for c in game.hands[seat]] if seat == game.active else []
+
+        def refusal(self, game, seat, action):
+            if action.card not in game.hands[seat]:
+                return self.refuse(game, seat, f"discard card {action.card}", "it is not in its hand")
+            return None
+
+        def execute(self, game, seat, action):
+            ...
+
+    class MyHooks(Hooks):
+        rule_classes = with_rules(Hooks.rule_classes, DiscardRule)
+
+:func:`with_rules` replaces the rule of the same action type in place (a module's own
+harvest rule, say) and puts new ones before the anytime rules. A brand-new action type
+also needs its member in :class:`bohnanza.actions.ActionType`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from itertools import combinations, product
+from typing import TYPE_CHECKING, ClassVar, TypeAlias
+
+from ..actions import Action, ActionType, Offer
+from ..errors import IllegalAction, InvalidOffer, NotYourTurn, Refusal
+from ..game import MAX_OFFER_CARDS, MAX_OPEN_OFFERS, OVER, PLANT, PLANT_TRADED, TRADE
+
+if TYPE_CHECKING:
+    from ..game import Game
+    from ..rules import GameConfig
+    from .base import Hooks
+
+_T = ActionType
+_ErrorKind: TypeAlias = "type[IllegalAction]"
+_HARVEST = [Action.harvest(i) for i in range(3)]
+_PLANT = [Action.plant(i) for i in range(3)]
+_STOP = Action.stop_planting()
+_END = Action.end_trading()
+_BUY = Action.buy_field()
+
+
+class Rule:
+    """One action type's rule: when it applies, what may be done, why not, and how."""
+
+    #: The action type this rule decides.
+    type: ClassVar[ActionType]
+    #: Phases where the rule's actions are listed; ``None``: every phase but the end.
+    phases: ClassVar[frozenset[str] | None] = None
+    #: True for the answer to a pending indivisible decision (R-HARV-1): while one is
+    #: open, only such rules are listed and asked.
+    pending: ClassVar[bool] = False
+    #: Rules with the same ``group`` that follow each other in a phase's listing are
+    #: listed interleaved, ordered by the group's :meth:`order` (the answers to one offer
+    #: together, say), as players read them.
+    group: ClassVar[str | None] = None
+
+    def __init__(self, hooks: Hooks) -> None:
+        self.hooks = hooks
+        self.config: GameConfig = hooks.config
+
+    def candidates(self, game: Game, seat: int, offers: bool) -> list[Action]:
+        """Every action of this type ``seat`` may take now (``offers=False``: leave out
+        proposal templates, the costliest part of the list)."""
+        return []
+
+    def refusal(self, game: Game, seat: int, action: Action) -> Refusal | None:
+        """Why ``seat`` may not take ``action`` (of this rule's type) now, or None."""
+        raise NotImplementedError
+
+    def execute(self, game: Game, seat: int, action: Action) -> None:
+        """Carry out ``action``, which passed :meth:`refusal`."""
+        raise NotImplementedError
+
+    def order(self, game: Game) -> Callable[[Action], int]:
+        """The sort key of this rule's ``group`` in a listing."""
+        raise NotImplementedError
+
+    def refuse(
+        self,
+        game: Game,
+        seat: int,
+        what: str,
+        why: str,
+        rule: str | None = None,
+        kind: _ErrorKind = IllegalAction,
+        code: str = "",
+        **details: int,
+    ) -> Refusal:
+        """The refusal "seat cannot <what>: <why> (rule)"; a refusal of kind
+        :class:`NotYourTurn` names the seat whose move it is (``details["active"]``)."""
+        if issubclass(kind, NotYourTurn) and "active" not in details:
+            details["active"] = game.active
+        return Refusal(seat, what, why, rule, kind, code, details)
+
+
+def with_rules(base: Iterable[type[Rule]], *rules: type[Rule]) -> tuple[type[Rule], ...]:
+    """``base`` with ``rules`` added: a rule replaces the one of its action type where it
+    stands; a new one goes before the anytime rules (those without phases)."""
+    table = list(base)
+    for rule in rules:
+        same = [i for i, r in enumerate(table) if r.type is rule.type]
+        if same:
+            table[same[0]] = rule
+            continue
+        anytime = [i for i, r in enumerate(table) if r.phases is None and not r.pending]
+        table.insert(anytime[0] if anytime else len(table), rule)
+    return tuple(table)
+
+
+def not_now(game: Game, why: str) -> str:
+    if game.phase == OVER:
+        return "the game is over"
+    return f"{why}; now it is seat {game.active}'s turn, phase {game.phase}"
+
+
+# ---------------------------------------------------------------------------- phase 1
+
+
+class PlantRule(Rule):
+    """Phase 1: the front hand card onto a field (R-PLANT-1…3)."""
+
+    type = _T.PLANT
+    phases = frozenset({PLANT})
+
+    def candidates(self, game: Game, seat: int, offers: bool) -> list[Action]:
+        if seat != game.active:
+            return []
+        hand = game.hands[seat]
+        if not hand or game.planted >= 2:
+            return []
+        card = hand[0]
+        hooks = self.hooks
+        if hooks._base_planting:
+            cv = hooks.card_variety
+            v = cv[card]
+            return [_PLANT[i] for i, f in enumerate(game.fields[seat]) if not f or cv[f[-1]] == v]
+        return [
+            Action.plant(f)
+            for f in range(len(game.fields[seat]))
+            if hooks.can_plant(game, seat, card, f)
+        ]
+
+    def refusal(self, game: Game, seat: int, action: Action) -> Refusal | None:
+        what = f"plant on field {action.field}"
+        if game.phase != PLANT or seat != game.active:
+            why = not_now(game, "planting from the hand is phase 1 of one's own turn")
+            return self.refuse(game, seat, what, why, "R-PLANT-1", NotYourTurn)
+        if game.planted >= 2:
+            return self.refuse(
+                game, seat, what, "two cards are already planted this turn", "R-PLANT-2"
+            )
+        hand = game.hands[seat]
+        if not hand:
+            return self.refuse(game, seat, what, "the hand is empty", "R-PLANT-1")
+        err = self.hooks.plant_error(game, seat, hand[0], action.field)
+        return self.refuse(game, seat, what, err) if err else None
+
+    def execute(self, game: Game, seat: int, action: Action) -> None:
+        hooks = self.hooks
+        card = game.hands[seat].pop(0)
+        field = action.field
+        assert field is not None
+        if game._events is not None:
+            game.emit("plant", seat, card=card, field=field, variety=self.config.variety_of(card))
+        hooks.place(game, seat, card, field)
+        game.planted += 1
+        if game.pending is None:
+            hooks.after_plant(game)
+
+
+class StopPlantingRule(Rule):
+    """Phase 1: decline the optional second card (R-PLANT-2)."""
+
+    type = _T.STOP_PLANTING
+    phases = frozenset({PLANT})
+
+    def candidates(self, game: Game, seat: int, offers: bool) -> list[Action]:
+        return [_STOP] if seat == game.active and game.planted == 1 else []
+
+    def refusal(self, game: Game, seat: int, action: Action) -> Refusal | None:
+        if game.phase != PLANT or seat != game.active:
+            why = not_now(game, "it is not its phase 1")
+            return self.refuse(game, seat, "stop planting", why, "R-PLANT-2", NotYourTurn)
+        if game.planted == 0:
+            why = "the front card must be planted first"
+            return self.refuse(game, seat, "stop planting", why, "R-PLANT-1")
+        return None
+
+    def execute(self, game: Game, seat: int, action: Action) -> None:
+        game.emit("stop_planting", seat)
+        self.hooks.start_trade(game)
+
+
+# ---------------------------------------------------------------------------- phase 2
+
+
+class TradeRule(Rule):
+    """What every phase-2 action shares: there is trading, and it is phase 2."""
+
+    phases = frozenset({TRADE})
+
+    def trade_refusal(self, game: Game, seat: int, what: str) -> Refusal | None:
+        if not self.hooks.trading:
+            why = f"there is no trading in {self.config.rules}"
+            return self.refuse(game, seat, what, why, "R-DUEL-1", NotYourTurn)
+        if game.phase != TRADE:
+            why = not_now(game, "trading happens in phase 2")
+            return self.refuse(game, seat, what, why, "R-TRADE-1", NotYourTurn)
+        return None
+
+
+class OfferAnswerRule(TradeRule):
+    """Withdraw, decline or accept one open offer: listed offer by offer."""
+
+    group = "offer"
+
+    def order(self, game: Game) -> Callable[[Action], int]:
+        return _offer_id
+
+    def open_offer(
+        self, game: Game, seat: int, action: Action, what: str
+    ) -> tuple[int, Offer] | Refusal:
+        refused = self.trade_refusal(game, seat, what)
+        if refused:
+            return refused
+        oid = action.offer_id
+        entry = game.offers.get(oid) if isinstance(oid, int) else None
+        if entry is None:
+            why = f"there is no open offer {oid!r}"
+            return self.refuse(game, seat, what, why, kind=InvalidOffer)
+        return entry
+
+
+def _offer_id(action: Action) -> int:
+    return action.offer_id or 0
+
+
+class WithdrawRule(OfferAnswerRule):
+    """Take back one's own open offer."""
+
+    type = _T.WITHDRAW
+
+    def candidates(self, game: Game, seat: int, offers: bool) -> list[Action]:
+        return [Action.withdraw(oid) for oid, (p, _) in game.offers.items() if p == seat]
+
+    def refusal(self, game: Game, seat: int, action: Action) -> Refusal | None:
+        what = f"withdraw offer {action.offer_id}"
+        entry = self.open_offer(game, seat, action, what)
+        if isinstance(entry, Refusal):
+            return entry
+        proposer = entry[0]
+        if proposer != seat:
+            why = f"it was proposed by seat {proposer}"
+            return self.refuse(game, seat, what, why, kind=InvalidOffer)
+        return None
+
+    def execute(self, game: Game, seat: int, action: Action) -> None:
+        assert action.offer_id is not None
+        game.offers.pop(action.offer_id)
+        game.emit("withdraw", seat, offer_id=action.offer_id)
+
+
+class DeclineRule(OfferAnswerRule):
+    """Refuse an offer or gift addressed to oneself (R-TRADE-4)."""
+
+    type = _T.DECLINE
+
+    def candidates(self, game: Game, seat: int, offers: bool) -> list[Action]:
+        return [
+            Action.decline(oid) for oid, (p, o) in game.offers.items() if p != seat and o.to == seat
+        ]
+
+    def refusal(self, game: Game, seat: int, action: Action) -> Refusal | None:
+        what = f"decline offer {action.offer_id}"
+        entry = self.open_offer(game, seat, action, what)
+        if isinstance(entry, Refusal):
+            return entry
+        offer = entry[1]
+        if offer.to != seat:
+            why = f"it is addressed to seat {offer.to}"
+            return self.refuse(game, seat, what, why, kind=InvalidOffer)
+        return None
+
+    def execute(self, game: Game, seat: int, action: Action) -> None:
+        assert action.offer_id is not None
+        proposer, offer = game.offers.pop(action.offer_id)
+        game.emit("decline", seat, offer_id=action.offer_id, proposer=proposer, gift=offer.is_gift)
+
+
+class AcceptRule(OfferAnswerRule):
+    """Accept an offer addressed to oneself, choosing the cards it asks for (R-TRADE-2/3)."""
+
+    type = _T.ACCEPT
+
+    def candidates(self, game: Game, seat: int, offers: bool) -> list[Action]:
+        acts: list[Action] = []
+        mine: list[int] | None = None
+        for oid, (p, o) in game.offers.items():
+            if p != seat and o.to == seat:
+                if mine is None:
+                    mine = game.tradeable(seat)
+                acts += [Action.accept(oid, c) for c in _choices(mine, o.want, self.config)]
+        return acts
+
+    def refusal(self, game: Game, seat: int, action: Action) -> Refusal | None:
+        what = f"accept offer {action.offer_id}"
+        entry = self.open_offer(game, seat, action, what)
+        if isinstance(entry, Refusal):
+            return entry
+        proposer, offer = entry
+        if offer.to != seat:
+            why = f"it is addressed to seat {offer.to}"
+            return self.refuse(game, seat, what, why, kind=InvalidOffer)
+        cards = action.cards
+        if len(set(cards)) != len(cards):
+            return self.refuse(game, seat, what, "a card is chosen twice", kind=InvalidOffer)
+        mine = game.tradeable(seat)
+        for c in cards:
+            if c not in mine:
+                why = f"card {c} is not among its tradeable cards"
+                return self.refuse(game, seat, what, why, "R-TRADE-2", InvalidOffer)
+        want = {v: n for v, n in offer.want}
+        got: dict[str, int] = {}
+        for c in cards:
+            v = self.config.variety_of(c)
+            got[v] = got.get(v, 0) + 1
+        if got != want:
+            asked = ", ".join(f"{n} {v}" for v, n in offer.want) or "nothing"
+            chosen = ", ".join(f"{n} {v}" for v, n in got.items()) or "nothing"
+            why = f"the offer asks for {asked}; the chosen cards are {chosen}"
+            return self.refuse(game, seat, what, why, kind=InvalidOffer)
+        theirs = game.tradeable(proposer)
+        if any(c not in theirs for c in offer.give):
+            why = f"seat {proposer} no longer holds the offered cards"
+            return self.refuse(game, seat, what, why, "R-TRADE-3", InvalidOffer)
+        return None
+
+    def execute(self, game: Game, seat: int, action: Action) -> None:
+        self.hooks.accept(game, seat, action)
+
+
+class ProposeRule(TradeRule):
+    """Open an offer (R-TRADE-1…4). Listed as a finite sample of templates."""
+
+    type = _T.PROPOSE
+
+    def candidates(self, game: Game, seat: int, offers: bool) -> list[Action]:
+        if not offers or not self.hooks.trading:
+            return []
+        return self.templates(game, seat)
+
+    def templates(self, game: Game, seat: int) -> list[Action]:
+        """A finite, useful sample of offers: each distinct card as a gift, or for one card
+        of a variety the proposer grows (or, for a non-active seat, one of the drawn)."""
+        if sum(1 for p, _ in game.offers.values() if p == seat) >= MAX_OPEN_OFFERS:
+            return []
+        config = self.config
+        hooks = self.hooks
+        a = game.active
+        partners = [s for s in range(config.players) if s != seat] if seat == a else [a]
+        wanted: list[str] = []
+        for f in game.fields[seat]:
+            if f:
+                v = config.variety_of(f[-1])
+                if v not in wanted:
+                    wanted.append(v)
+        if seat != a:
+            for c in game.drawn:
+                v = config.variety_of(c)
+                if v not in wanted:
+                    wanted.append(v)
+        acts: list[Action] = []
+        seen: set[tuple[int, str, bool]] = set()
+        for card in game.tradeable(seat):
+            key = (hooks.card_variety[card], config.card_kind[card], card in game.drawn)
+            if key in seen:
+                continue
+            seen.add(key)
+            own = config.variety_of(card)
+            for d in [None] if card in game.drawn else hooks.declarations(game, card):
+                declared = (d,) if d is not None else ()
+                for to in partners:
+                    acts.append(Action.propose(Offer(to, (card,), (), declared)))
+                    for v in wanted:
+                        if v != own:
+                            acts.append(Action.propose(Offer(to, (card,), ((v, 1),), declared)))
+        return acts
+
+    def refusal(self, game: Game, seat: int, action: Action) -> Refusal | None:
+        what = "propose this offer"
+        refused = self.trade_refusal(game, seat, what)
+        if refused:
+            return refused
+        offer = action.offer
+        if not isinstance(offer, Offer):
+            return self.refuse(game, seat, what, "the action carries no offer", kind=InvalidOffer)
+        return self.offer_refusal(game, seat, offer)
+
+    def offer_refusal(self, game: Game, seat: int, offer: Offer) -> Refusal | None:
+        """Why ``offer`` may not be opened by ``seat`` (any well-formed offer may)."""
+        what = "propose this offer"
+        n = self.config.players
+        a = game.active
+        to = offer.to
+
+        def bad(why: str, rule: str | None = None) -> Refusal:
+            return self.refuse(game, seat, what, why, rule, InvalidOffer)
+
+        if not isinstance(to, int) or isinstance(to, bool) or not 0 <= to < n or to == seat:
+            return bad(f"the partner must be another seat, not {to!r}")
+        if seat != a and to != a:
+            return bad(f"non-active players trade only with the active seat {a}", "R-TRADE-2")
+        if sum(1 for p, _ in game.offers.values() if p == seat) >= MAX_OPEN_OFFERS:
+            return bad(f"at most {MAX_OPEN_OFFERS} offers may be open at once")
+        give = offer.give
+        if not give and not offer.want:
+            return bad("it neither gives nor asks for anything")
+        if len(give) > MAX_OFFER_CARDS or sum(c for _, c in offer.want) > MAX_OFFER_CARDS:
+            return bad(f"at most {MAX_OFFER_CARDS} cards on each side")
+        if len(set(give)) != len(give):
+            return bad("a card is given twice")
+        mine = game.tradeable(seat)
+        for c in give:
+            if c not in mine:
+                where = "its hand or the drawn cards" if seat == a else "its hand"
+                return bad(f"card {c} is not in {where}", "R-TRADE-2")
+        seen: set[str] = set()
+        for item in offer.want:
+            if not (isinstance(item, tuple) and len(item) == 2):
+                return bad(f"malformed want {item!r}")
+            v, count = item
+            if v not in self.config.varieties:
+                return bad(f"{v!r} is not a variety of {self.config.rules}")
+            if not isinstance(count, int) or isinstance(count, bool) or count < 1:
+                return bad(f"want count for {v} must be a positive integer")
+            if v in seen:
+                return bad(f"{v} is asked for twice")
+            seen.add(v)
+        if offer.declared:
+            if len(offer.declared) != len(give):
+                return bad("declare one claim per given card, or none")
+            for c, d in zip(give, offer.declared, strict=True):
+                if not isinstance(d, str):
+                    return bad(f"a declaration must be a string, not {d!r}")
+                if d and c in game.drawn:
+                    return bad("drawn cards are face up: nothing to declare", "R-BLUFF-2")
+                err = self.hooks.declared_error(game, c, d)
+                if err:
+                    return bad(err)
+        return None
+
+    def execute(self, game: Game, seat: int, action: Action) -> None:
+        assert action.offer is not None
+        self.hooks.propose(game, seat, action.offer)
+
+
+class EndTradingRule(TradeRule):
+    """The active seat ends phase 2 (R-TRADE-6)."""
+
+    type = _T.END_TRADING
+
+    def candidates(self, game: Game, seat: int, offers: bool) -> list[Action]:
+        return [_END] if seat == game.active else []
+
+    def refusal(self, game: Game, seat: int, action: Action) -> Refusal | None:
+        refused = self.trade_refusal(game, seat, "end trading")
+        if refused:
+            return refused
+        if seat != game.active:
+            why = f"only the active seat {game.active} ends phase 2"
+            return self.refuse(game, seat, "end trading", why, "R-TRADE-6", NotYourTurn)
+        return None
+
+    def execute(self, game: Game, seat: int, action: Action) -> None:
+        game.emit("end_trading", seat)
+        self.hooks.end_trading(game)
+
+
+# ---------------------------------------------------------------------------- phase 3
+
+
+class PlantTradedRule(Rule):
+    """Phase 3: plant a card from one's trade area (R-PLANT-4)."""
+
+    type = _T.PLANT_TRADED
+    phases = frozenset({PLANT_TRADED})
+
+    def candidates(self, game: Game, seat: int, offers: bool) -> list[Action]:
+        trade = game.trade[seat]
+        if not trade:
+            return []
+        hooks = self.hooks
+        fields = game.fields[seat]
+        if hooks._base_planting:
+            cv = hooks.card_variety
+            tops = [cv[f[-1]] if f else -1 for f in fields]
+            return [
+                Action(_T.PLANT_TRADED, field=i, card=card)
+                for card in trade
+                for i, top in enumerate(tops)
+                if top < 0 or top == cv[card]
+            ]
+        return [
+            Action.plant_traded(card, f)
+            for card in trade
+            for f in range(len(fields))
+            if hooks.can_plant(game, seat, card, f)
+        ]
+
+    def refusal(self, game: Game, seat: int, action: Action) -> Refusal | None:
+        what = f"plant card {action.card} on field {action.field}"
+        if game.phase != PLANT_TRADED:
+            why = not_now(game, "traded cards are planted in phase 3")
+            return self.refuse(game, seat, what, why, "R-PLANT-4", NotYourTurn)
+        if action.card not in game.trade[seat]:
+            return self.refuse(game, seat, what, "that card is not in its trade area", "R-PLANT-4")
+        assert action.card is not None
+        err = self.hooks.plant_error(game, seat, action.card, action.field)
+        return self.refuse(game, seat, what, err) if err else None
+
+    def execute(self, game: Game, seat: int, action: Action) -> None:
+        hooks = self.hooks
+        card, field = action.card, action.field
+        assert card is not None and field is not None
+        game.trade[seat].remove(card)
+        if game._events is not None:
+            game.emit(
+                "plant",
+                seat,
+                card=card,
+                field=field,
+                variety=self.config.variety_of(card),
+                traded=True,
+            )
+        hooks.place(game, seat, card, field)
+        hooks.after_step(game)
+
+
+# ---------------------------------------------------------------------------- any time
+
+
+class AnytimeRule(Rule):
+    """Harvests and the field purchase: allowed at any moment (R-HARV-1), but never inside
+    an indivisible step; a module may keep them to the active seat (``own_turn_only``)."""
+
+    #: The reason (citing its rule) when only the active seat may do this, or None.
+    own_turn_only: ClassVar[str | None] = None
+
+    def timing(self, game: Game, seat: int, what: str) -> Refusal | None:
+        own = self.own_turn_only
+        if own is not None and seat != game.active:
+            return self.refuse(game, seat, what, own, code="own_turn_only", active=game.active)
+        p = game.pending
+        if p is not None:
+            why = f"seat {p[0]} must first finish {p[1]} (R-HARV-1)"
+            return self.refuse(game, seat, what, why, code="not_now", active=p[0])
+        return None
+
+    def may_act(self, game: Game, seat: int) -> bool:
+        return game.pending is None and (self.own_turn_only is None or seat == game.active)
+
+
+class HarvestRule(AnytimeRule):
+    """Harvest a field (R-HARV-1…3)."""
+
+    type = _T.HARVEST
+
+    def candidates(self, game: Game, seat: int, offers: bool) -> list[Action]:
+        if not self.may_act(game, seat):
+            return []
+        fields = game.fields[seat]
+        multi = False
+        for f in fields:
+            if len(f) > 1:
+                multi = True
+                break
+        return [_HARVEST[i] for i, f in enumerate(fields) if f and (len(f) > 1 or not multi)]
+
+    def refusal(self, game: Game, seat: int, action: Action) -> Refusal | None:
+        what = f"harvest field {action.field}"
+        refused = self.timing(game, seat, what)
+        if refused:
+            return refused
+        fields = game.fields[seat]
+        field = action.field
+        if not isinstance(field, int) or isinstance(field, bool) or not 0 <= field < len(fields):
+            why = f"there is no field {field!r} (seat {seat} has {len(fields)})"
+            if isinstance(field, int):
+                return self.refuse(
+                    game, seat, what, why, code="no_field", field=field, n=len(fields)
+                )
+            return self.refuse(game, seat, what, why)
+        n = len(fields[field])
+        if n == 0:
+            why = f"field {field} is empty"
+            return self.refuse(game, seat, what, why, code="field_empty", field=field)
+        if n == 1:
+            for i, other in enumerate(fields):
+                if len(other) > 1:
+                    why = (
+                        f"a field with one bean is protected while field {i} holds "
+                        f"{len(other)} (R-HARV-3)"
+                    )
+                    most = max(range(len(fields)), key=lambda j: len(fields[j]))
+                    return self.refuse(
+                        game,
+                        seat,
+                        what,
+                        why,
+                        code="field_protected",
+                        field=field,
+                        other=most,
+                        n=len(fields[most]),
+                    )
+        return None
+
+    def execute(self, game: Game, seat: int, action: Action) -> None:
+        assert action.field is not None
+        self.hooks.harvest(game, seat, action.field)
+
+
+class BuyFieldRule(AnytimeRule):
+    """Buy a third field (R-FIELD-1…3). Listed once, naming no coins: where the buyer
+    chooses them (R-LADY-10), any valid choice passes just as the template does."""
+
+    type = _T.BUY_FIELD
+
+    def candidates(self, game: Game, seat: int, offers: bool) -> list[Action]:
+        if (
+            len(game.fields[seat]) < 3
+            and game.supply > 0
+            and len(game.treasury[seat]) >= self.config.field_price
+            and self.may_act(game, seat)
+        ):
+            return [_BUY]
+        return []
+
+    def refusal(self, game: Game, seat: int, action: Action) -> Refusal | None:
+        what = "buy a third field"
+        refused = self.timing(game, seat, what)
+        if refused:
+            return refused
+        if len(game.fields[seat]) >= 3:
+            why = "it already has a third field; one per player (R-FIELD-1)"
+            return self.refuse(game, seat, what, why, code="have_third_field")
+        if game.supply <= 0:
+            why = "no third-field card is left in the supply (R-FIELD-1)"
+            return self.refuse(game, seat, what, why, code="no_third_field_left")
+        price = self.config.field_price
+        coins = game.coins(seat)
+        if coins < price:
+            why = f"a third field costs {price} coins and it has {coins} (R-FIELD-2)"
+            return self.refuse(game, seat, what, why, code="field_price", price=price, coins=coins)
+        err = self.coins_error(game, seat, action.cards)
+        return self.refuse(game, seat, what, err) if err else None
+
+    def coins_error(self, game: Game, seat: int, coins: tuple[int, ...]) -> str | None:
+        """Why a buy may not name ``coins``: here the price is always the top of the
+        treasury (R-FIELD-3); a rule set that lets the buyer choose replaces this."""
+        if coins:
+            return (
+                f"in {self.config.rules} the price is paid with the coins on top of the "
+                "treasury; a buy names no coins (R-FIELD-3)"
+            )
+        return None
+
+    def execute(self, game: Game, seat: int, action: Action) -> None:
+        self.hooks.buy_field(game, seat, action.cards)
+
+
+#: The base game's rules, in listing order (anytime rules last).
+BASE_RULES: tuple[type[Rule], ...] = (
+    PlantRule,
+    StopPlantingRule,
+    WithdrawRule,
+    DeclineRule,
+    AcceptRule,
+    ProposeRule,
+    EndTradingRule,
+    PlantTradedRule,
+    HarvestRule,
+    BuyFieldRule,
+)
+
+
+def _choices(
+    mine: list[int], want: tuple[tuple[str, int], ...], config: GameConfig, cap: int = 16
+) -> list[tuple[int, ...]]:
+    """Every way to pick the wanted cards from ``mine``, up to ``cap`` ways."""
+    per: list[list[tuple[int, ...]]] = []
+    for v, n in want:
+        pool = [c for c in mine if config.variety_of(c) == v]
+        if len(pool) < n:
+            return []
+        per.append(list(combinations(pool, n)))
+    out: list[tuple[int, ...]] = []
+    for combo in product(*per):
+        out.append(tuple(c for part in combo for c in part))
+        if len(out) >= cap:
+            break
+    return out
+
+
+def listing(rules: Iterable[Rule]) -> tuple[Rule | tuple[Rule, ...], ...]:
+    """Rules in listing order, with each run of one ``group`` gathered into a tuple."""
+    out: list[Rule | tuple[Rule, ...]] = []
+    run: list[Rule] = []
+    for rule in rules:
+        if run and rule.group != run[0].group:
+            out.append(tuple(run) if len(run) > 1 else run[0])
+            run = []
+        if rule.group is None:
+            out.append(rule)
+        else:
+            run.append(rule)
+    if run:
+        out.append(tuple(run) if len(run) > 1 else run[0])
+    return tuple(out)
+
+
+def list_actions(
+    entries: tuple[Rule | tuple[Rule, ...], ...], game: Game, seat: int, offers: bool
+) -> list[Action]:
+    """The union of the candidates of ``entries`` (see :func:`listing`)."""
+    acts: list[Action] = []
+    for entry in entries:
+        if isinstance(entry, Rule):
+            acts += entry.candidates(game, seat, offers)
+            continue
+        parts = [r.candidates(game, seat, offers) for r in entry]
+        if sum(1 for p in parts if p) > 1:
+            acts += sorted((a for p in parts for a in p), key=entry[0].order(game))
+        else:
+            for p in parts:
+                acts += p
+    return acts
+
+
+__all__ = [
+    "BASE_RULES",
+    "AcceptRule",
+    "AnytimeRule",
+    "BuyFieldRule",
+    "DeclineRule",
+    "EndTradingRule",
+    "HarvestRule",
+    "OfferAnswerRule",
+    "PlantRule",
+    "PlantTradedRule",
+    "ProposeRule",
+    "Refusal",
+    "Rule",
+    "StopPlantingRule",
+    "TradeRule",
+    "WithdrawRule",
+    "with_rules",
+]
