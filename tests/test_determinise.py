@@ -17,8 +17,9 @@ from bohnanza import Action, Game, Offer, View
 from bohnanza.agents import make_agent
 from bohnanza.agents.heuristic import HeuristicAgent
 from bohnanza.agents.search import SearchAgent
-from bohnanza.determinise import Determiniser, SeenCards, _fits
+from bohnanza.determinise import Determiniser, SeenCards, _fits, unseen_cards
 from bohnanza.driver import PlayLog, play
+from bohnanza.testing.helpers import FASOLKI_FILL, TRADE, deal, plant, propose
 from bohnanza.views import make_view
 from test_bots import mid_game, reshuffle_hidden
 
@@ -337,3 +338,65 @@ def test_search_rollouts_play_every_seat_with_the_trading_heuristic() -> None:
 
     assert not hasattr(search_module, "_Autarky")
     assert issubclass(search_module._Rollout, HeuristicAgent)
+
+
+def test_a_black_claim_gets_a_black_card_before_a_red_claim_takes_one() -> None:
+    """R-BLUFF-1: a hand card declared black is black; one declared red may be red or a
+    black one. With one red and one black Fasolkopajak left unseen, a red claim dealt
+    first could take the black card and leave the black claim none: the sample deals
+    the stricter claims first (the active seat's own offers too: it is seat 0 here)."""
+    spiders = ["fasolkopajak/red"] * 2 + ["fasolkopajak/black"] * 2
+    game = deal(
+        "fasolki+fasolkopajaki",
+        3,
+        [["cowboy", *spiders], ["fasolkopajak/black"], ["fasolkopajak/red"]],
+        fill=FASOLKI_FILL,
+    )
+    plant(game, 0)
+    assert game.phase == TRADE
+    cfg = game.config
+    red, black = game.hands[2][0], game.hands[1][0]
+    assert cfg.card_kind[red] == "red" and cfg.card_kind[black] == "black"
+    first = propose(game, 2, Offer(0, (red,), (), ("red",)))
+    propose(game, 1, Offer(0, (black,), (), ("black",)))
+    view = game.view(0)
+    unseen_spiders = [c for c in unseen_cards(view) if cfg.variety_of(c) == "fasolkopajak"]
+    assert sorted(unseen_spiders) == sorted([red, black])
+    for k in range(30):
+        g = check_sample(view, None, random.Random(k))
+        assert black in g.hands[1] and red in g.hands[2]
+        assert g.offers[first][1].give == (red,)
+    # The memory keeps both claims once the offers are gone, with the same result.
+    memory = SeenCards()
+    memory.update(view)
+    for oid in list(game.offers):
+        game.apply(game.offers[oid][0], Action.withdraw(oid))
+    later = game.view(0)
+    memory.update(later)
+    assert memory.claims == {1: Counter({("fasolkopajak", "black"): 1}), 2: Counter({("fasolkopajak", "red"): 1})}
+    for k in range(30):
+        g = check_sample(later, memory, random.Random(k))
+        assert black in g.hands[1] and red in g.hands[2]
+
+
+def test_an_offer_of_a_black_and_a_red_declaration_needs_two_cards() -> None:
+    """Two hand cards of one offer are distinct cards: shown as black and as red, the
+    hand holds two Fasolkopajaks that fit a red declaration, one of them black."""
+    game = deal(
+        "fasolki+fasolkopajaki",
+        3,
+        [["cowboy"], ["fasolkopajak/black", "fasolkopajak/red"]],
+        fill=FASOLKI_FILL,
+    )
+    plant(game, 0)
+    b, r = game.hands[1][0], game.hands[1][1]
+    propose(game, 1, Offer(0, (b, r), (), ("black", "red")))
+    view = game.view(0)
+    memory = SeenCards()
+    memory.update(view)
+    assert memory.claims[1] == Counter({("fasolkopajak", "black"): 1, ("fasolkopajak", "red"): 2})
+    cfg = game.config
+    for k in range(20):
+        g = check_sample(view, memory, random.Random(k))
+        spiders = [c for c in g.hands[1] if cfg.variety_of(c) == "fasolkopajak"]
+        assert len(spiders) >= 2 and any(cfg.card_kind[c] == "black" for c in spiders)

@@ -71,6 +71,24 @@ def _fits(cfg: GameConfig, card: int, claim: Claim) -> bool:
     return declared != "black" or cfg.card_kind[card] == "black"
 
 
+def _looseness(claim: Claim) -> int:
+    """Claims that fewer cards fit come first when dealing: a declared black card (only
+    black ones fit) before any other."""
+    return 0 if claim[1] == "black" else 1
+
+
+def _within(inner: Claim, outer: Claim) -> bool:
+    """Whether every card that fits ``inner`` also fits ``outer``."""
+    return inner[0] == outer[0] and (outer[1] != "black" or inner[1] == "black")
+
+
+def _offer_needs(claims: list[Claim]) -> Counter[Claim]:
+    """For the hidden cards one offer shows (distinct cards of one hand): how many cards
+    fitting each claim the hand holds at least (a card declared black also fits a red
+    declaration of its variety, so an offer of both needs two cards fitting red)."""
+    return Counter({x: sum(1 for y in claims if _within(y, x)) for x in set(claims)})
+
+
 def _reshuffled(p: View, c: View) -> bool:
     """Whether the discard pile may have been shuffled into a new draw pile between two
     views (R-DECK-1): a run-out was counted and the draw pile holds cards again, or a
@@ -234,7 +252,9 @@ class SeenCards:
         for o in c.offers:
             if o.proposer == c.seat:
                 continue
-            need = Counter(_claim(sh) for g, sh in zip(o.give, o.shown, strict=True) if g is None)
+            need = _offer_needs(
+                [_claim(sh) for g, sh in zip(o.give, o.shown, strict=True) if g is None]
+            )
             if not need:
                 continue
             held = self.claims.setdefault(o.proposer, Counter())
@@ -282,6 +302,7 @@ class Determiniser:
         for cards in self.known_treasury.values():
             known.update(cards)
         self.free = [c for c in self.unseen if c not in known]
+        self._plan_claims()
         self.template = self._template(self._deal(random.Random(0)))
 
     def _use(self, seen: SeenCards) -> None:
@@ -315,6 +336,27 @@ class Determiniser:
             if 0 <= s < n and s != self.me and claims:
                 self.claims[s] = Counter(claims)
 
+    def _plan_claims(self) -> None:
+        """How many cards of each claim every hand must hold (``needs``, the most
+        restrictive claims first) and the hidden slots of each offer (``offer_slots``)."""
+        need: dict[tuple[int, Claim], int] = {}
+        for p, claims in self.claims.items():
+            for claim, k in claims.items():
+                need[(p, claim)] = max(need.get((p, claim), 0), k)
+        slots: dict[int, tuple[int, list[tuple[int, Claim]]]] = {}
+        for p, k, i, claim in self.hidden_offers:
+            slots.setdefault(k, (p, []))[1].append((i, claim))
+        self.offer_slots: list[tuple[int, int, list[tuple[int, Claim]]]] = []
+        for k, (p, items) in sorted(slots.items()):
+            for claim, m in _offer_needs([c for _, c in items]).items():
+                need[(p, claim)] = max(need.get((p, claim), 0), m)
+            items.sort(key=lambda item: _looseness(item[1]))
+            self.offer_slots.append((k, p, items))
+        self.needs: list[tuple[int, Claim, int]] = sorted(
+            ((p, claim, k) for (p, claim), k in need.items()),
+            key=lambda x: (_looseness(x[1]), x[0], x[1]),
+        )
+
     # ---------------------------------------------------------------- dealing
 
     def _deal(self, rng: random.Random) -> dict[str, Any]:
@@ -335,26 +377,28 @@ class Determiniser:
                     return c
             return -1
 
-        # Offered hand cards first: a card of the shown variety (and declared colour) goes
-        # into the proposer's hand; several offers may show one card if the hand is full.
+        # Hand cards shown in offers now or earlier (R-TRADE-3) go into their hands first,
+        # the most restrictive claims first (a card declared black must be black; one
+        # declared red may be either, R-BLUFF-1), so that a red claim dealt a black card
+        # cannot leave a black claim without one.
+        for p, claim, k in self.needs:
+            have = sum(1 for c in hands[p] if _fits(cfg, c, claim))
+            for _ in range(k - have):
+                if take(p, claim) < 0:
+                    break
+        # Each offer shows distinct cards of its proposer's hand; several offers may show
+        # the same card.
         offer_cards: dict[tuple[int, int], int] = {}
         dropped: set[int] = set()
-        for p, k, i, claim in self.hidden_offers:
-            used_here = {offer_cards[(k, j)] for j in range(i) if (k, j) in offer_cards}
-            pick = next((c for c in hands[p] if _fits(cfg, c, claim) and c not in used_here), -1)
-            if pick < 0:
-                pick = take(p, claim)
-            if pick < 0:
-                dropped.add(k)
-            else:
+        for k, p, slots in self.offer_slots:
+            used: set[int] = set()
+            for i, claim in slots:
+                pick = next((c for c in hands[p] if c not in used and _fits(cfg, c, claim)), -1)
+                if pick < 0:
+                    dropped.add(k)  # only where the view and the memory disagree
+                    break
+                used.add(pick)
                 offer_cards[(k, i)] = pick
-        # Cards offered earlier that the proposer still holds.
-        for p, claims in self.claims.items():
-            for claim, k in claims.items():
-                have = sum(1 for c in hands[p] if _fits(cfg, c, claim))
-                for _ in range(k - have):
-                    if take(p, claim) < 0:
-                        break
         for p in range(n):
             while len(hands[p]) < self.hand_sizes[p]:
                 hands[p].append(pool.pop())
