@@ -373,7 +373,10 @@ def test_a_black_claim_gets_a_black_card_before_a_red_claim_takes_one() -> None:
         game.apply(game.offers[oid][0], Action.withdraw(oid))
     later = game.view(0)
     memory.update(later)
-    assert memory.claims == {1: Counter({("fasolkopajak", "black"): 1}), 2: Counter({("fasolkopajak", "red"): 1})}
+    assert memory.claims == {
+        1: Counter({("fasolkopajak", "black"): 1}),
+        2: Counter({("fasolkopajak", "red"): 1}),
+    }
     for k in range(30):
         g = check_sample(later, memory, random.Random(k))
         assert black in g.hands[1] and red in g.hands[2]

@@ -448,7 +448,11 @@ class Determiniser:
         view = self.view
         state = Game(view.config, seed=0).to_dict()
         extra = {k: list(v) if isinstance(v, list) else v for k, v in view.public.items()}
-        if module_info(view.config.module).last_turn_public and view.final_runout and view.active == 1:
+        if (
+            module_info(view.config.module).last_turn_public
+            and view.final_runout
+            and view.active == 1
+        ):
             extra["last_turn"] = True  # R-DUEL-4: the second seat's turn after a run-out
         ids = [int(o["id"]) for o in dealt["offers"]]
         state.update(

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 import random
+import statistics
 import time
 from collections.abc import Sequence
 
@@ -46,6 +47,10 @@ _SKIP = frozenset((_T.PROPOSE,))
 _TRADE_CHOICES = frozenset((_T.ACCEPT, _T.DECLINE, _T.END_TRADING, _T.BUY_FIELD))
 #: Offers a roll-out player makes per turn (fewer than a real one: roll-outs are many).
 ROLLOUT_PROPOSALS = 2
+#: Phase-2 rounds of a roll-out turn (a real table's driver allows ``MAX_TRADE_ROUNDS``).
+ROLLOUT_TRADE_ROUNDS = 2
+#: Samples per decision at least, with a ``rollouts`` budget (the paired test needs 3).
+MIN_SAMPLES = 3
 
 
 class _Stop(Exception):
@@ -80,19 +85,29 @@ class SearchAgent(Agent):
         *,
         seconds: float | None = 1.0,
         iterations: int | None = None,
+        rollouts: int | None = None,
         depth: int | None = -1,
         max_candidates: int = 6,
         z: float = 2.0,
+        trade_rounds: int = ROLLOUT_TRADE_ROUNDS,
     ) -> None:
         super().__init__(seed)
-        if seconds is None and iterations is None:
-            raise ValueError("give the search a budget: seconds or iterations")
+        if rollouts is not None:
+            seconds, iterations = None, None
+        if seconds is None and iterations is None and rollouts is None:
+            raise ValueError("give the search a budget: seconds, iterations or rollouts")
         self.seconds = seconds
         self.iterations = iterations
+        #: Roll-outs per decision, shared by its candidates (at least ``MIN_SAMPLES``
+        #: samples each): a decision between two actions gets more samples than one
+        #: between six, for about the same time.
+        self.rollout_budget = rollouts
         #: Roll-out length in turns (None: to the end); -1 means two rounds of the table.
         self.depth = depth
         self.max_candidates = max_candidates
         self.z = z
+        #: Phase-2 rounds a roll-out's turn may last (the driver ends trading after them).
+        self.trade_rounds = trade_rounds
         self.rng = random.Random(seed)
         self.heuristic = HeuristicAgent(seed)
         #: What the seat remembers of the cards it has seen (updated at every decision).
@@ -100,25 +115,35 @@ class SearchAgent(Agent):
         self.searched = 0  # decisions that were searched (for reports)
         self.rollouts = 0
         self.search_seconds = 0.0  # time spent in searched decisions
+        self.search_times: list[float] = []  # seconds of each searched decision
 
     def wants_offers(self, turn: int) -> bool:
         return self.heuristic.wants_offers(turn)
 
     def stats(self) -> dict[str, float]:
         """Decisions searched, roll-outs played and the seconds the searches took
-        (tournament summaries sum them: seconds / searched is the mean searched decision)."""
-        return {
+        (tournament summaries sum them: seconds / searched is the mean searched decision),
+        with this game's median and 95th percentile of a searched decision."""
+        out: dict[str, float] = {
             "searched": self.searched,
             "rollouts": self.rollouts,
             "search_seconds": round(self.search_seconds, 3),
         }
+        if self.search_times:
+            times = sorted(self.search_times)
+            out["search_ms_median"] = round(1000 * statistics.median(times), 2)
+            out["search_ms_p95"] = round(
+                1000 * times[min(len(times) - 1, int(0.95 * len(times)))], 2
+            )
+        return out
 
     def __repr__(self) -> str:
-        budget = (
-            f"seconds={self.seconds}"
-            if self.iterations is None
-            else f"iterations={self.iterations}"
-        )
+        if self.rollout_budget is not None:
+            budget = f"rollouts={self.rollout_budget}"
+        elif self.iterations is not None:
+            budget = f"iterations={self.iterations}"
+        else:
+            budget = f"seconds={self.seconds}"
         return f"SearchAgent(seed={self.seed}, {budget})"
 
     # ---------------------------------------------------------------- deciding
@@ -193,7 +218,12 @@ class SearchAgent(Agent):
         n = len(cands)
         diffs: list[list[float]] = [[] for _ in range(n)]
         deadline = time.perf_counter() + self.seconds if self.seconds is not None else math.inf
-        limit = self.iterations if self.iterations is not None else 1 << 30
+        if self.rollout_budget is not None:
+            limit = max(MIN_SAMPLES, self.rollout_budget // n)
+        elif self.iterations is not None:
+            limit = self.iterations
+        else:
+            limit = 1 << 30
         it = 0
         while it < limit:
             if it >= 1 and time.perf_counter() >= deadline:
@@ -205,7 +235,9 @@ class SearchAgent(Agent):
                 diffs[k].append(results[k] - results[0])
             it += 1
         self.rollouts += it * n
-        self.search_seconds += time.perf_counter() - started
+        took = time.perf_counter() - started
+        self.search_seconds += took
+        self.search_times.append(took)
         best = 0
         best_score = 0.0
         for k in range(1, n):
@@ -239,7 +271,7 @@ class SearchAgent(Agent):
         mine.restore(self.heuristic.snapshot())  # what it learnt of the others
         try:
             if not g.over:
-                play(g, agents)
+                play(g, agents, max_trade_rounds=self.trade_rounds)
         except _Stop:
             pass
         return utility(g, me)
