@@ -33,7 +33,12 @@ CONFIGS = list(configs())
 
 
 def tiny_search(seed: int) -> SearchAgent:
-    return SearchAgent(seed, seconds=None, iterations=2, depth=1, max_candidates=3, z=0.0)
+    """A search that overrules the heuristic on any positive mean (``z=0``), so that its
+    alternatives reach the driver's legality check; one sample of one-turn roll-outs
+    with one trading round keeps a whole game to a few seconds."""
+    return SearchAgent(
+        seed, seconds=None, iterations=1, depth=1, max_candidates=3, z=0.0, trade_rounds=1
+    )
 
 
 # ---------------------------------------------------------------------------- what bots see
@@ -411,3 +416,46 @@ def test_search_respects_its_time_budget() -> None:
     choice = agent.act(game.view(seat), legal, True)
     assert time.perf_counter() - start < 1.5
     assert choice in legal
+
+
+def test_search_games_pass_the_invariant_checker() -> None:
+    """``bohnanza.testing``'s checker (no leak in any view or event, card conservation,
+    every action legal, save/load, replay) over a whole game in which the search, set to
+    overrule the heuristic on any positive mean (``z0``), trades with bluffs
+    (Fasolkopajaki, R-BLUFF-1)."""
+    from bohnanza.testing import CHEAP, check_game
+
+    stats = check_game(
+        "fasolki+fasolkopajaki", 3, 4, agents=["search:1it:d1:z0", "heuristic"], checks=CHEAP
+    )
+    assert stats.actions > 0
+
+
+def test_a_rollout_budget_is_shared_by_the_candidates() -> None:
+    """``search:Nro``: N roll-outs a decision in all, at least three samples each: a
+    choice between two actions gets more samples than one between four."""
+    game = mid_game("classic", 4, seed=6, turns=5)
+    seat = game.active
+    view = game.view(seat)
+    legal = [a for a in game.legal_actions(seat) if a.type is not _T.PROPOSE]
+    assert len(legal) >= 2
+    cands: list[Action | None] = [*legal, None][:5]
+    for n, samples in ((2, 6), (5, 3)):
+        agent = make_agent("search:12ro:d1", 0)
+        assert isinstance(agent, SearchAgent) and agent.rollout_budget == 12
+        assert agent.search(view, cands[:n], cands[0]) in cands[:n]
+        assert agent.rollouts == samples * n
+
+
+def test_the_hand_valuing_leaf_sees_what_giving_a_hand_card_away_costs() -> None:
+    """Without ``hand`` a roll-out cut short values coins and fields only, so a hand card
+    given away (a trade, a gift) looks free; with it, the heuristic's plan for the hand
+    counts: losing the Blue that would grow a Blue field lowers the seat's value."""
+    from bohnanza.agents.search import position_value
+    from bohnanza.testing.helpers import deal
+
+    game = deal("classic", 4, [["blue", "blue", "red", "red", "soy"]], fields={0: [["blue", "blue"]]})  # fmt: skip
+    poorer = game.clone()
+    poorer.discard.append(poorer.hands[0].pop(0))
+    assert position_value(poorer, 0) == position_value(game, 0)
+    assert position_value(poorer, 0, hand=True) < position_value(game, 0, hand=True) - 0.1

@@ -90,6 +90,8 @@ class SearchAgent(Agent):
         max_candidates: int = 6,
         z: float = 2.0,
         trade_rounds: int = ROLLOUT_TRADE_ROUNDS,
+        hand_value: bool = False,
+        strict: bool = False,
     ) -> None:
         super().__init__(seed)
         if rollouts is not None:
@@ -108,12 +110,18 @@ class SearchAgent(Agent):
         self.z = z
         #: Phase-2 rounds a roll-out's turn may last (the driver ends trading after them).
         self.trade_rounds = trade_rounds
+        #: Whether a roll-out's end values the hands too (:func:`position_value`).
+        self.hand_value = hand_value
+        #: Whether the margin ``z`` is corrected for few samples and several alternatives
+        #: (:func:`threshold`).
+        self.strict = strict
         self.rng = random.Random(seed)
         self.heuristic = HeuristicAgent(seed)
         #: What the seat remembers of the cards it has seen (updated at every decision).
         self.seen = SeenCards()
         self.searched = 0  # decisions that were searched (for reports)
         self.rollouts = 0
+        self.overruled = 0  # searched decisions where it did not take the heuristic's choice
         self.search_seconds = 0.0  # time spent in searched decisions
         self.search_times: list[float] = []  # seconds of each searched decision
 
@@ -127,6 +135,7 @@ class SearchAgent(Agent):
         out: dict[str, float] = {
             "searched": self.searched,
             "rollouts": self.rollouts,
+            "overruled": self.overruled,
             "search_seconds": round(self.search_seconds, 3),
         }
         if self.search_times:
@@ -240,6 +249,7 @@ class SearchAgent(Agent):
         self.search_times.append(took)
         best = 0
         best_score = 0.0
+        z = threshold(self.z, it, n - 1) if self.strict else self.z
         for k in range(1, n):
             d = diffs[k]
             m = sum(d) / len(d)
@@ -247,11 +257,12 @@ class SearchAgent(Agent):
                 score = m
             elif len(d) > 2:
                 var = sum((x - m) ** 2 for x in d) / (len(d) - 1)
-                score = m - self.z * math.sqrt(var / len(d))
+                score = m - z * math.sqrt(var / len(d))
             else:
                 continue  # too few samples to overrule the heuristic
             if score > best_score:
                 best, best_score = k, score
+        self.overruled += best > 0
         return cands[best]
 
     def _playout(self, g0: Game, me: int, action: Action | None, seed: int) -> float:
@@ -274,25 +285,56 @@ class SearchAgent(Agent):
                 play(g, agents, max_trade_rounds=self.trade_rounds)
         except _Stop:
             pass
-        return utility(g, me)
+        return utility(g, me, self.hand_value)
 
 
-def utility(g: Game, me: int) -> float:
+def threshold(z: float, samples: int, alternatives: int) -> float:
+    """The margin, in standard errors, that an alternative must clear with ``strict``.
+
+    ``z`` alone is the one-sided test of one alternative with a known spread. But the
+    spread is estimated from a handful of samples (Student's t with ``samples - 1``
+    degrees of freedom has heavier tails) and up to five alternatives are tested at once
+    (each one's false alarm adds up): with 6 samples and 5 alternatives, ``z = 2`` alone
+    would overrule a heuristic choice that is as good as the rest about one time in
+    five. So the level of ``z`` is split among the alternatives (Bonferroni) and turned
+    into a t quantile (Cornish-Fisher expansion: no SciPy needed; it runs low for two
+    degrees of freedom, about 9 instead of 10 at the 0.5% level)."""
+    nd = statistics.NormalDist()
+    alpha = nd.cdf(-z) / max(1, alternatives)
+    x = nd.inv_cdf(1.0 - alpha)
+    nu = max(1, samples - 1)
+    x2 = x * x
+    return (
+        x
+        + (x2 + 1) * x / (4 * nu)
+        + (5 * x2 * x2 + 16 * x2 + 3) * x / (96 * nu**2)
+        + (3 * x2**3 + 19 * x2 * x2 + 17 * x2 - 15) * x / (384 * nu**3)
+    )
+
+
+def utility(g: Game, me: int, hand: bool = False) -> float:
     """How good ``g`` is for ``me``: at the end, a win (a shared win in part) plus the
-    coin margin over the best other seat; before, the margin in coins plus field values."""
+    coin margin over the best other seat; before, the margin in coins plus field values
+    (plus, with ``hand``, what the heuristic's plan makes of each seat's hand)."""
     if g.over:
         assert g.scores is not None and g.winners is not None
         best_other = max(s for k, s in enumerate(g.scores) if k != me)
         win = 1.0 / len(g.winners) if me in g.winners else 0.0
         return win + 0.2 * (g.scores[me] - best_other)
-    values = [position_value(g, s) for s in range(g.players)]
+    values = [position_value(g, s, hand) for s in range(g.players)]
     return 0.2 * (values[me] - max(v for k, v in enumerate(values) if k != me))
 
 
-def position_value(g: Game, seat: int) -> float:
-    """Coins plus what the seat's fields are worth to the heuristic (a seat's own view)."""
+def position_value(g: Game, seat: int, hand: bool = False) -> float:
+    """Coins plus what the seat's fields are worth to the heuristic (a seat's own view);
+    with ``hand``, plus what planting its trade area and then its hand (the next
+    ``HORIZON`` cards, discounted) adds to them, as the heuristic plans it. Without it a
+    roll-out cut short sees no cost in giving hand cards away."""
     pos = Position(g.view(seat), tables_for(g.config))
-    return len(g.treasury[seat]) + sum(pos.fval(f) for f in g.fields[seat])
+    value = len(g.treasury[seat]) + sum(pos.fval(f) for f in g.fields[seat])
+    if hand:
+        value += pos.plan(pos.fields, list(g.trade[seat]), list(g.hands[seat]))
+    return value
 
 
 __all__ = ["Determiniser", "SearchAgent", "determinise", "unseen_cards", "utility"]

@@ -63,8 +63,9 @@ def search_parameters(text: str) -> dict[str, Any]:
     """``0.2`` → seconds per decision; ``50it`` → samples per decision (each candidate
     played out on each); ``40ro`` → roll-outs per decision, shared by the candidates;
     ``d8`` limits roll-outs to 8 turns (``d0``: to the end of the game); ``z1.5`` the
-    standard errors by which an alternative must beat the heuristic's choice; joined by
-    ``:``."""
+    standard errors by which an alternative must beat the heuristic's choice; ``hand``
+    values the hands at a roll-out's end; ``strict`` corrects ``z`` for few samples and
+    several alternatives; joined by ``:``."""
     kwargs: dict[str, Any] = {}
     for p in [p.strip() for p in text.split(":")]:
         try:
@@ -74,6 +75,10 @@ def search_parameters(text: str) -> dict[str, Any]:
             elif p.endswith("ro"):
                 kwargs["rollouts"] = int(p[:-2])
                 kwargs["seconds"] = None
+            elif p == "hand":
+                kwargs["hand_value"] = True
+            elif p == "strict":
+                kwargs["strict"] = True
             elif p.startswith("z"):
                 kwargs["z"] = float(p[1:])
             elif p.startswith("d"):
