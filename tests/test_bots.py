@@ -422,11 +422,15 @@ def test_search_games_pass_the_invariant_checker() -> None:
     """``bohnanza.testing``'s checker (no leak in any view or event, card conservation,
     every action legal, save/load, replay) over a whole game in which the search, set to
     overrule the heuristic on any positive mean (``z0``), trades with bluffs
-    (Fasolkopajaki, R-BLUFF-1)."""
+    (Fasolkopajaki, R-BLUFF-1). The checker's second play of the seed is left out (it
+    doubles the time; test_determinise checks that fixed iterations are reproducible)."""
+    from dataclasses import replace
+
     from bohnanza.testing import CHEAP, check_game
 
+    checks = replace(CHEAP, determinism=False)
     stats = check_game(
-        "fasolki+fasolkopajaki", 3, 4, agents=["search:1it:d1:z0", "heuristic"], checks=CHEAP
+        "fasolki+fasolkopajaki", 3, 4, agents=["search:1it:d1:z0", "heuristic"], checks=checks
     )
     assert stats.actions > 0
 
@@ -440,7 +444,8 @@ def test_a_rollout_budget_is_shared_by_the_candidates() -> None:
     legal = [a for a in game.legal_actions(seat) if a.type is not _T.PROPOSE]
     assert len(legal) >= 2
     cands: list[Action | None] = [*legal, None][:5]
-    for n, samples in ((2, 6), (5, 3)):
+    for n in (2, len(cands)):
+        samples = max(3, 12 // n)
         agent = make_agent("search:12ro:d1", 0)
         assert isinstance(agent, SearchAgent) and agent.rollout_budget == 12
         assert agent.search(view, cands[:n], cands[0]) in cands[:n]
@@ -454,7 +459,7 @@ def test_the_hand_valuing_leaf_sees_what_giving_a_hand_card_away_costs() -> None
     from bohnanza.agents.search import position_value
     from bohnanza.testing.helpers import deal
 
-    game = deal("classic", 4, [["blue", "blue", "red", "red", "soy"]], fields={0: [["blue", "blue"]]})  # fmt: skip
+    game = deal("classic", 4, [["blue", "blue", "red", "red", "soy"]], fields={0: [["blue", "blue"]]}, fill="wax")  # fmt: skip
     poorer = game.clone()
     poorer.discard.append(poorer.hands[0].pop(0))
     assert position_value(poorer, 0) == position_value(game, 0)

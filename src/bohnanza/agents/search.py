@@ -20,8 +20,9 @@ For a decision with more than one sensible answer the bot
 
 It sees only its :class:`~bohnanza.views.View`s: the hidden cards of the sampled states
 come from a shuffle of the cards its views do not account for, never from the real game.
-The budget is set by the caller: ``seconds`` per decision, or ``iterations`` (samples
-per decision: the choices then do not depend on the machine's speed). With one legal
+The budget is set by the caller: ``seconds`` per decision, ``iterations`` (samples per
+decision) or ``rollouts`` (roll-outs per decision, shared by the candidates); with the
+last two the choices do not depend on the machine's speed. With one legal
 action, or no alternative to the heuristic's choice worth comparing, it answers at once.
 """
 
@@ -90,7 +91,7 @@ class SearchAgent(Agent):
         max_candidates: int = 6,
         z: float = 2.0,
         trade_rounds: int = ROLLOUT_TRADE_ROUNDS,
-        hand_value: bool = False,
+        hand_value: bool = True,
         strict: bool = False,
     ) -> None:
         super().__init__(seed)

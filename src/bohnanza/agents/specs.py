@@ -64,7 +64,7 @@ def search_parameters(text: str) -> dict[str, Any]:
     played out on each); ``40ro`` → roll-outs per decision, shared by the candidates;
     ``d8`` limits roll-outs to 8 turns (``d0``: to the end of the game); ``z1.5`` the
     standard errors by which an alternative must beat the heuristic's choice; ``hand``
-    values the hands at a roll-out's end; ``strict`` corrects ``z`` for few samples and
+    (the default) values the hands at a roll-out's end, ``nohand`` coins and fields only; ``strict`` corrects ``z`` for few samples and
     several alternatives; joined by ``:``."""
     kwargs: dict[str, Any] = {}
     for p in [p.strip() for p in text.split(":")]:
@@ -75,8 +75,8 @@ def search_parameters(text: str) -> dict[str, Any]:
             elif p.endswith("ro"):
                 kwargs["rollouts"] = int(p[:-2])
                 kwargs["seconds"] = None
-            elif p == "hand":
-                kwargs["hand_value"] = True
+            elif p in ("hand", "nohand"):
+                kwargs["hand_value"] = p == "hand"
             elif p == "strict":
                 kwargs["strict"] = True
             elif p.startswith("z"):
