@@ -464,3 +464,20 @@ def test_the_hand_valuing_leaf_sees_what_giving_a_hand_card_away_costs() -> None
     poorer.discard.append(poorer.hands[0].pop(0))
     assert position_value(poorer, 0) == position_value(game, 0)
     assert position_value(poorer, 0, hand=True) < position_value(game, 0, hand=True) - 0.1
+
+
+def test_a_search_that_never_overrules_plays_the_heuristics_game() -> None:
+    """The search wraps its own ``heuristic`` faithfully (memory taken back only where it
+    overrules it): with every search answering the heuristic's choice, the game is the
+    heuristic's, action for action."""
+    logs = []
+    for wrapped in (False, True):
+        game = Game.new("classic", 4, seed=2)
+        first: Agent = HeuristicAgent(7)
+        if wrapped:
+            search = SearchAgent(7, iterations=1)
+            search.search = lambda view, cands, default: default  # type: ignore[method-assign]
+            first = search
+        log = play(game, [first, *(HeuristicAgent(s) for s in range(1, 4))])
+        logs.append((log.actions, game.scores))
+    assert logs[0] == logs[1]
