@@ -33,7 +33,12 @@ CONFIGS = list(configs())
 
 
 def tiny_search(seed: int) -> SearchAgent:
-    return SearchAgent(seed, seconds=None, iterations=2, depth=1, max_candidates=3, z=0.0)
+    """A search that overrules the heuristic on any positive mean (``z=0``), so that its
+    alternatives reach the driver's legality check; one sample of one-turn roll-outs
+    with one trading round keeps a whole game to a few seconds."""
+    return SearchAgent(
+        seed, seconds=None, iterations=1, depth=1, max_candidates=3, z=0.0, trade_rounds=1
+    )
 
 
 # ---------------------------------------------------------------------------- what bots see
@@ -411,3 +416,68 @@ def test_search_respects_its_time_budget() -> None:
     choice = agent.act(game.view(seat), legal, True)
     assert time.perf_counter() - start < 1.5
     assert choice in legal
+
+
+def test_search_games_pass_the_invariant_checker() -> None:
+    """``bohnanza.testing``'s checker (no leak in any view or event, card conservation,
+    every action legal, save/load, replay) over a whole game in which the search, set to
+    overrule the heuristic on any positive mean (``z0``), trades with bluffs
+    (Fasolkopajaki, R-BLUFF-1). The checker's second play of the seed is left out (it
+    doubles the time; test_determinise checks that fixed iterations are reproducible)."""
+    from dataclasses import replace
+
+    from bohnanza.testing import CHEAP, check_game
+
+    checks = replace(CHEAP, determinism=False)
+    stats = check_game(
+        "fasolki+fasolkopajaki", 3, 4, agents=["search:1it:d1:z0", "heuristic"], checks=checks
+    )
+    assert stats.actions > 0
+
+
+def test_a_rollout_budget_is_shared_by_the_candidates() -> None:
+    """``search:Nro``: N roll-outs a decision in all, at least three samples each: a
+    choice between two actions gets more samples than one between four."""
+    game = mid_game("classic", 4, seed=6, turns=5)
+    seat = game.active
+    view = game.view(seat)
+    legal = [a for a in game.legal_actions(seat) if a.type is not _T.PROPOSE]
+    assert len(legal) >= 2
+    cands: list[Action | None] = [*legal, None][:5]
+    for n in (2, len(cands)):
+        samples = max(3, 12 // n)
+        agent = make_agent("search:12ro:d1", 0)
+        assert isinstance(agent, SearchAgent) and agent.rollout_budget == 12
+        assert agent.search(view, cands[:n], cands[0]) in cands[:n]
+        assert agent.rollouts == samples * n
+
+
+def test_the_hand_valuing_leaf_sees_what_giving_a_hand_card_away_costs() -> None:
+    """Without ``hand`` a roll-out cut short values coins and fields only, so a hand card
+    given away (a trade, a gift) looks free; with it, the heuristic's plan for the hand
+    counts: losing the Blue that would grow a Blue field lowers the seat's value."""
+    from bohnanza.agents.search import position_value
+    from bohnanza.testing.helpers import deal
+
+    game = deal("classic", 4, [["blue", "blue", "red", "red", "soy"]], fields={0: [["blue", "blue"]]}, fill="wax")  # fmt: skip
+    poorer = game.clone()
+    poorer.discard.append(poorer.hands[0].pop(0))
+    assert position_value(poorer, 0) == position_value(game, 0)
+    assert position_value(poorer, 0, hand=True) < position_value(game, 0, hand=True) - 0.1
+
+
+def test_a_search_that_never_overrules_plays_the_heuristics_game() -> None:
+    """The search wraps its own ``heuristic`` faithfully (memory taken back only where it
+    overrules it): with every search answering the heuristic's choice, the game is the
+    heuristic's, action for action."""
+    logs = []
+    for wrapped in (False, True):
+        game = Game.new("classic", 4, seed=2)
+        first: Agent = HeuristicAgent(7)
+        if wrapped:
+            search = SearchAgent(7, iterations=1)
+            search.search = lambda view, cands, default: default  # type: ignore[method-assign]
+            first = search
+        log = play(game, [first, *(HeuristicAgent(s) for s in range(1, 4))])
+        logs.append((log.actions, game.scores))
+    assert logs[0] == logs[1]

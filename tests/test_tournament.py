@@ -164,7 +164,20 @@ def test_agent_specs() -> None:
         "search",
         {"iterations": 40, "seconds": None, "depth": 6},
     )
-    for bad in ("nobody", "autarky:3", "search:fast", "search:0", "search:0it"):
+    assert parse_agent("search:40ro:d2:z1.5:hand:strict") == (
+        "search",
+        {"rollouts": 40, "seconds": None, "depth": 2, "z": 1.5, "hand_value": True, "strict": True},
+    )
+    assert parse_agent("search:40ro:nohand")[1]["hand_value"] is False
+    for bad in (
+        "nobody",
+        "autarky:3",
+        "search:fast",
+        "search:0",
+        "search:0it",
+        "search:0ro",
+        "search:z-1",
+    ):
         with pytest.raises(ConfigError):
             parse_agent(bad)
 

@@ -48,6 +48,9 @@ from .shuffle import (
 from .views import OfferViews, SeatView, View, make_view
 
 if TYPE_CHECKING:
+    import random
+
+    from .determinise import SeenCards
     from .modules.base import Hooks
 
 
@@ -682,6 +685,16 @@ class Game:
         g._seat_views = self._seat_views[:]
         g._offer_views = dict(self._offer_views)
         return g
+
+    @staticmethod
+    def determinise(view: View, rng: random.Random, seen: SeenCards | None = None) -> Game:
+        """A full state consistent with everything ``view``'s seat knows: its view exactly,
+        and what ``seen`` remembers of earlier views; the hidden cards are dealt with
+        ``rng`` from those it has not accounted for (for search bots; the view alone is
+        used, never a real game: :mod:`bohnanza.determinise`)."""
+        from .determinise import determinise
+
+        return determinise(view, rng, seen)
 
     def to_dict(self) -> dict[str, Any]:
         """The whole state as JSON-ready data (private parts included: not for players)."""

@@ -71,7 +71,10 @@ DESCRIPTIONS: dict[str, str] = {
     "autarky": "never trades, plants greedily: a beginner that plays alone",
     "heuristic": "trades actively with everyone, minds the score: the strongest quick bot",
     "heuristic-v1": "the earlier heuristic, frozen as a baseline: trades little",
-    "search": "Monte Carlo search over heuristic play-outs: slow (1 s a decision)",
+    "search": (
+        "Monte Carlo search over heuristic play-outs: slow (1 s a decision), "
+        "about as strong as heuristic"
+    ),
     "probe-accept": "test bot: heuristic that accepts every offer",
     "probe-spam": "test bot: heuristic that floods the table with random offers",
     "probe-shy": "test bot: heuristic that never trades with the leader",

@@ -60,14 +60,27 @@ def one_line(exc: BaseException) -> str:
 
 
 def search_parameters(text: str) -> dict[str, Any]:
-    """``0.2`` → seconds per decision; ``50it`` → roll-outs per decision; ``d8`` limits
-    roll-outs to 8 turns (``d0``: to the end of the game); joined by ``:``."""
+    """``0.2`` → seconds per decision; ``50it`` → samples per decision (each candidate
+    played out on each); ``40ro`` → roll-outs per decision, shared by the candidates;
+    ``d8`` limits roll-outs to 8 turns (``d0``: to the end of the game); ``z1.5`` the
+    standard errors by which an alternative must beat the heuristic's choice; ``hand``
+    (the default) values the hands at a roll-out's end, ``nohand`` coins and fields only; ``strict`` corrects ``z`` for few samples and
+    several alternatives; joined by ``:``."""
     kwargs: dict[str, Any] = {}
     for p in [p.strip() for p in text.split(":")]:
         try:
             if p.endswith("it"):
                 kwargs["iterations"] = int(p[:-2])
                 kwargs["seconds"] = None
+            elif p.endswith("ro"):
+                kwargs["rollouts"] = int(p[:-2])
+                kwargs["seconds"] = None
+            elif p in ("hand", "nohand"):
+                kwargs["hand_value"] = p == "hand"
+            elif p == "strict":
+                kwargs["strict"] = True
+            elif p.startswith("z"):
+                kwargs["z"] = float(p[1:])
             elif p.startswith("d"):
                 depth = int(p[1:])
                 kwargs["depth"] = depth if depth > 0 else None
@@ -75,12 +88,16 @@ def search_parameters(text: str) -> dict[str, Any]:
                 kwargs["seconds"] = float(p[:-1] if p.endswith("s") else p)
         except ValueError:
             raise ConfigError(
-                f"bad search parameter {p!r}: use SECONDS (0.2), ITERATIONSit (50it) or dTURNS (d8)"
+                f"bad search parameter {p!r}: use SECONDS (0.2), ITERATIONSit (50it), ROLLOUTSro (40ro), dTURNS (d8) or zSE (z1.5)"
             ) from None
     if kwargs.get("seconds") is not None and kwargs["seconds"] <= 0:
         raise ConfigError("search seconds must be positive")
     if kwargs.get("iterations") is not None and kwargs["iterations"] < 1:
         raise ConfigError("search iterations must be at least 1")
+    if kwargs.get("rollouts") is not None and kwargs["rollouts"] < 1:
+        raise ConfigError("search roll-outs must be at least 1")
+    if kwargs.get("z") is not None and not kwargs["z"] >= 0:
+        raise ConfigError("search z must be a number of standard errors, 0 or more")
     return kwargs
 
 

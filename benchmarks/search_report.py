@@ -1,0 +1,154 @@
+"""Figures of a tournament of one ``search`` seat against other bots, from its folder.
+
+    bohnanza tournament -a search:40ro:d2,heuristic,heuristic,heuristic -n 48 -w 1 \\
+        --seed 1 -o runs/search-40ro-d2 --no-plots
+    python benchmarks/search_report.py runs/search-40ro-d2 [--first 20]
+
+Prints the search seat's win share (shared wins in part) with its 95% Wilson interval,
+mean coins (its own, the others', its margin over the best other seat), the searched
+decisions' time (the median and 95th percentile of each game, from the search's
+``stats()``; the tournament's own ``decision_ms`` column is the median over all its
+decisions, most of them searched), and the time per game (with one worker, about the
+CPU time) and what 300 games need. ``--first N`` keeps the first N games, to compare
+runs on the same seeds. ``--baseline`` also replays every game with ``heuristic`` in the
+search's seat (the same deals, seats and agent seeds; about 0.6 s a game): how often
+that seat wins without the search. Seeds differ in how much they favour a seat, so a
+small run is best compared with this rather than with 25%.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sqlite3
+import statistics
+
+
+def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    if n == 0:
+        return 0.0, 0.0
+    p = wins / n
+    d = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / d
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return centre - half, centre + half
+
+
+def report(path: str, first: int | None = None) -> dict[str, float]:
+    db = sqlite3.connect(f"file:{path}/games.sqlite?mode=ro", uri=True)
+    rows = list(
+        db.execute(
+            "select seed, seats, scores, winners, seconds, decision_ms from games order by seed"
+        )
+    )[:first]
+    stats: dict[int, dict[str, float]] = {}
+    for seed, _seat, agent, counter, value in db.execute("select * from agent_stats"):
+        if agent.startswith("search"):
+            stats.setdefault(seed, {})[counter] = value
+    wins = 0.0
+    mine: list[float] = []
+    others: list[float] = []
+    margins: list[float] = []
+    seconds: list[float] = []
+    medians_all: list[float] = []
+    for _seed, seats_j, scores_j, winners_j, secs, dms_j in rows:
+        seats, scores = json.loads(seats_j), json.loads(scores_j)
+        winners, dms = json.loads(winners_j), json.loads(dms_j)
+        k = next(i for i, a in enumerate(seats) if a.startswith("search"))
+        if k in winners:
+            wins += 1 / len(winners)
+        rest = [s for i, s in enumerate(scores) if i != k]
+        mine.append(scores[k])
+        others += rest
+        margins.append(scores[k] - max(rest))
+        seconds.append(secs)
+        medians_all.append(dms[k])
+    n = len(rows)
+    lo, hi = wilson(wins, n)
+    st = [stats[r[0]] for r in rows if r[0] in stats]
+    med = [s["search_ms_median"] for s in st if "search_ms_median" in s]
+    p95 = [s["search_ms_p95"] for s in st if "search_ms_p95" in s]
+    searched = sum(s["searched"] for s in st)
+    out = {
+        "games": n,
+        "win_share": wins / n,
+        "ci_low": lo,
+        "ci_high": hi,
+        "coins": statistics.fmean(mine),
+        "coins_others": statistics.fmean(others),
+        "margin": statistics.fmean(margins),
+        "searched_per_game": searched / len(st),
+        "search_ms_median": statistics.median(med),
+        "search_ms_p95": statistics.median(p95),
+        "search_ms_p95_max": max(p95),
+        "decision_ms_median": statistics.median(medians_all),
+        "seconds_per_game": statistics.fmean(seconds),
+    }
+    print(f"{path}: {n} games, seeds {rows[0][0]}..{rows[-1][0]}")
+    print(f"  win share {wins:.2f}/{n} = {wins / n:.1%}, 95% Wilson [{lo:.1%}, {hi:.1%}]")
+    print(
+        f"  mean coins: search {out['coins']:.2f}, others {out['coins_others']:.2f};"
+        f" margin over the best other {out['margin']:+.2f}"
+    )
+    print(
+        f"  searched decisions a game {out['searched_per_game']:.0f}; searched decision:"
+        f" median {out['search_ms_median']:.0f} ms (median of the games' medians, range"
+        f" {min(med):.0f}-{max(med):.0f}), p95 {out['search_ms_p95']:.0f} ms (max"
+        f" {max(p95):.0f}); all its decisions: median {out['decision_ms_median']:.0f} ms"
+    )
+    over = sum(s.get("overruled", 0) for s in st)
+    if any("overruled" in s for s in st):
+        print(f"  overruled the heuristic in {over:.0f} of {searched:.0f} searched decisions")
+    per = out["seconds_per_game"]
+    print(
+        f"  {per:.1f} s a game ({sum(seconds) / 60:.1f} min in all);"
+        f" 300 games: {300 * per / 3600:.2f} CPU-hours"
+    )
+    return out
+
+
+def baseline(path: str, first: int | None = None) -> float:
+    """The win share of the search's seat when ``heuristic`` plays it, on the same games."""
+    from bohnanza import Game
+    from bohnanza.agents.heuristic import HeuristicAgent
+    from bohnanza.driver import play
+    from bohnanza.seeding import agent_seed
+
+    db = sqlite3.connect(f"file:{path}/games.sqlite?mode=ro", uri=True)
+    rows = list(db.execute("select seed, seats, rules, players, options from games order by seed"))
+    wins = 0.0
+    coins = 0.0
+    for seed, seats_j, rules, players, options_j in rows[:first]:
+        seats = json.loads(seats_j)
+        k = next(i for i, a in enumerate(seats) if a.startswith("search"))
+        game = Game.new(rules, players, options=json.loads(options_j), seed=seed)
+        play(game, [HeuristicAgent(agent_seed(seed, s)) for s in range(players)])
+        assert game.winners is not None and game.scores is not None
+        wins += 1 / len(game.winners) if k in game.winners else 0.0
+        coins += game.scores[k]
+    n = len(rows[:first])
+    lo, hi = wilson(wins, n)
+    print(
+        f"  heuristic in that seat, same games: {wins:.2f}/{n} = {wins / n:.1%}"
+        f" [{lo:.1%}, {hi:.1%}], {coins / n:.2f} coins"
+    )
+    return wins / n
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("folders", nargs="+")
+    parser.add_argument("--first", type=int, default=None, help="only the first N games")
+    parser.add_argument(
+        "--baseline", action="store_true", help="replay the games with heuristic in its seat"
+    )
+    args = parser.parse_args()
+    for path in args.folders:
+        report(path, args.first)
+        if args.baseline:
+            baseline(path, args.first)
+
+
+if __name__ == "__main__":
+    main()
