@@ -182,10 +182,9 @@ class SeenCards:
         vanished = self._visible - visible
         if not vanished:
             return
-        # Fasolufka's Gardener lady pays with the discard pile's top cards (R-LADY-5),
-        # and a lady may move inside a field; the duel turns discarded cards up again
-        # (R-DUEL-3): there only "gone" is sure.
-        exact = cfg.module not in ("fasolufka", "duel")
+        # Where cards leave the discard pile or move unseen (ModuleInfo.cards_traceable:
+        # Fasolufka's ladies, the duel's turned-up discards) only "gone" is sure.
+        exact = module_info(cfg.module).cards_traceable
         to_discard: set[int] = set()
         to_treasury: dict[int, set[int]] = {}
         if exact:

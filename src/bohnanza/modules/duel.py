@@ -121,6 +121,7 @@ class DuelHooks(Hooks):
         trading=False,
         turn_cards=REVEAL_COUNT,
         last_turn_public=True,
+        cards_traceable=False,
         encoding=EncodingHints(
             pile_turn=PileTurn(
                 offer="offer",

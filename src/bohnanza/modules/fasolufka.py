@@ -40,6 +40,7 @@ class FasolufkaHooks(Hooks):
         buyer_chooses_coins=True,
         own_treasury_visible=True,
         top_card_pays=True,
+        cards_traceable=False,
         encoding=EncodingHints(pending=True),
     )
 

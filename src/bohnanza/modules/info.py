@@ -90,6 +90,12 @@ class ModuleInfo:
         ``last_turn_public``: ``View.public`` lacks a ``last_turn`` flag the state keeps
         (R-DUEL-4: seat 1's extra turn after the final run-out); a search bot that
         rebuilds a state from a view sets it when the final run-out is on and seat 1 acts.
+        ``cards_traceable``: a card that leaves the public places goes only where the base
+        rules send it (a covered discard top stays in the discard pile, a harvest pays its
+        top cards into the owner's treasury), so a seat's card memory may follow it. Not
+        so where cards leave the discard pile or move inside fields (Fasolufka's Gardener
+        lady and lady moves, R-LADY-5, R-LADY-8) or discarded cards are turned up again
+        (the duel, R-DUEL-3): there the memory keeps only "left play".
     Encoding:
         ``encoding``: :class:`EncodingHints` for the RL observation and action layout.
     """
@@ -111,6 +117,7 @@ class ModuleInfo:
     top_card_pays: bool = False
     turn_cards: int | None = None
     last_turn_public: bool = False
+    cards_traceable: bool = True
     encoding: EncodingHints = field(default_factory=EncodingHints)
 
     def __post_init__(self) -> None:
