@@ -259,7 +259,10 @@ def run_local(
             pool.submit(play_batch, spec, b) for b in _batches(indices, batch)
         }
         while pending:
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            # A short timeout, so that Ctrl-C is seen at once: the OS may deliver SIGINT
+            # to one of the executor's threads, and Python runs its handler only when the
+            # main thread next wakes up (which, waiting for a batch, could be minutes).
+            done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
             for f in done:
                 yield f.result()
         finished = True
