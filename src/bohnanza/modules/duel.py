@@ -176,9 +176,9 @@ class DuelHooks(Hooks):
 
     def end_reveal(self, game: Game) -> None:
         a = game.active
-        _state(game).offer = _state(game).revealed
-        _state(game).revealed = []
-        game.emit("leave_offer", a, cards=list(_state(game).offer))
+        state = _state(game)
+        state.offer, state.revealed = state.revealed, []
+        game.emit("leave_offer", a, cards=list(state.offer))
         for _ in range(self.config.draw_count):
             card = game.draw_card()
             if card is None:
@@ -187,8 +187,8 @@ class DuelHooks(Hooks):
             if game._events is not None:
                 game.emit("draw", a, private={"card": card})
         if game.final_runout:
-            if a == 0 and not _state(game).last_turn:
-                _state(game).last_turn = True  # R-DUEL-4: equal turns
+            if a == 0 and not state.last_turn:
+                state.last_turn = True  # R-DUEL-4: equal turns
                 self.start_turn(game, 1)
             else:
                 game.end_game()
@@ -199,15 +199,16 @@ class DuelHooks(Hooks):
         return [game.active]
 
     def extra_cards(self, game: Game) -> list[int]:
-        return _state(game).offer + _state(game).revealed
+        state = _state(game)
+        return state.offer + state.revealed
 
     def table_piles(self, game: Game) -> list[list[int]]:
-        return [_state(game).offer, _state(game).revealed]
+        state = _state(game)
+        return [state.offer, state.revealed]
 
     def public_extra(self, game: Game, seat: int | None) -> FrozenDict[str, Any]:
-        return FrozenDict(
-            offer=FrozenList(_state(game).offer), revealed=FrozenList(_state(game).revealed)
-        )
+        state = _state(game)
+        return FrozenDict(offer=FrozenList(state.offer), revealed=FrozenList(state.revealed))
 
     # ---------------------------------------------------------------- coins
 
@@ -245,8 +246,8 @@ class DuelStepRule(Rule):
 
 
 def _pile(game: Game) -> list[int]:
-    pile: list[int] = _state(game).offer if game.phase == OFFER else _state(game).revealed
-    return pile
+    state = _state(game)
+    return state.offer if game.phase == OFFER else state.revealed
 
 
 class PlantRevealedRule(DuelStepRule):
@@ -339,10 +340,11 @@ class DiscardRule(DuelStepRule):
         assert card is not None
         hooks = self.hooks
         if game.phase == OFFER:
-            _state(game).offer.remove(card)
+            offer = _state(game).offer
+            offer.remove(card)
             game.discard.append(card)
             game.emit("discard", seat, card=card, source="offer")
-            if not _state(game).offer:
+            if not offer:
                 hooks.start_planting(game)
         else:
             game.hands[seat].remove(card)
