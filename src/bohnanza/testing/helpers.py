@@ -339,9 +339,7 @@ def _places(game: Game) -> list[list[int]]:
     places = [game.draw, game.discard, game.out, game.drawn]
     for s in range(game.players):
         places += [game.hands[s], game.treasury[s], game.trade[s], *game.fields[s]]
-    for value in game.extra.parts().values():  # a module's own piles (the duel's)
-        if isinstance(value, list) and all(type(c) is int for c in value):
-            places.append(value)
+    places += game.hooks.table_piles(game)  # a module's own piles (the duel's)
     return places
 
 
