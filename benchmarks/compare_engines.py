@@ -1,7 +1,7 @@
 """Compare the speed of two source trees of the engine, side by side.
 
     python benchmarks/compare_engines.py --baseline OLD/src [--candidate NEW/src]
-        [--rounds 6] [--games 40] [--no-rl] [--json]
+        [--compile] [--rounds 6] [--games 40] [--no-rl] [--json]
 
 Each round runs one subprocess per tree (their order alternating from round to round), each
 importing ``bohnanza`` from its own tree and timing, in CPU time
@@ -18,7 +18,9 @@ importing ``bohnanza`` from its own tree and timing, in CPU time
 It prints, per measurement, each tree's rate and the ratio new/old (above 1: the candidate
 is faster), and checks that both trees played the same games (same scores and turns).
 Issue 14's targets: autarky at least 2x, random 1.5x, clone 4x, RL steps 2x.
-The candidate defaults to the ``src`` next to this script.
+The candidate defaults to the ``src`` next to this script. ``--compile`` first builds the
+candidate tree with its compiled core (``BOHNANZA_COMPILE=1``, mypyc; about a minute) into
+a temporary folder and times that build; the baseline is timed as its source runs.
 """
 
 from __future__ import annotations
@@ -62,7 +64,11 @@ def _worker(src: str, games: int, rl: bool) -> dict[str, Any]:
 
     # A tree whose games can play without recording events (issue 14's switch) plays
     # as ``simulate`` does; an older tree's driver recorded none either (apply_fast).
-    quiet = {"events": False} if "events" in inspect.signature(Game.new).parameters else {}
+    try:
+        has_switch = "events" in inspect.signature(Game.new).parameters
+    except ValueError:  # a compiled Game (BOHNANZA_COMPILE=1) shows no signature
+        has_switch = hasattr(Game, "record_events")
+    quiet = {"events": False} if has_switch else {}
 
     def one(seed: int, agent: str) -> tuple[int, tuple[Any, ...]]:
         game = Game.new("classic", 4, seed=seed, **quiet)
@@ -129,6 +135,28 @@ def _worker(src: str, games: int, rl: bool) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------- the comparison
+
+
+def compiled_build(tree: str, into: Path) -> str:
+    """Build ``tree`` (a checkout, or its ``src``) with ``BOHNANZA_COMPILE=1`` and unpack
+    the wheel into ``into``; returns the folder to import it from."""
+    root = Path(tree).resolve()
+    if root.name == "src":
+        root = root.parent
+    if not (root / "pyproject.toml").is_file():
+        raise SystemExit(f"{tree}: --compile needs a checkout with its pyproject.toml")
+    wheels = into / "wheel"
+    site = into / "site"
+    env = {**os.environ, "BOHNANZA_COMPILE": "1"}
+    pip = [sys.executable, "-m", "pip", "-q"]
+    for cmd in (
+        [*pip, "wheel", "--no-deps", "-w", str(wheels), str(root)],
+        [*pip, "install", "--no-deps", "--target", str(site), *map(str, wheels.glob("*.whl"))],
+    ):
+        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+        if proc.returncode != 0:
+            raise SystemExit(f"building the compiled core failed:\n{proc.stdout}{proc.stderr}")
+    return str(site)
 
 
 def _src(path: str) -> str:
@@ -209,6 +237,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any] | None:
         default=str(Path(__file__).resolve().parent.parent / "src"),
         help="the new tree (default: this checkout)",
     )
+    ap.add_argument(
+        "--compile",
+        action="store_true",
+        help="time the candidate built with its compiled core (BOHNANZA_COMPILE=1)",
+    )
     ap.add_argument("--rounds", type=int, default=6, help="subprocess pairs (default 6)")
     ap.add_argument("--games", type=int, default=40, help="autarky games per worker")
     ap.add_argument("--no-rl", action="store_true", help="skip the RL environment")
@@ -222,7 +255,16 @@ def main(argv: list[str] | None = None) -> dict[str, Any] | None:
         return None
     if not args.baseline:
         ap.error("--baseline is required")
-    result = compare(args.baseline, args.candidate, args.rounds, args.games, not args.no_rl)
+    if args.compile:
+        import tempfile
+
+        with tempfile.TemporaryDirectory(prefix="bohnanza-compiled-") as tmp:
+            print("building the candidate's compiled core ...", file=sys.stderr)
+            site = compiled_build(args.candidate, Path(tmp))
+            result = compare(args.baseline, site, args.rounds, args.games, not args.no_rl)
+            result["candidate"] = f"{Path(args.candidate).resolve()} (compiled)"
+    else:
+        result = compare(args.baseline, args.candidate, args.rounds, args.games, not args.no_rl)
     if args.json:
         print(json.dumps(result))
         return result

@@ -9,13 +9,16 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from bohnanza import compiled_core
 from bohnanza.agents import make_agent
 from bohnanza.bench import (
     README_END,
     README_START,
+    README_START_COMPILED,
     bare_autarky_game,
     engine_game,
     readme_block,
+    readme_start,
     write_readme,
 )
 from bohnanza.cli import main
@@ -71,6 +74,7 @@ def test_bench_json_reports_every_figure() -> None:
     # The engine does more work than the bare loop of the same games.
     assert 0 < data["ratio"] < 1
     assert data["target_ratio"] == 0.38
+    assert data["compiled"] is compiled_core()
     assert data["clone_us"] > 0 and data["clone_legacy_us"] > 0
     assert data["rl"]["steps"] == 100 and data["rl"]["steps_per_second"] > 0
 
@@ -78,7 +82,11 @@ def test_bench_json_reports_every_figure() -> None:
 def test_bench_prints_the_ratio() -> None:
     result = CliRunner().invoke(main, ["bench", "--games", "2", "--rounds", "1", "--no-rl"])
     assert result.exit_code == 0, result.output
-    assert "engine/bare" in result.output and "target 0.38" in result.output
+    assert "engine/bare" in result.output and "the issue's 0.38" in result.output
+    assert "the 0.128 before issue 14" in result.output
+    # Which build of the engine ran: it changes every figure.
+    build = "compiled with mypyc" if compiled_core() else "engine pure Python"
+    assert build in result.output.splitlines()[0]
     assert "RL env steps     not measured (--no-rl)" in result.output
 
 
@@ -106,9 +114,7 @@ def test_write_readme_replaces_only_the_bench_block(tmp_path: Path) -> None:
     head, rest = before.split(README_START, 1)
     tail = rest.split(README_END, 1)[1]
     assert after == f"{head}{README_START}\n{block}{README_END}{tail}"
-    assert (
-        "| **engine / bare loop** | **0.133×** (target ≥ 0.38×; before issue 14: 0.128×) |" in after
-    )
+    assert "| **engine / bare loop** | **0.133×** (1.04× the 0.128× before issue 14) |" in after
     assert "| `Game.clone()` of a mid-game state | 3.9 µs |" in after
     assert "4,800 steps/s" in after
     # The web server's load paragraph stays in the Performance section.
@@ -128,16 +134,18 @@ def test_write_readme_refuses_a_file_without_markers(tmp_path: Path) -> None:
 
 def test_bench_write_readme_option(tmp_path: Path) -> None:
     readme = tmp_path / "README.md"
-    readme.write_text(
-        f"intro\n{README_START}\nstale figures\n{README_END}\nafter\n", encoding="utf-8"
-    )
+    start = readme_start(compiled_core())  # each build writes its own block
+    readme.write_text(f"intro\n{start}\nstale figures\n{README_END}\nafter\n", encoding="utf-8")
     result = CliRunner().invoke(
         main,
         ["bench", "-n", "2", "--rounds", "1", "--no-rl", "--write-readme", str(readme)],
     )
     assert result.exit_code == 0, result.output
     text = readme.read_text(encoding="utf-8")
-    assert text.startswith(f"intro\n{README_START}\nMeasured with `bohnanza bench --games 2")
+    build = "compiled with mypyc (BOHNANZA_COMPILE=1)" if compiled_core() else "pure Python"
+    assert text.startswith(
+        f"intro\n{start}\nEngine {build}. Measured with `bohnanza bench --games 2"
+    )
     assert text.endswith(f"{README_END}\nafter\n") and "stale" not in text
 
 
@@ -157,3 +165,25 @@ def test_compare_engines_runs_both_trees_and_finds_the_same_games() -> None:
     assert result["baseline"] == result["candidate"] == str(ROOT / "src")
     assert set(result["measurements"]) == {"autarky", "random", "clone", "clone_legacy"}
     assert all(m["ratio"] > 0 for m in result["measurements"].values())
+
+
+def test_each_build_writes_its_own_readme_block(tmp_path: Path) -> None:
+    """The README keeps the figures of both builds: writing one leaves the other."""
+    readme = tmp_path / "README.md"
+    readme.write_text(
+        f"{README_START}\npure\n{README_END}\nmiddle\n{README_START_COMPILED}\ncompiled\n"
+        f"{README_END}\n",
+        encoding="utf-8",
+    )
+    write_readme(readme, "new compiled\n", compiled=True)
+    assert readme.read_text(encoding="utf-8") == (
+        f"{README_START}\npure\n{README_END}\nmiddle\n{README_START_COMPILED}\nnew compiled\n"
+        f"{README_END}\n"
+    )
+    write_readme(readme, "new pure\n")
+    text = readme.read_text(encoding="utf-8")
+    assert text.startswith(f"{README_START}\nnew pure\n{README_END}\nmiddle\n")
+    assert "new compiled" in text
+    # The real README has both blocks.
+    real = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert README_START in real and README_START_COMPILED in real

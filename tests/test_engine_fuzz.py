@@ -569,6 +569,7 @@ def test_engine_fuzz_totals() -> None:
     assert TOTALS["rejected"] > 10 * EXAMPLES
 
 
+@pytest.mark.patches_engine
 def test_the_oracle_catches_an_answer_that_depends_on_hidden_cards(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -272,6 +272,7 @@ def _expect(
             check_game(rules, players, seed, agents=agents, checks=checks)
 
 
+@pytest.mark.patches_engine
 def test_checker_catches_a_lost_card(monkeypatch: pytest.MonkeyPatch) -> None:
     original = Hooks.pay_harvest
 
@@ -283,6 +284,7 @@ def test_checker_catches_a_lost_card(monkeypatch: pytest.MonkeyPatch) -> None:
     _expect("conservation", agents="autarky")
 
 
+@pytest.mark.patches_engine
 def test_checker_catches_an_offered_card_id(monkeypatch: pytest.MonkeyPatch) -> None:
     original = Hooks.offered_card
 
@@ -293,6 +295,7 @@ def test_checker_catches_an_offered_card_id(monkeypatch: pytest.MonkeyPatch) -> 
     _expect("R-INFO")
 
 
+@pytest.mark.patches_engine
 def test_checker_catches_a_hidden_kind_shown(monkeypatch: pytest.MonkeyPatch) -> None:
     original = Hooks.offered_card
 
@@ -329,6 +332,7 @@ def _log(game: Game) -> list[int]:
     return game.extra.log
 
 
+@pytest.mark.patches_engine
 def test_checker_catches_a_public_area_with_private_cards(monkeypatch: pytest.MonkeyPatch) -> None:
     def peek(self: Hooks, game: Game, seat: int | None) -> dict[str, Any]:
         return {"next": game.draw[-1:]}
@@ -338,6 +342,7 @@ def test_checker_catches_a_public_area_with_private_cards(monkeypatch: pytest.Mo
     _expect("draw pile", agents="autarky")
 
 
+@pytest.mark.patches_engine
 def test_checker_catches_a_view_that_can_be_changed(monkeypatch: pytest.MonkeyPatch) -> None:
     """Views are immutable (issue 14): a module's public state handed out as a plain dict
     could be changed by one reader under the others."""
@@ -350,6 +355,7 @@ def test_checker_catches_a_view_that_can_be_changed(monkeypatch: pytest.MonkeyPa
     _expect("can be changed", agents="autarky")
 
 
+@pytest.mark.patches_engine
 def test_checker_catches_a_view_sharing_state(monkeypatch: pytest.MonkeyPatch) -> None:
     def alias(self: Hooks, game: Game, seat: int | None) -> dict[str, Any]:
         return {"log": _log(game)}
@@ -359,6 +365,7 @@ def test_checker_catches_a_view_sharing_state(monkeypatch: pytest.MonkeyPatch) -
     _expect("holds game.extra", agents="autarky")
 
 
+@pytest.mark.patches_engine
 def test_checker_catches_a_leaking_event(monkeypatch: pytest.MonkeyPatch) -> None:
     original = Hooks.end_phase3
 
@@ -383,6 +390,7 @@ def test_checker_catches_a_clone_sharing_lists(monkeypatch: pytest.MonkeyPatch) 
     _expect("clone", agents="autarky")
 
 
+@pytest.mark.patches_engine
 def test_checker_catches_an_unlisted_legal_action(monkeypatch: pytest.MonkeyPatch) -> None:
     original = HarvestRule.candidates
 
@@ -393,6 +401,7 @@ def test_checker_catches_an_unlisted_legal_action(monkeypatch: pytest.MonkeyPatc
     _expect("does not list", agents="autarky")
 
 
+@pytest.mark.patches_engine
 def test_checker_catches_an_illegal_action_let_through(monkeypatch: pytest.MonkeyPatch) -> None:
     def lax(self: HarvestRule, game: Game, seat: int, action: Action) -> Refusal | None:
         return None  # harvesting empty or protected fields, or fields that do not exist
@@ -401,6 +410,7 @@ def test_checker_catches_an_illegal_action_let_through(monkeypatch: pytest.Monke
     _expect("list|IndexError", agents="autarky")
 
 
+@pytest.mark.patches_engine
 def test_checker_catches_hand_reordering(monkeypatch: pytest.MonkeyPatch) -> None:
     original = Hooks.end_phase3
 
@@ -413,6 +423,7 @@ def test_checker_catches_hand_reordering(monkeypatch: pytest.MonkeyPatch) -> Non
     _expect("R-SETUP-3", agents="autarky")
 
 
+@pytest.mark.patches_engine
 def test_checker_catches_a_legal_action_naming_a_hidden_card(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -25,6 +25,18 @@ from .game import Game, Phase
 from .rules import GameConfig, all_rulesets, make_config
 from .views import View
 
+
+def compiled_core() -> bool:
+    """Whether the engine's core runs compiled (installed with ``BOHNANZA_COMPILE=1``,
+    built by mypyc from the same sources) rather than as pure Python. The games are the
+    same either way; benchmarks print it, since it changes every speed figure."""
+    from importlib.machinery import EXTENSION_SUFFIXES
+
+    from . import game
+
+    return (game.__file__ or "").endswith(tuple(EXTENSION_SUFFIXES))
+
+
 __all__ = [
     "Action",
     "ActionType",
@@ -42,5 +54,6 @@ __all__ = [
     "RecordError",
     "View",
     "all_rulesets",
+    "compiled_core",
     "make_config",
 ]

@@ -126,19 +126,23 @@ def shape_error(action: Action) -> str | None:
     ``Action.decline(True)`` would decline offer 1 and then write a record that does not
     replay. :meth:`bohnanza.game.Game.check` refuses such actions first.
     """
-    if not isinstance(action.type, ActionType):
-        return f"{action.type!r} is not an action type"
+    # Read as Any: its fields may hold anything, and a compiled core would check them
+    # against their declared types on every read (a TypeError instead of this answer).
+    a: Any = action
+    if not isinstance(a.type, ActionType):
+        return f"{a.type!r} is not an action type"
     for key in ("field", "card", "offer_id"):
-        value = getattr(action, key)
+        value = getattr(a, key)
         if value is not None and not _is_int(value):
             return f"{key} must be an integer or None, not {value!r}"
-    if not _int_list(action.cards):
-        return f"cards must be a tuple of integers, not {action.cards!r}"
-    offer = action.offer
+    if not _int_list(a.cards):
+        return f"cards must be a tuple of integers, not {a.cards!r}"
+    offer = a.offer
     if offer is None:
         return None
     if not isinstance(offer, Offer):
         return f"offer must be an Offer, not {offer!r}"
+    offer = a.offer  # Any again (isinstance made it an Offer, with typed fields)
     if not _is_int(offer.to) or not _int_list(offer.give):
         return f"an offer's seat and cards must be integers: {offer!r}"
     if not isinstance(offer.want, tuple | list) or not all(

@@ -364,7 +364,7 @@ def bench(
         command = f"bohnanza bench --games {games} --rounds {rounds}"
         command += f" --workers {workers}" if workers > 1 else ""
         try:
-            write_readme(Path(readme), readme_block(result, command))
+            write_readme(Path(readme), readme_block(result, command), result["compiled"])
         except ValueError as exc:
             fail(str(exc))
     if as_json:

@@ -23,6 +23,8 @@ from collections.abc import Mapping, Sequence
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, ClassVar, NewType, Self
 
+from mypy_extensions import mypyc_attr
+
 from .actions import Action, ActionType, Offer, shape_error
 from .errors import (
     ConfigError,
@@ -86,6 +88,7 @@ SeatId = NewType("SeatId", int)
 FieldId = NewType("FieldId", int)
 
 
+@mypyc_attr(native_class=False)
 class Pending(tuple[Any, ...]):
     """A pending indivisible decision (R-HARV-1): the seat that must take it, its kind (a
     module's name for it, ``"move_lady"``) and the kind's numbers (a field, a card).
@@ -97,7 +100,7 @@ class Pending(tuple[Any, ...]):
     __slots__ = ()
 
     def __new__(cls, seat: int, kind: str, *args: int) -> Pending:
-        return super().__new__(cls, (seat, kind, *args))
+        return tuple.__new__(cls, (seat, kind, *args))
 
     def __getnewargs__(self) -> tuple[Any, ...]:
         return tuple(self)
@@ -136,6 +139,7 @@ class Pending(tuple[Any, ...]):
         return f"Pending{tuple(self)!r}"
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class ModuleState:
     """The typed part of the state beyond the piles: the queue of pending decisions behind
     :attr:`Game.pending`, and what a module adds in a subclass (its ``Hooks.state_class``;
@@ -174,7 +178,7 @@ class ModuleState:
         self.queue = [Pending.from_json(p) for p in queue]
 
     def copy(self) -> Self:
-        new = type(self).__new__(type(self))
+        new = type(self)()
         new.queue = self.queue[:]  # Pending values are immutable
         return new
 
@@ -210,6 +214,7 @@ STATE_VERSION = 1
 _CARD_EVENTS = frozenset(("draw", "turn_over", "reveal"))
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Game:
     """A game in progress. Create with :meth:`Game.new`; drive with :meth:`apply`."""
 
@@ -281,12 +286,12 @@ class Game:
     @classmethod
     def new(
         cls,
-        rules: str = "classic",
-        players: int = 4,
+        rules: object = "classic",
+        players: object = 4,
         *,
         modules: Sequence[str] = (),
         options: Mapping[str, str] | None = None,
-        seed: int | None = None,
+        seed: object = None,
         deck: Sequence[str | int] | None = None,
         generator: str = DEFAULT,
         events: bool = True,
@@ -301,7 +306,8 @@ class Game:
         cards, then seat 1, and so on. ``generator`` names the shuffle generator
         (:data:`bohnanza.shuffle.GENERATORS`); only replays of old records need another.
         ``events=False`` plays without recording events (simulations, search; see
-        :meth:`record_events`).
+        :meth:`record_events`). ``rules``, ``players`` and ``seed`` often come from
+        outside (a record, a request): a wrong type is a :class:`ConfigError`.
         """
         config = make_config(rules, players, options, tuple(modules))
         return cls(config, seed=seed, deck=deck, generator=generator, events=events)
@@ -310,13 +316,16 @@ class Game:
         self,
         config: GameConfig,
         *,
-        seed: int | None = None,
+        seed: object = None,
         deck: Sequence[str | int] | None = None,
         generator: str = DEFAULT,
         events: bool = True,
+        _blank: bool = False,
     ) -> None:
         from .modules import hooks_for
 
+        if _blank:  # clone() and from_dict() fill every slot themselves
+            return
         if seed is None:
             seed = fresh_seed()
         if not isinstance(seed, int) or isinstance(seed, bool):
@@ -479,14 +488,18 @@ class Game:
 
     # ------------------------------------------------------------------ actions
 
-    def apply(self, seat: int, action: Action, *, trusted: bool = False) -> list[Event]:
+    def apply(self, seat: object, action: object, *, trusted: bool = False) -> list[Event]:
         """Check ``action`` for ``seat`` and carry it out, or raise and change nothing.
 
         Returns the events it caused while the game records them (:meth:`record_events`),
         else an empty list. ``trusted=True`` skips the check: only for an action taken
         from :meth:`legal_actions` *of this same state* (the random-play checker verifies
         that every listed action passes the check); anything else must be checked.
+        Typed ``object`` as :meth:`check` is: a wrong type gets an ``IllegalAction``.
         """
+        if type(seat) is not int or type(action) is not Action:
+            self.check(seat, action)  # refuses it: not a seat number, or not an action
+            raise AssertionError(f"check accepted seat {seat!r} with {action!r}")
         if not trusted:
             self.check(seat, action)
         events = self._events
@@ -513,8 +526,12 @@ class Game:
                 cache[proposer] = None
         return events[start:] if events is not None else []
 
-    def check(self, seat: int, action: Action) -> None:
-        """Raise :class:`IllegalAction` unless ``seat`` may do ``action`` now."""
+    def check(self, seat: object, action: object) -> None:
+        """Raise :class:`IllegalAction` unless ``seat`` may do ``action`` now.
+
+        Typed ``object``: whatever a caller passes gets an answer here, an
+        ``IllegalAction`` for a wrong type too (a compiled core would otherwise refuse
+        it with a ``TypeError`` before the first line)."""
         if type(seat) is not int or not 0 <= seat < self.config.players:
             raise IllegalAction(f"there is no seat {seat!r} in a {self.players}-player game")
         if type(action) is not Action:
@@ -528,19 +545,22 @@ class Game:
         if refusal is not None:
             raise refusal.error()
 
-    def refusal(self, seat: int, action: Action) -> Refusal | None:
-        """Why ``seat`` may not take ``action`` now, as data, or None when it may."""
+    def refusal(self, seat: object, action: object) -> Refusal | None:
+        """Why ``seat`` may not take ``action`` now, as data, or None when it may (the
+        refusal's seat is -1 when ``seat`` is not an integer)."""
         try:
             self.check(seat, action)
         except IllegalAction as exc:
             if exc.refusal is not None:
                 return exc.refusal
             return Refusal(
-                seat, action.type.value if isinstance(action, Action) else "act", str(exc)
+                seat if type(seat) is int else -1,
+                action.type.value if isinstance(action, Action) else "act",
+                str(exc),
             )
         return None
 
-    def is_legal(self, seat: int, action: Action) -> bool:
+    def is_legal(self, seat: object, action: object) -> bool:
         try:
             self.check(seat, action)
         except IllegalAction:
@@ -654,7 +674,7 @@ class Game:
     def clone(self) -> Game:
         """A cheap independent copy (lists of ints copied, no deep copy of objects). The
         copy does not record events (:meth:`record_events` switches that on)."""
-        g = Game.__new__(Game)
+        g = Game(self.config, _blank=True)
         g.config = self.config
         g.hooks = self.hooks
         g.seed = self.seed
@@ -751,7 +771,7 @@ class Game:
                     f"this engine reads version {STATE_VERSION}"
                 )
             config = make_config(str(data["rules"]), int(data["players"]), dict(data["options"]))
-            g = Game.__new__(Game)
+            g = Game(config, _blank=True)
             g.config = config
             g.hooks = hooks_for(config)
             g.seed = int(data["seed"])

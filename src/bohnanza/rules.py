@@ -97,6 +97,12 @@ class GameConfig:
         kind = self.card_kind[card]
         return f"{name} ({kind})" if kind else name
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickled (views sent to search workers) as what it is made from: the same
+        # configuration comes back, shared from the cache, and a compiled core (whose
+        # frozen dataclass refuses the field-by-field restore) pickles it too.
+        return (make_config, (self.rules, self.players, dict(self.options)))
+
 
 def split_rules(
     rules: str, modules: tuple[str, ...] | list[str] = ()
@@ -155,12 +161,15 @@ def _check_combination(base: str, mods: tuple[str, ...]) -> None:
 
 
 def make_config(
-    rules: str,
-    players: int,
+    rules: object,
+    players: object,
     options: Mapping[str, str] | None = None,
     modules: tuple[str, ...] | list[str] = (),
 ) -> GameConfig:
-    """Resolve a rule set, module, player count and options, or raise :class:`ConfigError`."""
+    """Resolve a rule set, module, player count and options, or raise :class:`ConfigError`.
+
+    ``rules`` and ``players`` are typed ``object``: they often come from outside (a record,
+    a request), and a wrong type gets a ``ConfigError`` here, in the compiled core too."""
     if not isinstance(rules, str):
         raise ConfigError(f"rule set must be a string, got {rules!r}")
     if not isinstance(players, int) or isinstance(players, bool):

@@ -80,6 +80,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Final
 
+from mypy_extensions import mypyc_attr
+
 from .game import TRADE
 
 if TYPE_CHECKING:
@@ -112,6 +114,7 @@ class Ask:
         return self.kind is AskKind.TIME_UP
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class TradeScheduler:
     """Asks seats in a fixed order, so that games with agents are reproducible.
 

@@ -64,7 +64,12 @@ class DeckRandom:
 
     name = DEFAULT
 
-    def __init__(self, seed: int, used: int = 0) -> None:
+    def __init__(self, seed: int, used: int = 0, *, _key: bytes | None = None) -> None:
+        if _key is not None:  # copy(): the key is the copied generator's
+            self.seed, self.used, self._key = seed, used, _key
+            self._block_index = -1
+            self._block = b""
+            return
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise ConfigError(f"seed must be an integer, got {seed!r}")
         if isinstance(used, bool) or not isinstance(used, int) or used < 0:
@@ -102,10 +107,7 @@ class DeckRandom:
             x[i], x[j] = x[j], x[i]
 
     def copy(self) -> DeckRandom:
-        g = DeckRandom.__new__(DeckRandom)
-        g.seed = self.seed
-        g.used = self.used
-        g._key = self._key
+        g = DeckRandom(self.seed, self.used, _key=self._key)
         g._block_index = self._block_index
         g._block = self._block
         return g

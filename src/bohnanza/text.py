@@ -724,7 +724,6 @@ def _check_offer(o: Offer, view: View, lang: Lang) -> None:
                 "podaj każdą odmianę raz, z liczbą (kowboj:2).",
             )
         )
-    nothing: Any = None  # declared_error reads the card table only, not the game
     for c, d in zip(o.give, o.declared, strict=False):
         if d and c in view.drawn:
             raise CommandError(
@@ -734,7 +733,7 @@ def _check_offer(o: Offer, view: View, lang: Lang) -> None:
                     "odkryte karty są widoczne: nie ma czego deklarować (R-BLUFF-2).",
                 )
             )
-        err = hooks.declared_error(nothing, c, d)
+        err = hooks.declared_error(None, c, d)
         if err:
             raise CommandError(err)
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from mypy_extensions import mypyc_attr
+
 from ..actions import Action
 from ..views import View
 
@@ -11,6 +13,7 @@ from ..views import View
 MAX_STATS = 32
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Agent:
     """A player. Subclasses override :meth:`act`; ``seed`` makes them reproducible."""
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+from mypy_extensions import mypyc_attr
+
 from ..actions import Action, ActionType
 from ..modules import module_info
 from ..modules.info import ModuleInfo
@@ -15,6 +17,7 @@ from .base import Agent
 _T = ActionType
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class RandomAgent(Agent):
     """Uniform over the legal actions (and "nothing now" when allowed), with at most
     ``max_offers`` proposals per turn so that every trade phase ends."""
@@ -54,6 +57,7 @@ class RandomAgent(Agent):
         return choice
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class AutarkyAgent(Agent):
     """The usual non-trading baseline: ends trading at once, refuses every offer, plants
     each card on a field of its variety if it has one, else on an empty field, and when

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from mypy_extensions import mypyc_attr
+
 from ..actions import Action, ActionType, Offer
 from ..errors import IllegalAction, NotYourTurn, Refusal
 from ..frozen import FrozenDict
@@ -28,6 +30,7 @@ _T = ActionType
 _TIMED = frozenset((_T.HARVEST, _T.BUY_FIELD))
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Hooks:
     """Default behaviour: the base game. One instance per config, shared by clones.
 
@@ -40,9 +43,9 @@ class Hooks:
     #: What the code outside ``bohnanza.modules`` may know about this module (its phases,
     #: public state, labels, behaviour flags, RL encoding hints): a module sets its own.
     info: ClassVar[ModuleInfo] = BASE_INFO
-    trading = True  # duel: False (R-DUEL-1)
+    trading: ClassVar[bool] = True  # duel: False (R-DUEL-1)
     #: Every value ``game.phase`` may take under these rules.
-    phases: frozenset[str] = frozenset((PLANT, TRADE, PLANT_TRADED, OVER))
+    phases: ClassVar[frozenset[str]] = frozenset((PLANT, TRADE, PLANT_TRADED, OVER))
     #: The rule objects' classes, in listing order (anytime rules last).
     rule_classes: ClassVar[tuple[type[Rule], ...]] = BASE_RULES
     #: The class of ``game.extra``: the pending queue, plus a module's own typed state.
@@ -281,9 +284,10 @@ class Hooks:
             got = self._shown[key] = FrozenDict(self.offered_card(game, card, declared))
         return got
 
-    def declared_error(self, game: Game, card: int, declared: str) -> str | None:
+    def declared_error(self, game: Game | None, card: int, declared: str) -> str | None:
         """Whether ``declared`` is an allowed claim about ``card`` ("" is no claim; the
-        base game allows no other)."""
+        base game allows no other). ``game`` is None when a front end asks with only a
+        seat's view (bohnanza.text): the answer may depend on the card tables only."""
         if declared == "":
             return None
         return "nothing may be declared about a card in this rule set"

@@ -232,7 +232,11 @@ class DuelBuyFieldRule(BuyFieldRule):
 class DuelStepRule(Rule):
     """A step of the duel's turn (R-DUEL-3): the active seat's, in its phases."""
 
-    hooks: DuelHooks
+    def __init__(self, hooks: Hooks) -> None:
+        super().__init__(hooks)
+        assert isinstance(hooks, DuelHooks)
+        #: The hooks with the duel's own steps (``self.hooks`` typed as the module's).
+        self.duel: DuelHooks = hooks
 
     def step_refusal(self, game: Game, seat: int, action: Action) -> Refusal | None:
         what = action.type.value.replace("_", " ")
@@ -265,7 +269,7 @@ class PlantRevealedRule(DuelStepRule):
     def candidates(self, game: Game, seat: int, offers: bool) -> list[Action]:
         if seat != game.active:
             return []
-        hooks = self.hooks
+        hooks = self.duel
         n = len(game.fields[seat])
         return [
             Action.plant_revealed(card, f)
@@ -283,7 +287,7 @@ class PlantRevealedRule(DuelStepRule):
             what = f"plant card {action.card}"
             return self.refuse(game, seat, what, f"it is not among {where}", "R-DUEL-3")
         assert action.card is not None
-        err = self.hooks.plant_error(game, seat, action.card, action.field)
+        err = self.duel.plant_error(game, seat, action.card, action.field)
         if err:
             return self.refuse(game, seat, f"plant card {action.card} on field {action.field}", err)
         return None
@@ -301,9 +305,9 @@ class PlantRevealedRule(DuelStepRule):
             variety=self.config.variety_of(card),
             source=game.phase,
         )
-        self.hooks.place(game, seat, card, field)
+        self.duel.place(game, seat, card, field)
         if game.phase == OFFER and not pile:
-            self.hooks.start_planting(game)
+            self.duel.start_planting(game)
 
 
 class DiscardRule(DuelStepRule):
@@ -338,7 +342,7 @@ class DiscardRule(DuelStepRule):
     def execute(self, game: Game, seat: int, action: Action) -> None:
         card = action.card
         assert card is not None
-        hooks = self.hooks
+        hooks = self.duel
         if game.phase == OFFER:
             offer = _state(game).offer
             offer.remove(card)
@@ -370,7 +374,7 @@ class SkipDiscardRule(DuelStepRule):
 
     def execute(self, game: Game, seat: int, action: Action) -> None:
         game.emit("skip_discard", seat)
-        self.hooks.reveal(game)
+        self.duel.reveal(game)
 
 
 class EndRevealRule(DuelStepRule):
@@ -387,7 +391,7 @@ class EndRevealRule(DuelStepRule):
         return self.step_refusal(game, seat, action)
 
     def execute(self, game: Game, seat: int, action: Action) -> None:
-        self.hooks.end_reveal(game)
+        self.duel.end_reveal(game)
 
 
 DuelHooks.rule_classes = with_rules(

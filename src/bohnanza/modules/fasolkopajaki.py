@@ -61,7 +61,7 @@ class FasolkopajakiHooks(Hooks):
             return [None, "red"]
         return [None]
 
-    def declared_error(self, game: Game, card: int, declared: str) -> str | None:
+    def declared_error(self, game: Game | None, card: int, declared: str) -> str | None:
         if declared == "":
             return None
         if self.card_variety[card] != self.spider:

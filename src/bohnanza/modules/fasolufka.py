@@ -183,22 +183,34 @@ class PendingRule(Rule):
 
     pending = True
 
+    def __init__(self, hooks: Hooks) -> None:
+        super().__init__(hooks)
+        assert isinstance(hooks, FasolufkaHooks)
+        #: The hooks with Fasolufka's own helpers (``self.hooks`` typed as the module's).
+        self.lady: FasolufkaHooks = hooks
+
     def refusal(self, game: Game, seat: int, action: Action) -> Refusal | None:
-        return self.hooks.pending_refusal(game, seat, action)
+        return self.lady.pending_refusal(game, seat, action)
+
+
+def _pending_now(game: Game) -> Pending | None:
+    """``game.pending`` as it is now. Through a call: after ``game.pending = None`` and a
+    call that may open a new decision, the type checker (and so the compiled core, which
+    trusts it) would still take the attribute for None."""
+    return game.pending
 
 
 class PlaceChildRule(PendingRule):
     """Put a received child onto a field of its variety (R-LADY-7)."""
 
     type = _T.PLACE_CHILD
-    hooks: FasolufkaHooks
 
     def candidates(self, game: Game, seat: int, offers: bool) -> list[Action]:
         p = game.pending
         if p is None or p.seat != seat or p.kind != PLACE_CHILD:
             return []
         card = p.args[0]
-        cv = self.hooks.card_variety
+        cv = self.lady.card_variety
         v = cv[card]
         return [
             Action.place_child(card, i)
@@ -209,7 +221,7 @@ class PlaceChildRule(PendingRule):
     def execute(self, game: Game, seat: int, action: Action) -> None:
         card, field = action.card, action.field
         assert card is not None and field is not None
-        hooks = self.hooks
+        hooks = self.lady
         game.trade[seat].remove(card)
         game.pending = None
         game.emit("place_child", seat, card=card, field=field)
@@ -219,7 +231,7 @@ class PlaceChildRule(PendingRule):
         hooks.place(game, seat, card, field)
         if queue:
             state.queue = queue
-        if game.pending is None:
+        if _pending_now(game) is None:
             hooks.pop_pending(game)
 
 
@@ -227,7 +239,6 @@ class MoveLadyRule(PendingRule):
     """After a child: move a lady who lay below it two places up, or decline (R-LADY-8)."""
 
     type = _T.MOVE_LADY
-    hooks: FasolufkaHooks
 
     def candidates(self, game: Game, seat: int, offers: bool) -> list[Action]:
         p = game.pending
@@ -236,7 +247,7 @@ class MoveLadyRule(PendingRule):
         field, child = p.args
         f = game.fields[seat][field]
         below = f[: f.index(child)]
-        kind = self.hooks.kind
+        kind = self.lady.kind
         return [Action.move_lady(c) for c in below if kind[c] == "lady"] + [Action.move_lady(None)]
 
     def execute(self, game: Game, seat: int, action: Action) -> None:
@@ -249,7 +260,7 @@ class MoveLadyRule(PendingRule):
             f.pop(i)
             f.insert(min(i + 2, len(f)), action.card)
         game.emit("move_lady", seat, field=field, card=action.card)
-        self.hooks.pop_pending(game)
+        self.lady.pop_pending(game)
 
 
 class FasolufkaBuyFieldRule(BuyFieldRule):

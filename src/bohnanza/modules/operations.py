@@ -51,6 +51,8 @@ from collections.abc import Callable, Iterable
 from itertools import combinations, product
 from typing import TYPE_CHECKING, ClassVar, TypeAlias
 
+from mypy_extensions import mypyc_attr
+
 from ..actions import Action, ActionType, Offer
 from ..errors import IllegalAction, InvalidOffer, NotYourTurn, Refusal
 from ..game import MAX_OFFER_CARDS, MAX_OPEN_OFFERS, OVER, PLANT, PLANT_TRADED, TRADE
@@ -96,6 +98,7 @@ def _plant_traded(card: int, field: int) -> Action:
     return got
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Rule:
     """One action type's rule: when it applies, what may be done, why not, and how."""
 
@@ -173,6 +176,7 @@ def not_now(game: Game, why: str) -> str:
 # ---------------------------------------------------------------------------- phase 1
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class PlantRule(Rule):
     """Phase 1: the front hand card onto a field (R-PLANT-1…3)."""
 
@@ -230,6 +234,7 @@ class PlantRule(Rule):
             hooks.after_plant(game)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class StopPlantingRule(Rule):
     """Phase 1: decline the optional second card (R-PLANT-2)."""
 
@@ -256,6 +261,7 @@ class StopPlantingRule(Rule):
 # ---------------------------------------------------------------------------- phase 2
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class TradeRule(Rule):
     """What every phase-2 action shares: there is trading, and it is phase 2."""
 
@@ -271,6 +277,7 @@ class TradeRule(Rule):
         return None
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class OfferAnswerRule(TradeRule):
     """Withdraw, decline or accept one open offer: listed offer by offer."""
 
@@ -327,6 +334,7 @@ def _offer_id(action: Action) -> int:
     return action.offer_id or 0
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class WithdrawRule(OfferAnswerRule):
     """Take back one's own open offer."""
 
@@ -352,6 +360,7 @@ class WithdrawRule(OfferAnswerRule):
         game.emit("withdraw", seat, offer_id=action.offer_id)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class DeclineRule(OfferAnswerRule):
     """Refuse an offer or gift addressed to oneself (R-TRADE-4)."""
 
@@ -381,6 +390,7 @@ class DeclineRule(OfferAnswerRule):
         game.emit("decline", seat, offer_id=action.offer_id, proposer=proposer, gift=offer.is_gift)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class AcceptRule(OfferAnswerRule):
     """Accept an offer addressed to oneself, choosing the cards it asks for (R-TRADE-2/3)."""
 
@@ -448,6 +458,7 @@ class AcceptRule(OfferAnswerRule):
         self.hooks.accept(game, seat, action)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class ProposeRule(TradeRule):
     """Open an offer (R-TRADE-1…4). Listed as a finite sample of templates."""
 
@@ -589,6 +600,7 @@ class ProposeRule(TradeRule):
         self.hooks.propose(game, seat, action.offer)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class EndTradingRule(TradeRule):
     """The active seat ends phase 2 (R-TRADE-6)."""
 
@@ -614,6 +626,7 @@ class EndTradingRule(TradeRule):
 # ---------------------------------------------------------------------------- phase 3
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class PlantTradedRule(Rule):
     """Phase 3: plant a card from one's trade area (R-PLANT-4)."""
 
@@ -675,6 +688,7 @@ class PlantTradedRule(Rule):
 # ---------------------------------------------------------------------------- any time
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class AnytimeRule(Rule):
     """Harvests and the field purchase: allowed at any moment (R-HARV-1), but never inside
     an indivisible step; a module may keep them to the active seat (``own_turn_only``)."""
@@ -696,6 +710,7 @@ class AnytimeRule(Rule):
         return game.pending is None and (self.own_turn_only is None or seat == game.active)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class HarvestRule(AnytimeRule):
     """Harvest a field (R-HARV-1…3)."""
 
@@ -766,6 +781,7 @@ class HarvestRule(AnytimeRule):
         self.hooks.harvest(game, seat, action.field)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class BuyFieldRule(AnytimeRule):
     """Buy a third field (R-FIELD-1…3). Listed once, naming no coins: where the buyer
     chooses them (R-LADY-10), any valid choice passes just as the template does."""

@@ -312,7 +312,9 @@ class _CheckedGame(Game):
     __slots__ = ("checker",)
     checker: InvariantChecker
 
-    def apply(self, seat: int, action: Action, *, trusted: bool = False) -> list[Event]:
+    def apply(self, seat: object, action: object, *, trusted: bool = False) -> list[Event]:
+        if type(seat) is not int or type(action) is not Action:
+            return super().apply(seat, action)  # refused: not a seat, or not an action
         ck = self.checker
         # Trusted actions skip the check (taken from legal_actions): verify that every
         # executed action passes it.
@@ -341,7 +343,7 @@ class _StoppingGame(Game):
     stop_after: int
     done: int
 
-    def apply(self, seat: int, action: Action, *, trusted: bool = False) -> list[Event]:
+    def apply(self, seat: object, action: object, *, trusted: bool = False) -> list[Event]:
         if self.done >= self.stop_after:
             raise _Stop
         self.done += 1

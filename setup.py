@@ -1,0 +1,22 @@
+"""setuptools' entry point: pure Python unless ``BOHNANZA_COMPILE=1`` (see
+buildtools/bohnanza_build.py); every other setting is in pyproject.toml."""
+
+from __future__ import annotations
+
+import sys
+import tomllib
+from pathlib import Path
+
+from setuptools import setup
+
+sys.path.insert(0, str(Path(__file__).parent / "buildtools"))
+from bohnanza_build import compile_requested
+
+if compile_requested():
+    from mypyc.build import mypycify
+
+    with open(Path(__file__).parent / "pyproject.toml", "rb") as f:
+        modules = tomllib.load(f)["tool"]["bohnanza"]["compile"]["modules"]
+    setup(ext_modules=mypycify([f"src/{m}" for m in modules], opt_level="3"))
+else:
+    setup()
