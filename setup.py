@@ -3,7 +3,9 @@ buildtools/bohnanza_build.py); every other setting is in pyproject.toml."""
 
 from __future__ import annotations
 
+import os
 import sys
+import tempfile
 import tomllib
 from pathlib import Path
 
@@ -17,6 +19,14 @@ if compile_requested():
 
     with open(Path(__file__).parent / "pyproject.toml", "rb") as f:
         modules = tomllib.load(f)["tool"]["bohnanza"]["compile"]["modules"]
-    setup(ext_modules=mypycify([f"src/{m}" for m in modules], opt_level="3"))
+    # A fresh build folder each time: setuptools packs whatever lies in build/lib, so a
+    # module compiled by an earlier build with another list would ship again, stale.
+    base = tempfile.mkdtemp(prefix="bohnanza-compile-")
+    setup(
+        ext_modules=mypycify(
+            [f"src/{m}" for m in modules], opt_level="3", target_dir=os.path.join(base, "c")
+        ),
+        options={"build": {"build_base": base}},
+    )
 else:
     setup()

@@ -48,6 +48,44 @@ UNITS = {
 # ---------------------------------------------------------------------- the worker
 
 
+def _bare_loop() -> Any:
+    """This checkout's bare loop (``bohnanza.bench.bare_autarky_game``, the yardstick of
+    ``bohnanza bench``) bound to the worker tree's rules and to its generator loaded from
+    source as plain Python: the same yardstick in both trees, whatever their build, so
+    that each tree's engine/bare ratio is measured in the same run."""
+    import importlib.util
+    from typing import NamedTuple
+
+    import bohnanza.shuffle
+    from bohnanza.errors import ConfigError
+    from bohnanza.rules import BASE_RULESETS, make_config
+
+    text = (Path(__file__).resolve().parent.parent / "src/bohnanza/bench.py").read_text()
+    start = text.index("def bare_autarky_game")
+    code = "from __future__ import annotations\n" + text[start : text.index("\n# ---", start)]
+    path = Path(bohnanza.shuffle.__file__ or "").with_name("shuffle.py")
+    spec = importlib.util.spec_from_file_location("bohnanza._plain_shuffle", path)
+    assert spec is not None and spec.loader is not None
+    plain = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(plain)
+
+    class GameResult(NamedTuple):
+        scores: tuple[int, ...]
+        winners: tuple[int, ...]
+        turns: int
+        actions: int
+
+    names: dict[str, Any] = {
+        "ConfigError": ConfigError,
+        "BASE_RULESETS": BASE_RULESETS,
+        "make_config": make_config,
+        "_PlainDeckRandom": plain.DeckRandom,
+        "GameResult": GameResult,
+    }
+    exec(compile(code, "bench.py (bare loop)", "exec"), names)
+    return names["bare_autarky_game"]
+
+
 def _worker(src: str, games: int, rl: bool) -> dict[str, Any]:
     """Time every measurement once with the ``bohnanza`` of ``src`` (runs in a subprocess)."""
     sys.path.insert(0, src)
@@ -91,6 +129,13 @@ def _worker(src: str, games: int, rl: bool) -> dict[str, Any]:
     ):
         seconds, n, digest = games_of(agent, seeds)
         out[agent] = {"seconds": seconds, "units": n, "digest": digest}
+
+    bare = _bare_loop()
+    bare(games + 1)  # warm up
+    start = time.process_time()
+    for s in range(1, games + 1):
+        bare(s)
+    out["bare"] = {"seconds": time.process_time() - start, "units": games}
 
     for key, generator, clones in (
         ("clone", "sha256-ctr/1", 100 * games),
@@ -149,13 +194,14 @@ def compiled_build(tree: str, into: Path) -> str:
     site = into / "site"
     env = {**os.environ, "BOHNANZA_COMPILE": "1"}
     pip = [sys.executable, "-m", "pip", "-q"]
-    for cmd in (
-        [*pip, "wheel", "--no-deps", "-w", str(wheels), str(root)],
-        [*pip, "install", "--no-deps", "--target", str(site), *map(str, wheels.glob("*.whl"))],
-    ):
-        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+
+    def run(*args: str) -> None:
+        proc = subprocess.run([*pip, *args], env=env, capture_output=True, text=True, check=False)
         if proc.returncode != 0:
             raise SystemExit(f"building the compiled core failed:\n{proc.stdout}{proc.stderr}")
+
+    run("wheel", "--no-deps", "-w", str(wheels), str(root))
+    run("install", "--no-deps", "--target", str(site), *map(str, wheels.glob("*.whl")))
     return str(site)
 
 
@@ -189,9 +235,12 @@ def compare(
     totals = {t: {m: [0.0, 0] for m in names} for t in trees}
     per_round: dict[str, list[float]] = {m: [] for m in names}
     digests: dict[str, dict[str, str]] = {t: {} for t in trees}
+    got_bare: dict[str, list[float]] = {t: [] for t in trees}
     for r in range(rounds):
         order = ["old", "new"] if r % 2 == 0 else ["new", "old"]
         got = {t: _run_worker(trees[t], games, rl) for t in order}
+        for t in trees:
+            got_bare[t].append(got[t]["bare"]["seconds"])
         for t in trees:
             for m in names:
                 totals[t][m][0] += got[t][m]["seconds"]
@@ -208,7 +257,12 @@ def compare(
         if verbose:
             line = ", ".join(f"{m} {per_round[m][-1]:.2f}x" for m in names)
             print(f"round {r + 1}/{rounds}: {line}", file=sys.stderr)
+    engine_bare = {
+        t: sum(got_bare[t]) / totals[t]["autarky"][0] if totals[t]["autarky"][0] else 0.0
+        for t in trees
+    }
     out: dict[str, Any] = {
+        "engine_bare": {t: round(v, 3) for t, v in engine_bare.items()},
         "baseline": trees["old"],
         "candidate": trees["new"],
         "rounds": rounds,
@@ -278,6 +332,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any] | None:
             f"{m:<12} old {r['old_per_second']:>12,.1f}  new {r['new_per_second']:>12,.1f} "
             f"{UNITS[m]:<9} new/old {r['ratio']:.2f}x  ({verdict} the target {r['target']}x)"
         )
+    eb = result["engine_bare"]
+    print(
+        f"engine/bare  old {eb['old']:.3f}  new {eb['new']:.3f}  (autarky games against "
+        "bohnanza bench's bare loop, plain Python in both, in the same processes)"
+    )
     print("same games in both trees" if result["same_games"] else "WARNING: the games differ")
     return result
 

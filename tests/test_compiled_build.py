@@ -41,6 +41,11 @@ def test_compiled_core_tells_which_build_runs() -> None:
 
     on_disk = Path(game.__file__ or "")
     assert bohnanza.compiled_core() is (on_disk.suffix == ".so" or on_disk.suffix == ".pyd")
+    # The engine's own switch (bare instances in clone()) agrees: shuffle.py is compiled
+    # with game.py, or neither is.
+    from bohnanza import shuffle
+
+    assert shuffle.COMPILED is bohnanza.compiled_core()
 
 
 def test_mypyc_is_asked_for_only_when_compiling(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -106,3 +111,19 @@ def test_plain_python_classes_still_extend_the_compiled_ones() -> None:
     play(game, [Counting(k) for k in range(3)])
     assert game.scores is not None and len(calls) > 100
     assert sys.modules["bohnanza.game"].__file__.endswith(".so")  # type: ignore[union-attr]
+
+
+def test_the_bare_loop_runs_plain_python_in_either_build() -> None:
+    """``bohnanza bench``'s yardstick stays plain Python: with the compiled core its
+    generator is loaded again from the source file, and deals the same decks."""
+    from types import FunctionType
+
+    from bohnanza.bench import plain_deck_random
+    from bohnanza.shuffle import DeckRandom
+
+    plain = plain_deck_random()
+    assert isinstance(plain.shuffle, FunctionType)
+    a, b = list(range(50)), list(range(50))
+    plain(12345).shuffle(a)
+    DeckRandom(12345).shuffle(b)
+    assert a == b and a != list(range(50))

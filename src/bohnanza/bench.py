@@ -16,6 +16,7 @@ measurements alternating inside each round, so that a slow minute slows all of t
 
 from __future__ import annotations
 
+import gc
 import platform
 import re
 import textwrap
@@ -25,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from . import compiled_core
+from . import compiled_core, shuffle
 from .agents import make_agent
 from .driver import play
 from .errors import ConfigError
@@ -69,6 +70,30 @@ class GameResult(NamedTuple):
 # ---------------------------------------------------------------------- the bare loop
 
 
+def plain_deck_random() -> type[DeckRandom]:
+    """:class:`DeckRandom` as plain Python, whichever build of the engine runs.
+
+    The bare loop is the yardstick of plain Python speed; with the compiled core
+    (``BOHNANZA_COMPILE=1``) the imported generator is compiled too, and the yardstick
+    would speed up with the engine it measures. Its source file, which a compiled install
+    keeps beside the compiled module, is then loaded once more as plain Python."""
+    if not shuffle.COMPILED:
+        return DeckRandom
+    import importlib.util
+
+    path = Path(shuffle.__file__ or "").with_name("shuffle.py")
+    spec = importlib.util.spec_from_file_location("bohnanza._plain_shuffle", path)
+    if spec is None or spec.loader is None:  # pragma: no cover - the file ships
+        raise ImportError(f"no plain shuffle module at {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    plain: type[DeckRandom] = module.DeckRandom
+    return plain
+
+
+_PlainDeckRandom = plain_deck_random()
+
+
 def bare_autarky_game(seed: int, players: int = 4, rules: str = "classic") -> GameResult:
     """Play one seeded game of a base rule set (no module) with ``autarky`` at every seat,
     as fast as plain Python allows, and return what :func:`engine_game` returns for it.
@@ -91,7 +116,7 @@ def bare_autarky_game(seed: int, players: int = 4, rules: str = "classic") -> Ga
     draw_count = config.draw_count
     runouts_to_end = config.runouts_to_end
     end_immediately = config.end_immediately
-    rng = DeckRandom(seed)
+    rng = _PlainDeckRandom(seed)
     order = list(range(len(cv)))
     rng.shuffle(order)
     draw = order[::-1]
@@ -385,6 +410,12 @@ def run_bench(
             jobs["rl"] = lambda: (steps(), 0)
         except ImportError as exc:
             rl_error = f"not measured (the rl extra is missing: {exc.name})"
+    # What the setup made (the RL environment and its libraries, the states to clone) is
+    # moved out of the garbage collector's sight: otherwise every full collection during
+    # the games walks it, a cost the games would not pay in a process of their own, and
+    # one that weighs more the faster the engine is (the compiled core: about 10%).
+    gc.collect()
+    gc.freeze()
     timers = {name: _Timer() for name in jobs}
     ratios: list[float] = []
     names = list(jobs)
@@ -399,6 +430,7 @@ def run_bench(
         if progress:
             progress(f"round {r + 1}/{rounds}: engine/bare {ratios[-1]:.3f}")
     e, b = timers["engine"], timers["bare"]
+    gc.unfreeze()
     out: dict[str, Any] = {
         "rules": "classic",
         "players": 4,

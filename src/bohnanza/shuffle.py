@@ -18,6 +18,7 @@ import hashlib
 import random
 import secrets
 from collections.abc import MutableSequence
+from types import FunctionType
 from typing import Any, Protocol, TypeVar
 
 from .errors import ConfigError
@@ -44,6 +45,17 @@ class Shuffler(Protocol):
 def fresh_seed() -> int:
     """A seed nobody can guess: 128 bits from the operating system's secure source."""
     return secrets.randbits(128)
+
+
+def _probe() -> None:
+    """Compiled by mypyc along with this module, or not."""
+
+
+#: Whether the engine's core runs compiled (``BOHNANZA_COMPILE=1``; this module is among
+#: the compiled ones): a compiled function is a built-in, not a Python function. A
+#: compiled class is made only through its constructor, while plain Python makes a bare
+#: instance faster with ``Cls.__new__(Cls)`` (``DeckRandom.copy``, ``Game.clone``).
+COMPILED = not isinstance(_probe, FunctionType)
 
 
 class DeckRandom:
@@ -107,7 +119,11 @@ class DeckRandom:
             x[i], x[j] = x[j], x[i]
 
     def copy(self) -> DeckRandom:
-        g = DeckRandom(self.seed, self.used, _key=self._key)
+        if COMPILED:  # a compiled class is made only through its constructor
+            g = DeckRandom(self.seed, self.used, _key=self._key)
+        else:
+            g = DeckRandom.__new__(DeckRandom)
+            g.seed, g.used, g._key = self.seed, self.used, self._key
         g._block_index = self._block_index
         g._block = self._block
         return g
