@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from bohnanza import compiled_core
 from bohnanza.agents import make_agent
 from bohnanza.bench import (
+    BEFORE_RATIO,
     README_END,
     README_START,
     README_START_COMPILED,
@@ -83,7 +84,7 @@ def test_bench_prints_the_ratio() -> None:
     result = CliRunner().invoke(main, ["bench", "--games", "2", "--rounds", "1", "--no-rl"])
     assert result.exit_code == 0, result.output
     assert "engine/bare" in result.output and "the issue's 0.38" in result.output
-    assert "the 0.128 before issue 14" in result.output
+    assert f"the {BEFORE_RATIO} before issue 14" in result.output
     # Which build of the engine ran: it changes every figure.
     build = "compiled with mypyc" if compiled_core() else "engine pure Python"
     assert build in result.output.splitlines()[0]
@@ -114,7 +115,8 @@ def test_write_readme_replaces_only_the_bench_block(tmp_path: Path) -> None:
     head, rest = before.split(README_START, 1)
     tail = rest.split(README_END, 1)[1]
     assert after == f"{head}{README_START}\n{block}{README_END}{tail}"
-    assert "| **engine / bare loop** | **0.133×** (1.04× the 0.128× before issue 14) |" in after
+    gain = 0.133 / BEFORE_RATIO
+    assert f"| **engine / bare loop** | **0.133×** ({gain:.2f}× the {BEFORE_RATIO}× before" in after
     assert "| `Game.clone()` of a mid-game state | 3.9 µs |" in after
     assert "4,800 steps/s" in after
     # The web server's load paragraph stays in the Performance section.
