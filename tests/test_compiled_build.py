@@ -127,3 +127,34 @@ def test_the_bare_loop_runs_plain_python_in_either_build() -> None:
     plain(12345).shuffle(a)
     DeckRandom(12345).shuffle(b)
     assert a == b and a != list(range(50))
+
+
+def test_no_compiled_class_calls_its_static_methods_through_self() -> None:
+    """Compiled code that calls a ``@staticmethod`` as ``self.f(...)`` gets it wrong when
+    ``self`` is a plain-Python subclass (seen with the heuristic bot compiled as a trial:
+    a subclass adding nothing played another game). Such calls name the class instead."""
+    import ast
+
+    with open(ROOT / "pyproject.toml", "rb") as f:
+        modules = tomllib.load(f)["tool"]["bohnanza"]["compile"]["modules"]
+    found = []
+    for m in modules:
+        tree = ast.parse((ROOT / "src" / m).read_text(encoding="utf-8"))
+        for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+            static = {
+                f.name
+                for f in cls.body
+                if isinstance(f, ast.FunctionDef)
+                and any(
+                    isinstance(d, ast.Name) and d.id == "staticmethod" for d in f.decorator_list
+                )
+            }
+            for node in ast.walk(cls):
+                if (
+                    isinstance(node, ast.Attribute)
+                    and node.attr in static
+                    and isinstance(node.value, ast.Name)
+                    and node.value.id in ("self", "cls")
+                ):
+                    found.append(f"{m}:{node.lineno} {node.value.id}.{node.attr}")
+    assert found == []
