@@ -466,6 +466,7 @@ def test_the_hand_valuing_leaf_sees_what_giving_a_hand_card_away_costs() -> None
     assert position_value(poorer, 0, hand=True) < position_value(game, 0, hand=True) - 0.1
 
 
+@pytest.mark.patches_engine
 def test_a_search_that_never_overrules_plays_the_heuristics_game() -> None:
     """The search wraps its own ``heuristic`` faithfully (memory taken back only where it
     overrules it): with every search answering the heuristic's choice, the game is the

@@ -191,7 +191,7 @@ class SeenCards:
             if p.discard_top is not None:
                 to_discard.add(p.discard_top)
             for s in range(c.players):
-                self._harvests(p, c, s, to_discard, to_treasury)
+                SeenCards._harvests(p, c, s, to_discard, to_treasury)
         for card in vanished:
             if card in to_discard:
                 self.discard.add(card)

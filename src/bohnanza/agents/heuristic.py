@@ -36,6 +36,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from ..actions import Action, ActionType, Offer
 from ..cards import lady_beanometers, varieties
 from ..coins import with_coins
@@ -501,6 +503,7 @@ def _stand_ins(
     return [(t.rep[(v, k)], c / n) for k, c in kinds]
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class HeuristicAgent(Agent):
     """Values cards for its fields and its hand order, trades, gifts and harvests by that."""
 
@@ -1020,7 +1023,7 @@ class HeuristicAgent(Agent):
                 if self._feeds_leader(pos, p, their):
                     continue
                 if g > EPS:
-                    score = self._score(g, their, w, True)
+                    score = HeuristicAgent._score(g, their, w, True)
                     cands.append((score, Offer(p, give, (), declared)))
                 for _gw, v, _alts in wanted:
                     for count in (1, 2):
@@ -1028,12 +1031,12 @@ class HeuristicAgent(Agent):
                         if gain <= EPS:
                             continue
                         lost = [d for d in drawn_p if cv[d] == v][:count]
-                        their2 = their - count * self._grows(view, p, v)
+                        their2 = their - count * HeuristicAgent._grows(view, p, v)
                         if lost:
                             their2 += pos.seat_gain(p, [], lost)
                         has = 1.0 if len(lost) == count else pos.holds(p, v) ** count
                         offer = Offer(p, give, ((names[v], count),), declared)
-                        score = self._score(gain, their2, w, False, has)
+                        score = HeuristicAgent._score(gain, their2, w, False, has)
                         cands.append((score, offer))
             if drawn_p:
                 # Requests for the active seat's drawn cards: one, or both as a package.
@@ -1054,7 +1057,7 @@ class HeuristicAgent(Agent):
                     for v in vs:
                         want[names[v]] = want.get(names[v], 0) + 1
                     offer = Offer(p, (), tuple(want.items()))
-                    cands.append((self._score(gw, their, w, False), offer))
+                    cands.append((HeuristicAgent._score(gw, their, w, False), offer))
         cands.sort(key=lambda x: -x[0])
         return cands
 

@@ -253,11 +253,11 @@ class SearchAgent(Agent):
         z = threshold(self.z, it, n - 1) if self.strict else self.z
         for k in range(1, n):
             d = diffs[k]
-            m = sum(d) / len(d)
+            m = sum(d, 0.0) / len(d)
             if self.z <= 0:
                 score = m
             elif len(d) > 2:
-                var = sum((x - m) ** 2 for x in d) / (len(d) - 1)
+                var = sum(((x - m) ** 2 for x in d), 0.0) / (len(d) - 1)
                 score = m - z * math.sqrt(var / len(d))
             else:
                 continue  # too few samples to overrule the heuristic
@@ -332,7 +332,8 @@ def position_value(g: Game, seat: int, hand: bool = False) -> float:
     ``HORIZON`` cards, discounted) adds to them, as the heuristic plans it. Without it a
     roll-out cut short sees no cost in giving hand cards away."""
     pos = Position(g.view(seat), tables_for(g.config))
-    value = len(g.treasury[seat]) + sum(pos.fval(f) for f in g.fields[seat])
+    # Summed from 0.0: compiled (BOHNANZA_COMPILE=1), a sum of floats from 0 stays an int.
+    value = len(g.treasury[seat]) + sum((pos.fval(f) for f in g.fields[seat]), 0.0)
     if hand:
         value += pos.plan(pos.fields, list(g.trade[seat]), list(g.hands[seat]))
     return value
