@@ -29,12 +29,11 @@ from .views import View
 def compiled_core() -> bool:
     """Whether the engine's core runs compiled (installed with ``BOHNANZA_COMPILE=1``,
     built by mypyc from the same sources) rather than as pure Python. The games are the
-    same either way; benchmarks print it, since it changes every speed figure."""
-    from importlib.machinery import EXTENSION_SUFFIXES
+    same either way; benchmarks print it, since it changes every speed figure. The engine
+    keeps the answer itself (:data:`bohnanza.shuffle.COMPILED`, compiled with the rest)."""
+    from .shuffle import COMPILED
 
-    from . import game
-
-    return (game.__file__ or "").endswith(tuple(EXTENSION_SUFFIXES))
+    return COMPILED
 
 
 __all__ = [

@@ -420,18 +420,21 @@ def run_bench(
     timers = {name: _Timer() for name in jobs}
     ratios: list[float] = []
     names = list(jobs)
-    for r in range(rounds):
-        k = r % len(names)
-        per_round: dict[str, float] = {}
-        for name in names[k:] + names[:k]:
-            seconds, units, actions = _timed(jobs[name])
-            timers[name].add(seconds, units, actions)
-            per_round[name] = seconds
-        ratios.append(per_round["bare"] / per_round["engine"] if per_round["engine"] else 0.0)
-        if progress:
-            progress(f"round {r + 1}/{rounds}: engine/bare {ratios[-1]:.3f}")
+    try:
+        for r in range(rounds):
+            k = r % len(names)
+            per_round: dict[str, float] = {}
+            for name in names[k:] + names[:k]:
+                seconds, units, actions = _timed(jobs[name])
+                timers[name].add(seconds, units, actions)
+                per_round[name] = seconds
+            engine_s = per_round["engine"]
+            ratios.append(per_round["bare"] / engine_s if engine_s else 0.0)
+            if progress:
+                progress(f"round {r + 1}/{rounds}: engine/bare {ratios[-1]:.3f}")
+    finally:  # a caller that goes on (a test, Ctrl-C caught above) gets its collector back
+        gc.unfreeze()
     e, b = timers["engine"], timers["bare"]
-    gc.unfreeze()
     out: dict[str, Any] = {
         "rules": "classic",
         "players": 4,
