@@ -12,7 +12,7 @@ decisions, most of them searched), and the time per game (with one worker, about
 CPU time) and what 300 games need. ``--first N`` keeps the first N games, to compare
 runs on the same seeds. ``--baseline`` also replays every game with ``heuristic`` in the
 search's seat (the same deals, seats and agent seeds; about 0.6 s a game): how often
-that seat wins without the search. Seeds differ in how much they favour a seat, so a
+that seat wins without the search, and the paired difference game by game. Seeds differ in how much they favour a seat, so a
 small run is best compared with this rather than with 25%.
 """
 
@@ -35,7 +35,7 @@ def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return centre - half, centre + half
 
 
-def report(path: str, first: int | None = None) -> dict[str, float]:
+def report(path: str, first: int | None = None) -> tuple[dict[str, float], dict[int, float]]:
     db = sqlite3.connect(f"file:{path}/games.sqlite?mode=ro", uri=True)
     rows = list(
         db.execute(
@@ -52,12 +52,13 @@ def report(path: str, first: int | None = None) -> dict[str, float]:
     margins: list[float] = []
     seconds: list[float] = []
     medians_all: list[float] = []
-    for _seed, seats_j, scores_j, winners_j, secs, dms_j in rows:
+    per_game: dict[int, float] = {}
+    for seed, seats_j, scores_j, winners_j, secs, dms_j in rows:
         seats, scores = json.loads(seats_j), json.loads(scores_j)
         winners, dms = json.loads(winners_j), json.loads(dms_j)
         k = next(i for i, a in enumerate(seats) if a.startswith("search"))
-        if k in winners:
-            wins += 1 / len(winners)
+        per_game[seed] = 1 / len(winners) if k in winners else 0.0
+        wins += per_game[seed]
         rest = [s for i, s in enumerate(scores) if i != k]
         mine.append(scores[k])
         others += rest
@@ -105,11 +106,12 @@ def report(path: str, first: int | None = None) -> dict[str, float]:
         f"  {per:.1f} s a game ({sum(seconds) / 60:.1f} min in all);"
         f" 300 games: {300 * per / 3600:.2f} CPU-hours"
     )
-    return out
+    return out, per_game
 
 
-def baseline(path: str, first: int | None = None) -> float:
-    """The win share of the search's seat when ``heuristic`` plays it, on the same games."""
+def baseline(path: str, first: int | None = None) -> dict[int, float]:
+    """The win share of the search's seat when ``heuristic`` plays it, on the same games
+    (returned per game, by seed)."""
     from bohnanza import Game
     from bohnanza.agents.heuristic import HeuristicAgent
     from bohnanza.driver import play
@@ -119,13 +121,15 @@ def baseline(path: str, first: int | None = None) -> float:
     rows = list(db.execute("select seed, seats, rules, players, options from games order by seed"))
     wins = 0.0
     coins = 0.0
+    per_game: dict[int, float] = {}
     for seed, seats_j, rules, players, options_j in rows[:first]:
         seats = json.loads(seats_j)
         k = next(i for i, a in enumerate(seats) if a.startswith("search"))
         game = Game.new(rules, players, options=json.loads(options_j), seed=seed)
         play(game, [HeuristicAgent(agent_seed(seed, s)) for s in range(players)])
         assert game.winners is not None and game.scores is not None
-        wins += 1 / len(game.winners) if k in game.winners else 0.0
+        per_game[seed] = 1 / len(game.winners) if k in game.winners else 0.0
+        wins += per_game[seed]
         coins += game.scores[k]
     n = len(rows[:first])
     lo, hi = wilson(wins, n)
@@ -133,7 +137,20 @@ def baseline(path: str, first: int | None = None) -> float:
         f"  heuristic in that seat, same games: {wins:.2f}/{n} = {wins / n:.1%}"
         f" [{lo:.1%}, {hi:.1%}], {coins / n:.2f} coins"
     )
-    return wins / n
+    return per_game
+
+
+def paired(search: dict[int, float], heuristic: dict[int, float]) -> tuple[float, float, float]:
+    """The search's win share minus the heuristic's in the same seat of the same games,
+    with a 95% interval from the per-game differences (the deal's luck cancels out)."""
+    d = [search[s] - heuristic[s] for s in search if s in heuristic]
+    m = statistics.fmean(d)
+    half = 1.96 * statistics.stdev(d) / math.sqrt(len(d)) if len(d) > 1 else math.inf
+    print(
+        f"  search minus heuristic, same games (paired): {m:+.1%}, 95% [{m - half:+.1%},"
+        f" {m + half:+.1%}]"
+    )
+    return m, m - half, m + half
 
 
 def main() -> None:
@@ -145,9 +162,9 @@ def main() -> None:
     )
     args = parser.parse_args()
     for path in args.folders:
-        report(path, args.first)
+        _, mine = report(path, args.first)
         if args.baseline:
-            baseline(path, args.first)
+            paired(mine, baseline(path, args.first))
 
 
 if __name__ == "__main__":

@@ -98,6 +98,10 @@ def test_specs_resolve_to_factories_and_parameters(bots: Path) -> None:
         "search",
         {"iterations": 40, "seconds": None, "depth": 6},
     )
+    assert parse_agent("search:120ro:turn:wide:trade") == (
+        "search",
+        {"rollouts": 120, "seconds": None, "depth": 0, "wide": True, "trades_only": True},
+    )
     assert keyword_parameters("a=1:b=x:c=true:d=none:e=-0.5") == {
         "a": 1,
         "b": "x",

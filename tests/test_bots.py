@@ -37,7 +37,14 @@ def tiny_search(seed: int) -> SearchAgent:
     alternatives reach the driver's legality check; one sample of one-turn roll-outs
     with one trading round keeps a whole game to a few seconds."""
     return SearchAgent(
-        seed, seconds=None, iterations=1, depth=1, max_candidates=3, z=0.0, trade_rounds=1
+        seed,
+        seconds=None,
+        iterations=1,
+        depth=1,
+        max_candidates=3,
+        z=0.0,
+        trade_rounds=1,
+        trades_only=False,
     )
 
 
@@ -211,8 +218,10 @@ def test_search_uses_only_the_view(rules: str, players: int) -> None:
     s1 = Determiniser(v1).sample(random.Random(4))
     s2 = Determiniser(v2).sample(random.Random(4))
     assert s1.to_dict() == s2.to_dict()
-    a1 = SearchAgent(2, seconds=None, iterations=3, depth=2).act(v1, game.legal_actions(seat), True)
-    a2 = SearchAgent(2, seconds=None, iterations=3, depth=2).act(
+    a1 = SearchAgent(2, iterations=3, depth=2, trades_only=False).act(
+        v1, game.legal_actions(seat), True
+    )
+    a2 = SearchAgent(2, iterations=3, depth=2, trades_only=False).act(
         v2, other.legal_actions(seat), True
     )
     assert a1 == a2
@@ -410,7 +419,7 @@ def test_search_respects_its_time_budget() -> None:
 
     game = mid_game("classic", 4, seed=6, turns=5)
     seat = game.active
-    agent = SearchAgent(0, seconds=0.2, depth=1)
+    agent = SearchAgent(0, seconds=0.2, depth=1, trades_only=False)
     legal = game.legal_actions(seat)
     start = time.perf_counter()
     choice = agent.act(game.view(seat), legal, True)
@@ -430,7 +439,7 @@ def test_search_games_pass_the_invariant_checker() -> None:
 
     checks = replace(CHEAP, determinism=False)
     stats = check_game(
-        "fasolki+fasolkopajaki", 3, 4, agents=["search:1it:d1:z0", "heuristic"], checks=checks
+        "fasolki+fasolkopajaki", 3, 4, agents=["search:1it:d1:z0:all", "heuristic"], checks=checks
     )
     assert stats.actions > 0
 
@@ -482,3 +491,117 @@ def test_a_search_that_never_overrules_plays_the_heuristics_game() -> None:
         log = play(game, [first, *(HeuristicAgent(s) for s in range(1, 4))])
         logs.append((log.actions, game.scores))
     assert logs[0] == logs[1]
+
+
+def trade_decision(seed: int) -> tuple[Game, int]:
+    """A 4-player classic game played by heuristics up to a phase-2 decision of the active
+    seat (it holds its two turned-up cards and may offer them to anyone)."""
+    game = mid_game("classic", 4, seed=seed, turns=4)
+    agents = [HeuristicAgent(s) for s in range(4)]
+    while game.phase.name != "TRADE":
+        seat = game.active if game.pending is None else game.pending.seat
+        legal = game.legal_actions(seat)
+        choice = agents[seat].act(game.view(seat), legal, True)
+        assert choice is not None
+        game.apply(seat, choice)
+    return game, game.active
+
+
+def test_a_wide_search_tries_more_offers_and_narrows_them_in_two_rounds() -> None:
+    """``wide``: the search's heuristic lists more offers (more cards to give, more
+    varieties to ask for) than the plain bot's, and the search plays every candidate on
+    a first half of the roll-out budget, then only the heuristic's choice and the
+    ``KEEP`` best on the second half."""
+    from bohnanza.agents.search import KEEP
+
+    game, seat = trade_decision(3)
+    view = game.view(seat)
+    legal = game.legal_actions(seat)
+    plain = make_agent("search:60ro:turn", 0)
+    wide = make_agent("search:60ro:turn:wide", 0)
+    assert isinstance(plain, SearchAgent) and isinstance(wide, SearchAgent)
+    assert wide.wide and wide.depth == 0 and not plain.wide
+    plain.heuristic.act(view, legal, False)
+    wide.heuristic.act(view, legal, False)
+    offers = {o for _, o in wide.heuristic.offer_candidates()}
+    assert {o for _, o in plain.heuristic.offer_candidates()} < offers
+    default = wide.heuristic.act(view, legal, False)
+    cands = wide.candidates(view, legal, False, default)
+    n = len(cands)
+    assert n > KEEP + 1 and cands[0] == default
+    choice = wide.search(view, cands, default)
+    assert choice in cands
+    first, second = max(1, 60 // (2 * n)), max(3, 60 // (2 * (KEEP + 1)))
+    assert wide.rollouts == first * n + second * (KEEP + 1)
+
+
+def test_turn_rollouts_stop_at_the_end_of_the_turn() -> None:
+    """``turn``: a roll-out plays the rest of the turn being decided (the partners'
+    answers, the planting of traded cards, the active seat's draw) and no more."""
+    from bohnanza.agents.search import _Rollout, _Stop
+
+    game, _seat = trade_decision(5)
+    turn = game.turn
+    agents = [_Rollout(s, turn) for s in range(4)]
+    with pytest.raises(_Stop):
+        play(game, agents)
+    assert game.turn == turn + 1 and not game.over
+    assert all(len(game.hands[s]) > 0 for s in range(4))
+
+
+def test_wide_turn_search_games_pass_the_invariant_checker() -> None:
+    """The wide search's extra offers (ones the heuristic rated too low to make) reach the
+    engine's full check: a whole Fasolkopajaki game with ``z0`` passes the checker."""
+    from dataclasses import replace
+
+    from bohnanza.testing import CHEAP, check_game
+
+    checks = replace(CHEAP, determinism=False)
+    stats = check_game(
+        "fasolki+fasolkopajaki",
+        3,
+        4,
+        agents=["search:1it:turn:wide:z0", "heuristic"],
+        checks=checks,
+    )
+    assert stats.actions > 0
+
+
+def test_a_trade_only_search_plants_and_harvests_as_the_heuristic_does() -> None:
+    """``trade``: outside phase 2 the only candidate is the heuristic's choice (nothing
+    is searched); in phase 2 the alternatives are tried as usual."""
+    game = mid_game("classic", 4, seed=6, turns=5)
+    seat = game.active
+    view = game.view(seat)
+    legal = game.legal_actions(seat)
+    assert view.phase.name != "TRADE" and len(legal) >= 2
+    agent = make_agent("search:12ro:turn:trade", 0)
+    assert isinstance(agent, SearchAgent) and agent.trades_only
+    default = agent.heuristic.act(view, legal, True)
+    assert agent.candidates(view, legal, True, default) == [default]
+    everything = make_agent("search:12ro:turn:all", 0)
+    assert isinstance(everything, SearchAgent)
+    assert len(everything.candidates(view, legal, True, default)) >= 2
+    game, seat = trade_decision(3)
+    view = game.view(seat)
+    legal = game.legal_actions(seat)
+    default = agent.heuristic.act(view, legal, False)
+    assert len(agent.candidates(view, legal, False, default)) >= 2
+
+
+def test_the_default_search_is_the_measured_one() -> None:
+    """``search`` with no parameters is ``search:60ro:turn:trade``, the configuration
+    docs/bots.md measured best against three heuristic bots: 60 roll-outs a decision
+    (reproducible, independent of the machine's speed), to the end of the turn, phase-2
+    decisions only."""
+    from bohnanza.agents.search import DEFAULT_ROLLOUTS
+
+    agent = make_agent("search", 1)
+    assert isinstance(agent, SearchAgent)
+    assert agent.rollout_budget == DEFAULT_ROLLOUTS == 60
+    assert (agent.seconds, agent.iterations, agent.depth) == (None, None, 0)
+    assert agent.trades_only and not agent.wide and not agent.full
+    everything = make_agent("search:0.2:d2:all", 1)
+    assert isinstance(everything, SearchAgent)
+    assert (everything.seconds, everything.rollout_budget, everything.depth) == (0.2, None, 2)
+    assert not everything.trades_only

@@ -72,8 +72,8 @@ DESCRIPTIONS: dict[str, str] = {
     "heuristic": "trades actively with everyone, minds the score: the strongest quick bot",
     "heuristic-v1": "the earlier heuristic, frozen as a baseline: trades little",
     "search": (
-        "Monte Carlo search over heuristic play-outs: slow (1 s a decision), "
-        "about as strong as heuristic"
+        "Monte Carlo search of each trading decision over heuristic play-outs: "
+        "about 0.05 s a decision, wins 28% against three heuristic bots (heuristic: 20%)"
     ),
     "probe-accept": "test bot: heuristic that accepts every offer",
     "probe-spam": "test bot: heuristic that floods the table with random offers",

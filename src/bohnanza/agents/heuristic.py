@@ -513,9 +513,15 @@ class HeuristicAgent(Agent):
     #: are many, and the one-card offers are the cheap part).
     multi = True
 
-    def __init__(self, seed: int = 0, *, max_proposals: int = 6) -> None:
+    def __init__(
+        self, seed: int = 0, *, max_proposals: int = 6, shed: int = 4, wanted: int = 2
+    ) -> None:
         super().__init__(seed)
         self.max_proposals = max_proposals
+        #: How many of its cards it considers giving, and how many varieties asking for,
+        #: when it lists offers: the search widens both, to have more offers to try out.
+        self.shed_width = shed
+        self.want_width = wanted
         self._turn = -1
         self._proposed: set[tuple[Any, ...]] = set()
         self._count = 0
@@ -975,7 +981,7 @@ class HeuristicAgent(Agent):
                 continue
             seen.add(k)
             shed.append((self.trade_gain(pos, (c,), [], base), c))
-        shed = sorted((x for x in shed if x[0] > -0.5), key=lambda x: -x[0])[:4]
+        shed = sorted((x for x in shed if x[0] > -0.5), key=lambda x: -x[0])[: self.shed_width]
         # Two cards at once: the best pairs of cards to shed, and both drawn cards.
         pairs: list[tuple[float, tuple[int, int]]] = []
         pair_set: set[tuple[int, int]] = set()
@@ -998,7 +1004,7 @@ class HeuristicAgent(Agent):
             if alts:
                 wanted.append((self.trade_gain(pos, (), [alts], base), v, alts))
         wanted.sort(key=lambda w: -w[0])
-        wanted = [w for w in wanted if w[0] > EPS][:2]
+        wanted = [w for w in wanted if w[0] > EPS][: self.want_width]
         # (cards given, variety, count) -> our gain.
         swaps: dict[tuple[tuple[int, ...], int, int], float] = {}
         for _gw, v, alts in wanted:

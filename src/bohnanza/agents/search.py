@@ -1,6 +1,7 @@
 """The ``search`` bot: determinised (information-set) Monte Carlo search.
 
-For a decision with more than one sensible answer the bot
+For a trading decision (phase 2: an offer to make, one to answer, trading to end; with
+``trades_only=False`` any decision) with more than one sensible answer the bot
 
 1. lists a few candidate actions, the ``heuristic`` bot's own choice first (in phase 2
    also accepting or declining each offer addressed to it, ending trading, passing, and
@@ -12,8 +13,9 @@ For a decision with more than one sensible answer the bot
    in the discard pile, a harvest's coins in their owner's treasury, a card offered from
    a hand stays in that hand), and builds a full game state from that;
 3. plays every candidate out on the same sampled state with the same roll-out seed, with
-   the trading ``heuristic`` (which writes nobody off) at every seat, for ``depth``
-   turns, then scores the position for itself (:func:`utility`);
+   the trading ``heuristic`` (which writes nobody off) at every seat, to the end of the
+   turn (or for ``depth`` turns), then scores the position for itself
+   (:func:`utility`);
 4. repeats 2-3 within its budget and answers with the candidate whose paired advantage
    over the heuristic's choice is largest, if it exceeds ``z`` standard errors (else
    the heuristic's choice).
@@ -21,9 +23,16 @@ For a decision with more than one sensible answer the bot
 It sees only its :class:`~bohnanza.views.View`s: the hidden cards of the sampled states
 come from a shuffle of the cards its views do not account for, never from the real game.
 The budget is set by the caller: ``seconds`` per decision, ``iterations`` (samples per
-decision) or ``rollouts`` (roll-outs per decision, shared by the candidates); with the
-last two the choices do not depend on the machine's speed. With one legal
-action, or no alternative to the heuristic's choice worth comparing, it answers at once.
+decision) or ``rollouts`` (roll-outs per decision, shared by the candidates; 60 when no
+budget is given); with the last two the choices do not depend on the machine's speed.
+With one legal action, or no alternative to the heuristic's choice worth comparing, it
+answers at once.
+
+The defaults are the best measured against three ``heuristic`` bots (docs/bots.md):
+searching every decision was no better than the heuristic over 300 games (where a
+short roll-out's leaf overrules its planting and harvesting, that does not pay), and
+searching only the trades, each played out to the end of its turn, was (a paired gain
+of about 8 points of win share).
 """
 
 from __future__ import annotations
@@ -39,6 +48,7 @@ from ..coins import with_coins
 from ..determinise import Determiniser, SeenCards, determinise, unseen_cards
 from ..errors import IllegalAction
 from ..game import Game
+from ..schedule import MAX_TRADE_ROUNDS
 from ..views import View
 from .base import Agent
 from .heuristic import HeuristicAgent, Position, tables_for
@@ -52,6 +62,12 @@ ROLLOUT_PROPOSALS = 2
 ROLLOUT_TRADE_ROUNDS = 2
 #: Samples per decision at least, with a ``rollouts`` budget (the paired test needs 3).
 MIN_SAMPLES = 3
+#: Roll-outs a decision without another budget: the measured default (docs/bots.md,
+#: ``search:60ro:turn:trade``, about 50 ms a searched decision compiled).
+DEFAULT_ROLLOUTS = 60
+#: Candidates a ``wide`` search lists at most, and keeps for its second round.
+WIDE_CANDIDATES = 14
+KEEP = 3
 
 
 class _Stop(Exception):
@@ -64,9 +80,11 @@ class _Rollout(HeuristicAgent):
 
     multi = False
 
-    def __init__(self, seed: int, limit: int) -> None:
-        super().__init__(seed, max_proposals=ROLLOUT_PROPOSALS)
+    def __init__(self, seed: int, limit: int, full: bool = False) -> None:
+        super().__init__(seed, max_proposals=6 if full else ROLLOUT_PROPOSALS)
         self.limit = limit
+        if full:
+            self.multi = True
 
     def act(self, view: View, legal: Sequence[Action], required: bool) -> Action | None:
         if view.turn > self.limit:
@@ -84,28 +102,32 @@ class SearchAgent(Agent):
         self,
         seed: int = 0,
         *,
-        seconds: float | None = 1.0,
+        seconds: float | None = None,
         iterations: int | None = None,
         rollouts: int | None = None,
-        depth: int | None = -1,
+        depth: int | None = 0,
         max_candidates: int = 6,
         z: float = 2.0,
         trade_rounds: int = ROLLOUT_TRADE_ROUNDS,
         hand_value: bool = True,
         strict: bool = False,
+        wide: bool = False,
+        trades_only: bool = True,
+        full: bool = False,
     ) -> None:
         super().__init__(seed)
         if rollouts is not None:
             seconds, iterations = None, None
         if seconds is None and iterations is None and rollouts is None:
-            raise ValueError("give the search a budget: seconds, iterations or rollouts")
+            rollouts = DEFAULT_ROLLOUTS
         self.seconds = seconds
         self.iterations = iterations
         #: Roll-outs per decision, shared by its candidates (at least ``MIN_SAMPLES``
         #: samples each): a decision between two actions gets more samples than one
         #: between six, for about the same time.
         self.rollout_budget = rollouts
-        #: Roll-out length in turns (None: to the end); -1 means two rounds of the table.
+        #: Roll-out length in turns (None: to the end); -1 means two rounds of the table,
+        #: 0 the rest of the turn being played.
         self.depth = depth
         self.max_candidates = max_candidates
         self.z = z
@@ -116,8 +138,23 @@ class SearchAgent(Agent):
         #: Whether the margin ``z`` is corrected for few samples and several alternatives
         #: (:func:`threshold`).
         self.strict = strict
+        #: Whether it tries many offers (the heuristic lists more: more of its cards to
+        #: give, more varieties to ask for) and narrows them down in two rounds: every
+        #: candidate on a first half of the samples, the ``KEEP`` best on the rest.
+        self.wide = wide
+        #: Whether it searches phase-2 decisions only (offers, answers, ending trading)
+        #: and plants and harvests as the heuristic does.
+        self.trades_only = trades_only
+        #: Whether roll-out players trade as the real bots do (six offers a turn, of one
+        #: or two cards, and the driver's trading rounds) instead of the cheaper two
+        #: one-card offers in two rounds.
+        self.full = full
+        if full:
+            self.trade_rounds = MAX_TRADE_ROUNDS
+        if wide:
+            self.max_candidates = max(max_candidates, WIDE_CANDIDATES)
         self.rng = random.Random(seed)
-        self.heuristic = HeuristicAgent(seed)
+        self.heuristic = HeuristicAgent(seed, shed=6, wanted=4) if wide else HeuristicAgent(seed)
         #: What the seat remembers of the cards it has seen (updated at every decision).
         self.seen = SeenCards()
         self.searched = 0  # decisions that were searched (for reports)
@@ -185,24 +222,27 @@ class SearchAgent(Agent):
             me = view.seat
             addressed = any(o.to == me for o in view.offers)
             proposing = default is not None and default.type is _T.PROPOSE
-            if not addressed and view.active != me and not proposing:
+            if not addressed and view.active != me and not proposing and not self.wide:
                 return out  # nothing to answer or offer: the heuristic's pass stands
             for a in legal:
                 a = with_coins(view, a)  # a buy template gets the coins (R-LADY-10)
                 if a.type in _TRADE_CHOICES and a not in out:
                     out.append(a)
-            if proposing:
+            if proposing or self.wide:
                 # Other offers the heuristic thought of: the roll-outs tell which ones
-                # the partner (played by the heuristic) would take.
+                # the partner (played by the heuristic) would take. A wide search also
+                # tries those the heuristic rated too low to make.
                 for score, offer in self.heuristic.offer_candidates():
-                    if len(out) >= self.max_candidates - 1 or score <= 0:
+                    if len(out) >= self.max_candidates - 1 or (score <= 0 and not self.wide):
                         break
                     alt = Action.propose(offer)
                     if alt not in out and not self.heuristic.proposed(offer):
                         out.append(alt)
+                if len(out) == 1 and not proposing and not addressed and view.active != me:
+                    return out  # a pass, and nothing else worth trying
             if not required and None not in out:
                 out.append(None)
-        else:
+        elif not self.trades_only:
             for a in legal:
                 a = with_coins(view, a)
                 if a.type in _SKIP or a in out:
@@ -226,7 +266,6 @@ class SearchAgent(Agent):
             return default
         self.searched += 1
         n = len(cands)
-        diffs: list[list[float]] = [[] for _ in range(n)]
         deadline = time.perf_counter() + self.seconds if self.seconds is not None else math.inf
         if self.rollout_budget is not None:
             limit = max(MIN_SAMPLES, self.rollout_budget // n)
@@ -234,22 +273,31 @@ class SearchAgent(Agent):
             limit = self.iterations
         else:
             limit = 1 << 30
-        it = 0
-        while it < limit:
-            if it >= 1 and time.perf_counter() >= deadline:
-                break
-            g0 = det.sample(self.rng)
-            seed = self.rng.getrandbits(32)
-            results = [self._playout(g0, me, c, seed) for c in cands]
-            for k in range(n):
-                diffs[k].append(results[k] - results[0])
-            it += 1
-        self.rollouts += it * n
+        if self.wide and n > KEEP + 1:
+            # First round: every candidate on half the budget (it only ranks them, so one
+            # sample will do); the best KEEP go on to a second round on fresh samples
+            # (the first round's best are flattered by its noise, so only the second
+            # round's differences decide).
+            if self.rollout_budget is not None:
+                first = max(1, self.rollout_budget // (2 * n))
+                second = max(MIN_SAMPLES, self.rollout_budget // (2 * (KEEP + 1)))
+            else:
+                first, second = max(1, limit // 2), max(MIN_SAMPLES, limit - limit // 2)
+            half = started + (deadline - started) / 2 if self.seconds is not None else math.inf
+            diffs = self._sample(det, me, cands, first, half)
+            means = [sum(d, 0.0) / max(1, len(d)) for d in diffs]
+            order = sorted(range(1, n), key=lambda k: -means[k])[:KEEP]
+            cands = [cands[0]] + [cands[k] for k in order]
+            n = len(cands)
+            diffs = self._sample(det, me, cands, second, deadline)
+        else:
+            diffs = self._sample(det, me, cands, limit, deadline)
         took = time.perf_counter() - started
         self.search_seconds += took
         self.search_times.append(took)
         best = 0
         best_score = 0.0
+        it = len(diffs[0])
         z = threshold(self.z, it, n - 1) if self.strict else self.z
         for k in range(1, n):
             d = diffs[k]
@@ -266,6 +314,31 @@ class SearchAgent(Agent):
         self.overruled += best > 0
         return cands[best]
 
+    def _sample(
+        self,
+        det: Determiniser,
+        me: int,
+        cands: list[Action | None],
+        limit: int,
+        deadline: float,
+    ) -> list[list[float]]:
+        """Each candidate's advantage over the first, on up to ``limit`` sampled states
+        (at least one, then until the deadline)."""
+        n = len(cands)
+        diffs: list[list[float]] = [[] for _ in range(n)]
+        it = 0
+        while it < limit:
+            if it >= 1 and time.perf_counter() >= deadline:
+                break
+            g0 = det.sample(self.rng)
+            seed = self.rng.getrandbits(32)
+            results = [self._playout(g0, me, c, seed) for c in cands]
+            for k in range(n):
+                diffs[k].append(results[k] - results[0])
+            it += 1
+        self.rollouts += it * n
+        return diffs
+
     def _playout(self, g0: Game, me: int, action: Action | None, seed: int) -> float:
         from ..driver import play  # the driver imports the agents package
 
@@ -278,7 +351,7 @@ class SearchAgent(Agent):
         depth = 2 * g.players if self.depth == -1 else self.depth
         limit = g.turn + depth if depth is not None else 1 << 30
         # Every seat is played by the trading heuristic, which writes nobody off.
-        agents = [_Rollout(seed + s, limit) for s in range(g.players)]
+        agents = [_Rollout(seed + s, limit, self.full) for s in range(g.players)]
         mine = agents[me]
         mine.restore(self.heuristic.snapshot())  # what it learnt of the others
         try:

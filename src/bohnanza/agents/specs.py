@@ -62,9 +62,13 @@ def one_line(exc: BaseException) -> str:
 def search_parameters(text: str) -> dict[str, Any]:
     """``0.2`` → seconds per decision; ``50it`` → samples per decision (each candidate
     played out on each); ``40ro`` → roll-outs per decision, shared by the candidates;
-    ``d8`` limits roll-outs to 8 turns (``d0``: to the end of the game); ``z1.5`` the
-    standard errors by which an alternative must beat the heuristic's choice; ``hand``
-    (the default) values the hands at a roll-out's end, ``nohand`` coins and fields only; ``strict`` corrects ``z`` for few samples and
+    ``d8`` limits roll-outs to 8 turns (``d0``: to the end of the game; ``turn``, the
+    default: to the end of the turn being played); ``wide`` tries many offers, in two rounds;
+    ``trade`` (the default) searches phase-2 decisions only, ``all`` every decision
+    with a choice; ``full`` has roll-outs trade as the
+    real bots do; ``z1.5`` the standard errors by which an alternative must beat the
+    heuristic's choice; ``hand`` (the default) values the hands at a roll-out's end,
+    ``nohand`` coins and fields only; ``strict`` corrects ``z`` for few samples and
     several alternatives; joined by ``:``."""
     kwargs: dict[str, Any] = {}
     for p in [p.strip() for p in text.split(":")]:
@@ -79,6 +83,14 @@ def search_parameters(text: str) -> dict[str, Any]:
                 kwargs["hand_value"] = p == "hand"
             elif p == "strict":
                 kwargs["strict"] = True
+            elif p == "wide":
+                kwargs["wide"] = True
+            elif p in ("trade", "all"):
+                kwargs["trades_only"] = p == "trade"
+            elif p == "full":
+                kwargs["full"] = True
+            elif p == "turn":
+                kwargs["depth"] = 0
             elif p.startswith("z"):
                 kwargs["z"] = float(p[1:])
             elif p.startswith("d"):
@@ -88,7 +100,7 @@ def search_parameters(text: str) -> dict[str, Any]:
                 kwargs["seconds"] = float(p[:-1] if p.endswith("s") else p)
         except ValueError:
             raise ConfigError(
-                f"bad search parameter {p!r}: use SECONDS (0.2), ITERATIONSit (50it), ROLLOUTSro (40ro), dTURNS (d8) or zSE (z1.5)"
+                f"bad search parameter {p!r}: use SECONDS (0.2), ITERATIONSit (50it), ROLLOUTSro (40ro), dTURNS (d8), turn, zSE (z1.5), hand, nohand, strict, wide, trade, all or full"
             ) from None
     if kwargs.get("seconds") is not None and kwargs["seconds"] <= 0:
         raise ConfigError("search seconds must be positive")
