@@ -12,8 +12,9 @@ decisions, most of them searched), and the time per game (with one worker, about
 CPU time) and what 300 games need. ``--first N`` keeps the first N games, to compare
 runs on the same seeds. ``--baseline`` also replays every game with ``heuristic`` in the
 search's seat (the same deals, seats and agent seeds; about 0.6 s a game): how often
-that seat wins without the search, and the paired difference game by game. Seeds differ in how much they favour a seat, so a
-small run is best compared with this rather than with 25%.
+that seat wins without the search, and the paired difference game by game. Seeds
+differ in how much they favour a seat, so a run is best compared with this rather than
+with 25%.
 """
 
 from __future__ import annotations

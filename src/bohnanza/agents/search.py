@@ -222,7 +222,8 @@ class SearchAgent(Agent):
             me = view.seat
             addressed = any(o.to == me for o in view.offers)
             proposing = default is not None and default.type is _T.PROPOSE
-            if not addressed and view.active != me and not proposing and not self.wide:
+            idle = not addressed and view.active != me and not proposing
+            if idle and not self.wide:
                 return out  # nothing to answer or offer: the heuristic's pass stands
             for a in legal:
                 a = with_coins(view, a)  # a buy template gets the coins (R-LADY-10)
@@ -238,8 +239,8 @@ class SearchAgent(Agent):
                     alt = Action.propose(offer)
                     if alt not in out and not self.heuristic.proposed(offer):
                         out.append(alt)
-                if len(out) == 1 and not proposing and not addressed and view.active != me:
-                    return out  # a pass, and nothing else worth trying
+                if idle and len(out) == 1:
+                    return out  # a pass, and no offer left to try
             if not required and None not in out:
                 out.append(None)
         elif not self.trades_only:
