@@ -12,6 +12,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from bohnanza.tournament import Store, TournamentSpec, run_tournament
 
 LINEUP = ("heuristic", "heuristic-v1", "autarky", "random")
@@ -88,3 +90,28 @@ def test_ctrl_c_keeps_finished_games_and_the_rerun_plays_only_the_rest(tmp_path:
     assert resumed.skipped == kept and resumed.played == games - kept
     assert sorted(r["seed"] for r in resumed.rows) == list(range(1, games + 1))
     json.dumps(resumed.summary)
+
+
+def test_ctrl_c_while_the_pool_runs_is_a_flag_checked_between_waits() -> None:
+    """A KeyboardInterrupt raised inside ``concurrent.futures.wait`` could leave a
+    future's lock held, and the pool's shutdown then hung (about one Ctrl-C in five):
+    while the workers run, SIGINT only sets a flag, and Python's own handler is back
+    afterwards. Where another handler is installed, it is left alone."""
+    from bohnanza.tournament.runner import _deferred_sigint
+
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    with _deferred_sigint() as interrupted:
+        assert not interrupted.is_set()
+        signal.raise_signal(signal.SIGINT)  # no KeyboardInterrupt here
+        assert interrupted.is_set()
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    with pytest.raises(KeyboardInterrupt):
+        signal.raise_signal(signal.SIGINT)
+    calls: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, _frame: calls.append(signum))
+    try:
+        with _deferred_sigint() as interrupted:
+            signal.raise_signal(signal.SIGINT)
+            assert calls == [signal.SIGINT] and not interrupted.is_set()
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -16,6 +16,7 @@ import multiprocessing
 import os
 import signal
 import statistics
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import (
@@ -26,6 +27,7 @@ from concurrent.futures import (
     ThreadPoolExecutor,
     wait,
 )
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -227,6 +229,30 @@ def _stop_workers(pool: Executor) -> None:
     pool.shutdown(wait=True, cancel_futures=True)
 
 
+@contextmanager
+def _deferred_sigint() -> Iterator[threading.Event]:
+    """Ctrl-C as a flag instead of an exception raised wherever the main thread is.
+
+    Raised inside ``concurrent.futures.wait`` (which holds the futures' locks while it
+    registers a waiter), a KeyboardInterrupt can leave a future's lock held for good;
+    the pool's manager thread then blocks cancelling that future while the main thread
+    waits for it to finish: the tournament hung instead of stopping (about one Ctrl-C in
+    five on this machine). The loop checks the flag between waits and raises there.
+    Only where Python's own handler is installed, in the main thread; elsewhere (an
+    embedding application's handler, or a thread) nothing changes."""
+    hit = threading.Event()
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.getsignal(signal.SIGINT) if main else None
+    if previous is not signal.default_int_handler:
+        yield hit
+        return
+    signal.signal(signal.SIGINT, lambda _signum, _frame: hit.set())
+    try:
+        yield hit
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def run_local(
     spec: TournamentSpec,
     indices: Sequence[int],
@@ -254,23 +280,25 @@ def run_local(
         )
     )
     finished = False
-    try:
-        pending: set[Future[list[Row]]] = {
-            pool.submit(play_batch, spec, b) for b in _batches(indices, batch)
-        }
-        while pending:
-            # A short timeout, so that Ctrl-C is seen at once: the OS may deliver SIGINT
-            # to one of the executor's threads, and Python runs its handler only when the
-            # main thread next wakes up (which, waiting for a batch, could be minutes).
-            done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
-            for f in done:
-                yield f.result()
-        finished = True
-    finally:
-        if finished:
-            pool.shutdown(wait=True)
-        else:
-            _stop_workers(pool)
+    with _deferred_sigint() as interrupted:
+        try:
+            pending: set[Future[list[Row]]] = {
+                pool.submit(play_batch, spec, b) for b in _batches(indices, batch)
+            }
+            while pending:
+                if interrupted.is_set():
+                    raise KeyboardInterrupt
+                # A short timeout, so that Ctrl-C is seen at once (its flag is checked
+                # between waits).
+                done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+                for f in done:
+                    yield f.result()
+            finished = True
+        finally:
+            if finished:
+                pool.shutdown(wait=True)
+            else:
+                _stop_workers(pool)
 
 
 def run_ray(
