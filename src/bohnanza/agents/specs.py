@@ -59,6 +59,19 @@ def one_line(exc: BaseException) -> str:
 # ---------------------------------------------------------------------------- readers
 
 
+#: The search's one-word parameters: the keyword each sets, and to what.
+_SEARCH_WORDS: dict[str, tuple[str, Any]] = {
+    "hand": ("hand_value", True),
+    "nohand": ("hand_value", False),
+    "strict": ("strict", True),
+    "wide": ("wide", True),
+    "trade": ("trades_only", True),
+    "all": ("trades_only", False),
+    "full": ("full", True),
+    "turn": ("depth", 0),
+}
+
+
 def search_parameters(text: str) -> dict[str, Any]:
     """``0.2`` → seconds per decision; ``50it`` → samples per decision (each candidate
     played out on each); ``40ro`` → roll-outs per decision, shared by the candidates;
@@ -79,18 +92,9 @@ def search_parameters(text: str) -> dict[str, Any]:
             elif p.endswith("ro"):
                 kwargs["rollouts"] = int(p[:-2])
                 kwargs["seconds"] = None
-            elif p in ("hand", "nohand"):
-                kwargs["hand_value"] = p == "hand"
-            elif p == "strict":
-                kwargs["strict"] = True
-            elif p == "wide":
-                kwargs["wide"] = True
-            elif p in ("trade", "all"):
-                kwargs["trades_only"] = p == "trade"
-            elif p == "full":
-                kwargs["full"] = True
-            elif p == "turn":
-                kwargs["depth"] = 0
+            elif p in _SEARCH_WORDS:
+                key, value = _SEARCH_WORDS[p]
+                kwargs[key] = value
             elif p.startswith("z"):
                 kwargs["z"] = float(p[1:])
             elif p.startswith("d"):
