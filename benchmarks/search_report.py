@@ -12,7 +12,9 @@ decisions, most of them searched), and the time per game (with one worker, about
 CPU time) and what 300 games need. ``--first N`` keeps the first N games, to compare
 runs on the same seeds. ``--baseline`` also replays every game with ``heuristic`` in the
 search's seat (the same deals, seats and agent seeds; about 0.6 s a game): how often
-that seat wins without the search, and the paired difference game by game. Seeds
+that seat wins without the search, and the paired difference game by game
+(``--seat-bot heuristic:fg0.9`` replays another bot there instead: the search's own play
+without the search). Seeds
 differ in how much they favour a seat, so a run is best compared with this rather than
 with 25%.
 """
@@ -110,10 +112,11 @@ def report(path: str, first: int | None = None) -> tuple[dict[str, float], dict[
     return out, per_game
 
 
-def baseline(path: str, first: int | None = None) -> dict[int, float]:
-    """The win share of the search's seat when ``heuristic`` plays it, on the same games
-    (returned per game, by seed)."""
+def baseline(path: str, first: int | None = None, bot: str = "heuristic") -> dict[int, float]:
+    """The win share of the search's seat when ``bot`` (a spec) plays it and
+    ``heuristic`` the other seats, on the same games (returned per game, by seed)."""
     from bohnanza import Game
+    from bohnanza.agents import make_agent
     from bohnanza.agents.heuristic import HeuristicAgent
     from bohnanza.driver import play
     from bohnanza.seeding import agent_seed
@@ -127,7 +130,9 @@ def baseline(path: str, first: int | None = None) -> dict[int, float]:
         seats = json.loads(seats_j)
         k = next(i for i, a in enumerate(seats) if a.startswith("search"))
         game = Game.new(rules, players, options=json.loads(options_j), seed=seed)
-        play(game, [HeuristicAgent(agent_seed(seed, s)) for s in range(players)])
+        agents = [HeuristicAgent(agent_seed(seed, s)) for s in range(players)]
+        agents[k] = make_agent(bot, agent_seed(seed, k))
+        play(game, agents)
         assert game.winners is not None and game.scores is not None
         per_game[seed] = 1 / len(game.winners) if k in game.winners else 0.0
         wins += per_game[seed]
@@ -135,20 +140,22 @@ def baseline(path: str, first: int | None = None) -> dict[int, float]:
     n = len(rows[:first])
     lo, hi = wilson(wins, n)
     print(
-        f"  heuristic in that seat, same games: {wins:.2f}/{n} = {wins / n:.1%}"
+        f"  {bot} in that seat, same games: {wins:.2f}/{n} = {wins / n:.1%}"
         f" [{lo:.1%}, {hi:.1%}], {coins / n:.2f} coins"
     )
     return per_game
 
 
-def paired(search: dict[int, float], heuristic: dict[int, float]) -> tuple[float, float, float]:
-    """The search's win share minus the heuristic's in the same seat of the same games,
-    with a 95% interval from the per-game differences (the deal's luck cancels out)."""
+def paired(
+    search: dict[int, float], heuristic: dict[int, float], bot: str = "heuristic"
+) -> tuple[float, float, float]:
+    """The search's win share minus ``bot``'s in the same seat of the same games, with a
+    95% interval from the per-game differences (the deal's luck cancels out)."""
     d = [search[s] - heuristic[s] for s in search if s in heuristic]
     m = statistics.fmean(d)
     half = 1.96 * statistics.stdev(d) / math.sqrt(len(d)) if len(d) > 1 else math.inf
     print(
-        f"  search minus heuristic, same games (paired): {m:+.1%}, 95% [{m - half:+.1%},"
+        f"  search minus {bot}, same games (paired): {m:+.1%}, 95% [{m - half:+.1%},"
         f" {m + half:+.1%}]"
     )
     return m, m - half, m + half
@@ -161,11 +168,19 @@ def main() -> None:
     parser.add_argument(
         "--baseline", action="store_true", help="replay the games with heuristic in its seat"
     )
+    parser.add_argument(
+        "--seat-bot",
+        action="append",
+        metavar="SPEC",
+        help="with --baseline: the bot replayed in the search's seat (default heuristic;"
+        " repeat for several, e.g. heuristic:fg0.9, the search's own play unsearched)",
+    )
     args = parser.parse_args()
     for path in args.folders:
         _, mine = report(path, args.first)
         if args.baseline:
-            paired(mine, baseline(path, args.first))
+            for bot in args.seat_bot or ["heuristic"]:
+                paired(mine, baseline(path, args.first, bot), bot)
 
 
 if __name__ == "__main__":

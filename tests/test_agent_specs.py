@@ -102,6 +102,11 @@ def test_specs_resolve_to_factories_and_parameters(bots: Path) -> None:
         "search",
         {"rollouts": 120, "seconds": None, "depth": 0, "wide": True, "trades_only": True},
     )
+    assert parse_agent("search:fg0.38:all") == (
+        "search",
+        {"field_gain": 0.38, "trades_only": False},
+    )
+    assert parse_agent("heuristic:fg0.9") == ("heuristic", {"field_gain": 0.9})
     assert keyword_parameters("a=1:b=x:c=true:d=none:e=-0.5") == {
         "a": 1,
         "b": "x",
@@ -174,6 +179,9 @@ def test_an_entry_point_agent_is_found_listed_and_played(bots: Path) -> None:
         (BROKEN, "byob_missing_module"),
         ("autarky:3", "takes no parameters"),
         ("search:fast", "bad search parameter"),
+        ("search:fgx", "bad search parameter"),
+        ("search:fg-1", "bad search parameter 'fg-1'"),
+        ("heuristic:fg", "bad heuristic parameter 'fg'"),
     ],
 )
 def test_a_bad_spec_is_one_error_line(bots: Path, spec: str, message: str) -> None:

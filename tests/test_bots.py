@@ -479,11 +479,13 @@ def test_the_hand_valuing_leaf_sees_what_giving_a_hand_card_away_costs() -> None
 def test_a_search_that_never_overrules_plays_the_heuristics_game() -> None:
     """The search wraps its own ``heuristic`` faithfully (memory taken back only where it
     overrules it): with every search answering the heuristic's choice, the game is the
-    heuristic's, action for action."""
+    heuristic's (its own: it buys the third field sooner), action for action."""
+    from bohnanza.agents.search import FIELD_GAIN
+
     logs = []
     for wrapped in (False, True):
         game = Game.new("classic", 4, seed=2)
-        first: Agent = HeuristicAgent(7)
+        first: Agent = HeuristicAgent(7, field_gain=FIELD_GAIN)
         if wrapped:
             search = SearchAgent(7, iterations=1)
             search.search = lambda view, cands, default: default  # type: ignore[method-assign]
@@ -605,3 +607,46 @@ def test_the_default_search_is_the_measured_one() -> None:
     assert isinstance(everything, SearchAgent)
     assert (everything.seconds, everything.rollout_budget, everything.depth) == (0.2, None, 2)
     assert not everything.trades_only
+
+
+def test_the_search_buys_its_third_field_sooner_than_the_heuristic() -> None:
+    """R-FIELD-1, R-FIELD-2: the search's own play (``field_gain``, ``fg``) buys the third
+    field when it expects it to add 0.9 of its coin rate, the heuristic when 0.38 of
+    it; with 3 coins at turn 16 of this game, only the first pays the price."""
+    from bohnanza.agents.search import FIELD_GAIN
+
+    game = mid_game("classic", 4, seed=0, turns=16)
+    seat = game.active
+    assert len(game.fields[seat]) == 2
+    need = 3 - len(game.treasury[seat])
+    game.treasury[seat].extend(game.draw[:need])
+    del game.draw[:need]
+    view = game.view(seat)
+    legal = game.legal_actions(seat)
+    worth = Position(view, tables_for(view.config)).third_field_worth(1.0)
+    assert 0.38 * worth < 3.5 <= FIELD_GAIN * worth  # the price (3) plus the margin
+    buy = _T.BUY_FIELD
+    assert HeuristicAgent(0).act(view, legal, True).type is not buy  # type: ignore[union-attr]
+    sooner = HeuristicAgent(0, field_gain=FIELD_GAIN).act(view, legal, True)
+    assert sooner is not None and sooner.type is buy
+    search = make_agent("search", 0)
+    assert isinstance(search, SearchAgent) and search.field_gain == FIELD_GAIN == 0.9
+    choice = search.act(view, legal, True)
+    assert choice is not None and choice.type is buy
+    late = make_agent("search:fg0.38", 0)
+    choice = late.act(view, legal, True)
+    assert choice is not None and choice.type is not buy
+
+
+def test_a_mean_search_values_a_rollout_against_all_rivals() -> None:
+    """``mean``: a roll-out cut short is valued by the margin over the other seats' mean
+    value, ``best`` (the default) over the best of them; both in coins × 0.2."""
+    from bohnanza.agents.search import position_value, utility
+
+    game = mid_game("classic", 4, seed=3, turns=9)
+    values = [position_value(game, s, True) for s in range(4)]
+    others = values[1:]
+    assert utility(game, 0, True) == pytest.approx(0.2 * (values[0] - max(others)))
+    assert utility(game, 0, True, mean=True) == pytest.approx(0.2 * (values[0] - sum(others) / 3))
+    assert max(others) > sum(others) / 3  # the two differ here
+    assert make_agent("search:mean", 0).mean and not make_agent("search", 0).mean  # type: ignore[attr-defined]

@@ -5,6 +5,7 @@ bots and default bots that come with it."""
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
@@ -189,6 +190,23 @@ def test_refuses_to_hand_the_leader_a_coin_at_the_end() -> None:
     assert bot._feeds_leader(pos, 1, 2.0)  # seat 1 leads by 5 coins
     assert not bot._feeds_leader(pos, 2, 2.0)  # seat 2 does not lead
     assert bot._weight(pos, 1) > bot._weight(pos, 2)
+
+
+def test_a_plan_may_hold_more_stand_ins_than_a_variety_has_cards() -> None:
+    """Asking for two cards of a variety whose other cards sit in the hand or on the
+    field plans a field longer than the variety: it is valued at its top payout (it
+    used to index past the field-value table and crash the bot mid-game)."""
+    game = trade_phase()
+    view = game.view(0)
+    t = tables_for(view.config)
+    pos = Position(view, t)
+    v = min(range(t.nv), key=lambda k: t.total[k])
+    card = next(c for c in range(len(t.cv)) if t.cv[c] == v)
+    top = float(t.pay[v][-1])
+    for n in (t.total[v], t.total[v] + 1, t.total[v] + 3):
+        assert pos.fv(v, n) == top
+    # A plan that plants them all runs through (harvesting and starting again counts).
+    assert math.isfinite(pos.plan([[], []], [card] * (t.total[v] + 3), []))
 
 
 # ---------------------------------------------------------------------------- every bot

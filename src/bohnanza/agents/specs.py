@@ -69,7 +69,34 @@ _SEARCH_WORDS: dict[str, tuple[str, Any]] = {
     "all": ("trades_only", False),
     "full": ("full", True),
     "turn": ("depth", 0),
+    "mean": ("mean", True),
+    "best": ("mean", False),
 }
+
+
+def _field_gain(p: str) -> float:
+    """``fg0.9`` → 0.9: the share of its coin rate a seat expects a third field to add,
+    when it decides whether to buy one (a ValueError if that is not a number ≥ 0)."""
+    gain = float(p[2:])
+    if not gain >= 0:
+        raise ValueError(p)
+    return gain
+
+
+def heuristic_parameters(text: str) -> dict[str, Any]:
+    """``fg0.9``: buy the third field when it should add 0.9 of the seat's coin rate
+    (the default 0.38; ``search`` plays its own turns with 0.9)."""
+    kwargs: dict[str, Any] = {}
+    for p in [p.strip() for p in text.split(":")]:
+        try:
+            if not p.startswith("fg"):
+                raise ValueError(p)
+            kwargs["field_gain"] = _field_gain(p)
+        except ValueError:
+            raise ConfigError(
+                f"bad heuristic parameter {p!r}: use fgGAIN (fg0.9), a third field's gain"
+            ) from None
+    return kwargs
 
 
 def search_parameters(text: str) -> dict[str, Any]:
@@ -82,7 +109,10 @@ def search_parameters(text: str) -> dict[str, Any]:
     real bots do; ``z1.5`` the standard errors by which an alternative must beat the
     heuristic's choice; ``hand`` (the default) values the hands at a roll-out's end,
     ``nohand`` coins and fields only; ``strict`` corrects ``z`` for few samples and
-    several alternatives; joined by ``:``."""
+    several alternatives; ``fg0.38`` what its own play expects a third field to add to
+    its coin rate when it decides to buy one (the default 0.9; the heuristic's 0.38);
+    ``mean`` values a roll-out by the margin over the other seats' mean, ``best`` (the
+    default) over the best of them; joined by ``:``."""
     kwargs: dict[str, Any] = {}
     for p in [p.strip() for p in text.split(":")]:
         try:
@@ -97,6 +127,8 @@ def search_parameters(text: str) -> dict[str, Any]:
                 kwargs[key] = value
             elif p.startswith("z"):
                 kwargs["z"] = float(p[1:])
+            elif p.startswith("fg"):
+                kwargs["field_gain"] = _field_gain(p)
             elif p.startswith("d"):
                 depth = int(p[1:])
                 kwargs["depth"] = depth if depth > 0 else None
@@ -104,7 +136,7 @@ def search_parameters(text: str) -> dict[str, Any]:
                 kwargs["seconds"] = float(p[:-1] if p.endswith("s") else p)
         except ValueError:
             raise ConfigError(
-                f"bad search parameter {p!r}: use SECONDS (0.2), ITERATIONSit (50it), ROLLOUTSro (40ro), dTURNS (d8), turn, zSE (z1.5), hand, nohand, strict, wide, trade, all or full"
+                f"bad search parameter {p!r}: use SECONDS (0.2), ITERATIONSit (50it), ROLLOUTSro (40ro), dTURNS (d8), turn, zSE (z1.5), fgGAIN (fg0.38), hand, nohand, strict, wide, trade, all, full, mean or best"
             ) from None
     if kwargs.get("seconds") is not None and kwargs["seconds"] <= 0:
         raise ConfigError("search seconds must be positive")
