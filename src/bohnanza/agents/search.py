@@ -32,7 +32,9 @@ The defaults are the best measured against three ``heuristic`` bots (docs/bots.m
 searching every decision was no better than the heuristic over 300 games (where a
 short roll-out's leaf overrules its planting and harvesting, that does not pay), and
 searching only the trades, each played out to the end of its turn, was (a paired gain
-of about 8 points of win share).
+of about 8 points of win share). Where it does not search it plays as the heuristic,
+except that it buys its third field sooner (:data:`FIELD_GAIN`), worth about as much
+again: 34.8% against three heuristic bots over 300 games, where the heuristic wins 20.3%.
 """
 
 from __future__ import annotations
@@ -412,7 +414,9 @@ def threshold(z: float, samples: int, alternatives: int) -> float:
 def utility(g: Game, me: int, hand: bool = False, mean: bool = False) -> float:
     """How good ``g`` is for ``me``: at the end, a win (a shared win in part) plus the
     coin margin over the best other seat; before, the margin in coins plus field values
-    (plus, with ``hand``, what the heuristic's plan makes of each seat's hand)."""
+    (plus, with ``hand``, what the heuristic's plan makes of each seat's hand) over the
+    best other seat, or with ``mean`` over the other seats' mean (measured no
+    different)."""
     if g.over:
         assert g.scores is not None and g.winners is not None
         best_other = max(s for k, s in enumerate(g.scores) if k != me)
