@@ -6,7 +6,7 @@
 Each variant is a JSON object of module constants of ``bohnanza.agents.heuristic``
 (``FIELD_GAIN``, ``KEEP``, ``GAMMA``, …) set only while the changed seat decides, and of
 keyword arguments of ``HeuristicAgent`` written with a leading underscore
-(``{"_field_gain": 0.9}``). ``--base`` applies a variant to the changed seat of every run,
+(``{"_field_gain": 0.9}``; a list for a tuple, ``{"_rivalry": [0.5, 4.0, 1.0]}``). ``--base`` applies a variant to the changed seat of every run,
 the first included (then the others are changes on top of it). Game ``seed`` is 4-player
 ``classic`` with the changed bot in seat ``seed % 4`` (seats rotate), the agents seeded
 as the tournaments seed them; the base runs on the same games, so the printed
@@ -63,7 +63,12 @@ def one(job: tuple[dict[str, Any], int]) -> float:
     variant, seed = job
     seat = seed % 4
     constants = {k: v for k, v in variant.items() if not k.startswith("_")}
-    kwargs = {k[1:]: v for k, v in variant.items() if k.startswith("_")}
+    # JSON has no tuples: a list is a tuple argument (``"_rivalry": [0.5, 4, 1]``).
+    kwargs = {
+        k[1:]: tuple(v) if isinstance(v, list) else v
+        for k, v in variant.items()
+        if k.startswith("_")
+    }
     agents: list[HeuristicAgent] = [HeuristicAgent(agent_seed(seed, s)) for s in range(4)]
     agents[seat] = Changed(agent_seed(seed, seat), constants, **kwargs)
     game = Game.new("classic", 4, seed=seed)

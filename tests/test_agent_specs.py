@@ -107,6 +107,12 @@ def test_specs_resolve_to_factories_and_parameters(bots: Path) -> None:
         {"field_gain": 0.38, "trades_only": False},
     )
     assert parse_agent("heuristic:fg0.9") == ("heuristic", {"field_gain": 0.9})
+    assert parse_agent("heuristic:wary:fg0.9") == (
+        "heuristic",
+        {"rivalry": (0.5, 4.0, 1.0), "field_gain": 0.9},
+    )
+    assert parse_agent("search:wary") == ("search", {"rivalry": (0.5, 4.0, 1.0)})
+    assert parse_agent("search:wary:mild") == ("search", {"rivalry": None})
     assert keyword_parameters("a=1:b=x:c=true:d=none:e=-0.5") == {
         "a": 1,
         "b": "x",
@@ -182,6 +188,8 @@ def test_an_entry_point_agent_is_found_listed_and_played(bots: Path) -> None:
         ("search:fgx", "bad search parameter"),
         ("search:fg-1", "bad search parameter 'fg-1'"),
         ("heuristic:fg", "bad heuristic parameter 'fg'"),
+        ("heuristic:wary:mild", "bad heuristic parameter 'mild'"),
+        ("search:wry", "bad search parameter 'wry'"),
     ],
 )
 def test_a_bad_spec_is_one_error_line(bots: Path, spec: str, message: str) -> None:

@@ -9,12 +9,15 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bohnanza import Action, ActionType, Game, Offer, View
 from bohnanza.agents import AGENTS, Agent, make_agent
 from bohnanza.agents.heuristic import HeuristicAgent, Position, tables_for
 from bohnanza.agents.search import Determiniser, SearchAgent, unseen_cards
 from bohnanza.driver import PlayLog, play
+from bohnanza.errors import ConfigError
 from bohnanza.rules import all_rulesets
 from bohnanza.views import make_view
 
@@ -636,6 +639,58 @@ def test_the_search_buys_its_third_field_sooner_than_the_heuristic() -> None:
     late = make_agent("search:fg0.38", 0)
     choice = late.act(view, legal, True)
     assert choice is not None and choice.type is not buy
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), turns=st.integers(0, 30))
+def test_a_wary_heuristic_weighs_every_rivals_gain_at_least_as_much(seed: int, turns: int) -> None:
+    """``rivalry``: the search's own play (:data:`WARY`) weighs a partner's gain by the
+    partner's lead over everyone else as ``beta × clamp(1 + 0.5 × lead, 1, 4)``; the
+    heuristic as ``beta × clamp(1 + 0.25 × lead, 0.5, 2)``. So the wary one never values
+    a rival's coin less: it gives a trailer no discount and a leader twice the premium."""
+    from bohnanza.agents.heuristic import WARY
+
+    game = mid_game("classic", 4, seed=seed, turns=turns)
+    me = game.active
+    pos = Position(game.view(me), tables_for(game.config))
+    mild, wary = HeuristicAgent(0), HeuristicAgent(0, rivalry=WARY)
+    beta = 1 / 3
+    for seat in range(4):
+        if seat == me:
+            continue
+        lead = mild._standing(pos, seat)
+        assert mild._weight(pos, seat) == pytest.approx(beta * min(2.0, max(0.5, 1 + 0.25 * lead)))
+        assert wary._weight(pos, seat) == pytest.approx(beta * min(4.0, max(1.0, 1 + 0.5 * lead)))
+        assert wary._weight(pos, seat) >= mild._weight(pos, seat)
+        if lead < 0:
+            assert wary._weight(pos, seat) == pytest.approx(beta)
+
+
+def test_a_wary_search_plays_its_own_turns_and_rollout_seat_warily() -> None:
+    """``search:wary`` weighs rivals as :data:`WARY` in its own play and in its seat of
+    the roll-outs (the other roll-out seats stay the heuristic); ``mild``, the default,
+    weighs as the heuristic; ``heuristic:wary`` is the heuristic with that weighing."""
+    from bohnanza.agents.heuristic import WARY
+
+    default = make_agent("search", 0)
+    assert isinstance(default, SearchAgent) and default.rivalry is None
+    assert default.heuristic.rivalry is None
+    mild = make_agent("search:wary:mild", 0)
+    assert isinstance(mild, SearchAgent) and mild.rivalry is None
+    wary = make_agent("search:wary:60ro", 0)
+    assert isinstance(wary, SearchAgent) and wary.rivalry == WARY
+    assert wary.heuristic.rivalry == WARY
+    wary.heuristic._refused[2] = 3.0  # something it learnt of seat 2
+    made = wary.rollout_players(4, 1, 9, 11)
+    assert [r.rivalry for r in made] == [None, WARY, None, None]
+    assert [r.field_gain for r in made] == [None, 0.9, None, None]
+    assert [r.chance(2) for r in made] == [1.0, 0.25, 1.0, 1.0]
+    assert [r.rivalry for r in default.rollout_players(4, 1, 9, 11)] == [None] * 4
+    h = make_agent("heuristic:fg0.9:wary", 0)
+    assert isinstance(h, HeuristicAgent) and h.rivalry == WARY and h.field_gain == 0.9
+    assert make_agent("heuristic", 0).rivalry is None  # type: ignore[attr-defined]
+    with pytest.raises(ConfigError, match="wary"):
+        make_agent("heuristic:wry", 0)
 
 
 def test_a_mean_search_values_a_rollout_against_all_rivals() -> None:

@@ -83,6 +83,13 @@ LEADER_MAX = 2.0
 TRAILER_MIN = 0.5
 #: Own turns left below which a trade that gives the leader half a coin is refused.
 ENDGAME = 1.5
+#: A warier weighing of rivals' gains (``STANDING``, ``LEADER_MAX``, ``TRAILER_MIN``):
+#: twice as wary of a leader, and a seat behind never cheaper than an average rival
+#: (``rivalry``, spec ``wary``). Against three heuristic bots, a heuristic that buys its
+#: third field sooner and weighs so wins about 3 points of win share more than one that
+#: only buys sooner; a search that plays its own turns so was no different
+#: (docs/bots.md).
+WARY = (0.5, 4.0, 1.0)
 
 
 Fields = list[list[int]]
@@ -528,12 +535,17 @@ class HeuristicAgent(Agent):
         shed: int = 4,
         wanted: int = 2,
         field_gain: float | None = None,
+        rivalry: tuple[float, float, float] | None = None,
     ) -> None:
         super().__init__(seed)
         self.max_proposals = max_proposals
         #: The share of its coin rate it expects a third field to add when it decides to
         #: buy one (None: :data:`FIELD_GAIN`). The search buys sooner (docs/bots.md).
         self.field_gain = field_gain
+        #: How it weighs a partner's gain by the partner's standing: (``STANDING``,
+        #: ``LEADER_MAX``, ``TRAILER_MIN``), None for the module's values (see
+        #: :data:`WARY`).
+        self.rivalry = rivalry
         #: How many of its cards it considers giving, and how many varieties asking for,
         #: when it lists offers: the search widens both, to have more offers to try out.
         self.shed_width = shed
@@ -848,7 +860,8 @@ class HeuristicAgent(Agent):
         """What a coin for ``seat`` costs us: ``1/(players-1)`` for an average rival,
         more for the leader, less for a seat behind."""
         d = self._standing(pos, seat)
-        return pos.t.beta * min(LEADER_MAX, max(TRAILER_MIN, 1.0 + STANDING * d))
+        standing, most, least = self.rivalry or (STANDING, LEADER_MAX, TRAILER_MIN)
+        return pos.t.beta * min(most, max(least, 1.0 + standing * d))
 
     def _feeds_leader(self, pos: Position, seat: int, their: float) -> bool:
         """Near the end, never hand the leader (or a seat level with the best) a coin."""

@@ -88,10 +88,18 @@ class _Rollout(HeuristicAgent):
     multi = False
 
     def __init__(
-        self, seed: int, limit: int, full: bool = False, field_gain: float | None = None
+        self,
+        seed: int,
+        limit: int,
+        full: bool = False,
+        field_gain: float | None = None,
+        rivalry: tuple[float, float, float] | None = None,
     ) -> None:
         super().__init__(
-            seed, max_proposals=6 if full else ROLLOUT_PROPOSALS, field_gain=field_gain
+            seed,
+            max_proposals=6 if full else ROLLOUT_PROPOSALS,
+            field_gain=field_gain,
+            rivalry=rivalry,
         )
         self.limit = limit
         if full:
@@ -126,6 +134,7 @@ class SearchAgent(Agent):
         trades_only: bool = True,
         full: bool = False,
         field_gain: float | None = FIELD_GAIN,
+        rivalry: tuple[float, float, float] | None = None,
         mean: bool = False,
     ) -> None:
         super().__init__(seed)
@@ -171,11 +180,15 @@ class SearchAgent(Agent):
         #: heuristic, but buying its third field sooner (``field_gain``, see
         #: :data:`FIELD_GAIN`; None: as the heuristic does).
         self.field_gain = field_gain
+        #: How its own play weighs a partner's gain by the partner's standing (None: as
+        #: the heuristic does; ``WARY``, spec ``wary``, helps the heuristic's own play
+        #: but was measured no different for the search, whose trades are searched).
+        self.rivalry = rivalry
         #: Whether a roll-out's value is the margin over the other seats' mean (all rivals
         #: count) instead of over the best of them.
         self.mean = mean
         width = {"shed": 6, "wanted": 4} if wide else {}
-        self.heuristic = HeuristicAgent(seed, field_gain=field_gain, **width)
+        self.heuristic = HeuristicAgent(seed, field_gain=field_gain, rivalry=rivalry, **width)
         #: What the seat remembers of the cards it has seen (updated at every decision).
         self.seen = SeenCards()
         self.searched = 0  # decisions that were searched (for reports)
@@ -372,19 +385,26 @@ class SearchAgent(Agent):
                 return -10.0
         depth = 2 * g.players if self.depth == -1 else self.depth
         limit = g.turn + depth if depth is not None else 1 << 30
-        # Every seat is played by the trading heuristic, which writes nobody off.
-        agents = [
-            _Rollout(seed + s, limit, self.full, self.field_gain if s == me else None)
-            for s in range(g.players)
-        ]
-        mine = agents[me]
-        mine.restore(self.heuristic.snapshot())  # what it learnt of the others
+        agents = self.rollout_players(g.players, me, limit, seed)
         try:
             if not g.over:
                 play(g, agents, max_trade_rounds=self.trade_rounds)
         except _Stop:
             pass
         return utility(g, me, self.hand_value, self.mean)
+
+    def rollout_players(self, players: int, me: int, limit: int, seed: int) -> list[_Rollout]:
+        """A roll-out's players: every seat the trading heuristic (which writes nobody
+        off), its own seat as it plays its own turns and with what it learnt of the
+        others."""
+        agents = [
+            _Rollout(seed + s, limit, self.full, self.field_gain, self.rivalry)
+            if s == me
+            else _Rollout(seed + s, limit, self.full)
+            for s in range(players)
+        ]
+        agents[me].restore(self.heuristic.snapshot())
+        return agents
 
 
 def threshold(z: float, samples: int, alternatives: int) -> float:

@@ -42,6 +42,7 @@ from typing import Any
 
 from ..errors import ConfigError
 from .base import Agent
+from .heuristic import WARY
 
 #: The entry-point group installed packages publish their agents in.
 ENTRY_POINT_GROUP = "bohnanza.agents"
@@ -71,6 +72,8 @@ _SEARCH_WORDS: dict[str, tuple[str, Any]] = {
     "turn": ("depth", 0),
     "mean": ("mean", True),
     "best": ("mean", False),
+    "wary": ("rivalry", WARY),
+    "mild": ("rivalry", None),
 }
 
 
@@ -85,16 +88,21 @@ def _field_gain(p: str) -> float:
 
 def heuristic_parameters(text: str) -> dict[str, Any]:
     """``fg0.9``: buy the third field when it should add 0.9 of the seat's coin rate
-    (the default 0.38; ``search`` plays its own turns with 0.9)."""
+    (the default 0.38); ``wary``: weigh a partner's gain by its standing as
+    :data:`~bohnanza.agents.heuristic.WARY` does (``search`` plays its own turns with
+    ``fg0.9``, and with ``wary`` as ``search:wary``)."""
     kwargs: dict[str, Any] = {}
     for p in [p.strip() for p in text.split(":")]:
         try:
+            if p == "wary":
+                kwargs["rivalry"] = WARY
+                continue
             if not p.startswith("fg"):
                 raise ValueError(p)
             kwargs["field_gain"] = _field_gain(p)
         except ValueError:
             raise ConfigError(
-                f"bad heuristic parameter {p!r}: use fgGAIN (fg0.9), a third field's gain"
+                f"bad heuristic parameter {p!r}: use fgGAIN (fg0.9), a third field's gain, or wary"
             ) from None
     return kwargs
 
@@ -112,7 +120,9 @@ def search_parameters(text: str) -> dict[str, Any]:
     several alternatives; ``fg0.38`` what its own play expects a third field to add to
     its coin rate when it decides to buy one (the default 0.9; the heuristic's 0.38);
     ``mean`` values a roll-out by the margin over the other seats' mean, ``best`` (the
-    default) over the best of them; joined by ``:``."""
+    default) over the best of them; ``wary`` weighs a partner's gain by its standing as
+    :data:`~bohnanza.agents.heuristic.WARY` does, ``mild`` (the default) as the
+    heuristic does; joined by ``:``."""
     kwargs: dict[str, Any] = {}
     for p in [p.strip() for p in text.split(":")]:
         try:
@@ -136,7 +146,7 @@ def search_parameters(text: str) -> dict[str, Any]:
                 kwargs["seconds"] = float(p[:-1] if p.endswith("s") else p)
         except ValueError:
             raise ConfigError(
-                f"bad search parameter {p!r}: use SECONDS (0.2), ITERATIONSit (50it), ROLLOUTSro (40ro), dTURNS (d8), turn, zSE (z1.5), fgGAIN (fg0.38), hand, nohand, strict, wide, trade, all, full, mean or best"
+                f"bad search parameter {p!r}: use SECONDS (0.2), ITERATIONSit (50it), ROLLOUTSro (40ro), dTURNS (d8), turn, zSE (z1.5), fgGAIN (fg0.38), hand, nohand, strict, wide, trade, all, full, mean, best, wary or mild"
             ) from None
     if kwargs.get("seconds") is not None and kwargs["seconds"] <= 0:
         raise ConfigError("search seconds must be positive")
