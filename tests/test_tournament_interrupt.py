@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -50,13 +51,21 @@ def alive(pid: int) -> bool:
     return state != "Z"
 
 
+def default_sigint() -> None:
+    """In the child before exec: Python's Ctrl-C again. A test run started in the
+    background (``cmd &`` in a script) has SIGINT ignored, and a child inherits that."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_keeps_finished_games_and_the_rerun_plays_only_the_rest(tmp_path: Path) -> None:
     out = tmp_path / "t"
     db = out / "games.sqlite"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     cmd = [sys.executable, "-m", "bohnanza.cli", "tournament", "-a", ",".join(LINEUP)]
     cmd += ["-n", "5000", "-w", "2", "-o", str(out), "--no-plots", "--json", "--no-progress"]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=default_sigint
+    )
     try:
         deadline = time.monotonic() + 90
         while stored(db) < 3:
@@ -96,10 +105,18 @@ def test_ctrl_c_while_the_pool_runs_is_a_flag_checked_between_waits() -> None:
     """A KeyboardInterrupt raised inside ``concurrent.futures.wait`` could leave a
     future's lock held, and the pool's shutdown then hung (about one Ctrl-C in five):
     while the workers run, SIGINT only sets a flag, and Python's own handler is back
-    afterwards. Where another handler is installed, it is left alone."""
+    afterwards. Where another handler is installed (or SIGINT is ignored, as in a
+    background run), it is left alone."""
     from bohnanza.tournament.runner import _deferred_sigint
 
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    started_with = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        _check_deferred_sigint(_deferred_sigint)
+    finally:
+        signal.signal(signal.SIGINT, started_with)
+
+
+def _check_deferred_sigint(_deferred_sigint: Any) -> None:
     with _deferred_sigint() as interrupted:
         assert not interrupted.is_set()
         signal.raise_signal(signal.SIGINT)  # no KeyboardInterrupt here
@@ -115,3 +132,8 @@ def test_ctrl_c_while_the_pool_runs_is_a_flag_checked_between_waits() -> None:
             assert calls == [signal.SIGINT] and not interrupted.is_set()
     finally:
         signal.signal(signal.SIGINT, previous)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    with _deferred_sigint() as interrupted:
+        signal.raise_signal(signal.SIGINT)  # ignored, and no flag set
+        assert not interrupted.is_set()
+    assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
