@@ -6,8 +6,9 @@
 Each variant is a JSON object of module constants of ``bohnanza.agents.heuristic``
 (``FIELD_GAIN``, ``KEEP``, ``GAMMA``, …) set only while the changed seat decides, and of
 keyword arguments of ``HeuristicAgent`` written with a leading underscore
-(``{"_field_gain": 0.9}``; a list for a tuple, ``{"_rivalry": [0.5, 4.0, 1.0]}``). ``--base`` applies a variant to the changed seat of every run,
-the first included (then the others are changes on top of it). Game ``seed`` is 4-player
+(``{"_field_gain": 0.9}``; a list for a tuple, ``{"_rivalry": [0.5, 4.0, 1.0]}``).
+``--base`` applies a variant to the changed seat of every run, the first included (then
+the others are changes on top of it). Game ``seed`` is 4-player
 ``classic`` with the changed bot in seat ``seed % 4`` (seats rotate), the agents seeded
 as the tournaments seed them; the base runs on the same games, so the printed
 difference is paired game by game (the deal's luck cancels out) with its 95% interval.
