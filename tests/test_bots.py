@@ -644,9 +644,9 @@ def test_the_search_buys_its_third_field_sooner_than_the_heuristic() -> None:
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 10_000), turns=st.integers(0, 30))
 def test_a_wary_heuristic_weighs_every_rivals_gain_at_least_as_much(seed: int, turns: int) -> None:
-    """``rivalry``: the search's own play (:data:`WARY`) weighs a partner's gain by the
-    partner's lead over everyone else as ``beta × clamp(1 + 0.5 × lead, 1, 4)``; the
-    heuristic as ``beta × clamp(1 + 0.25 × lead, 0.5, 2)``. So the wary one never values
+    """``rivalry``: a wary heuristic (:data:`WARY`, spec ``wary``) weighs a partner's gain
+    by the partner's lead over everyone else as ``beta × clamp(1 + 0.5 × lead, 1, 4)``;
+    the heuristic as ``beta × clamp(1 + 0.25 × lead, 0.5, 2)``. So the wary one never values
     a rival's coin less: it gives a trailer no discount and a leader twice the premium."""
     from bohnanza.agents.heuristic import WARY
 

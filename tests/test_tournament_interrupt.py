@@ -10,8 +10,8 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -101,7 +101,18 @@ def test_ctrl_c_keeps_finished_games_and_the_rerun_plays_only_the_rest(tmp_path:
     json.dumps(resumed.summary)
 
 
-def test_ctrl_c_while_the_pool_runs_is_a_flag_checked_between_waits() -> None:
+@pytest.fixture
+def python_sigint() -> Iterator[None]:
+    """Python's own Ctrl-C handler for the test's duration (a run started in the
+    background has SIGINT ignored), then whatever was there before."""
+    started_with = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, started_with)
+
+
+def test_ctrl_c_while_the_pool_runs_is_a_flag_checked_between_waits(python_sigint: None) -> None:
     """A KeyboardInterrupt raised inside ``concurrent.futures.wait`` could leave a
     future's lock held, and the pool's shutdown then hung (about one Ctrl-C in five):
     while the workers run, SIGINT only sets a flag, and Python's own handler is back
@@ -109,14 +120,7 @@ def test_ctrl_c_while_the_pool_runs_is_a_flag_checked_between_waits() -> None:
     background run), it is left alone."""
     from bohnanza.tournament.runner import _deferred_sigint
 
-    started_with = signal.signal(signal.SIGINT, signal.default_int_handler)
-    try:
-        _check_deferred_sigint(_deferred_sigint)
-    finally:
-        signal.signal(signal.SIGINT, started_with)
-
-
-def _check_deferred_sigint(_deferred_sigint: Any) -> None:
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
     with _deferred_sigint() as interrupted:
         assert not interrupted.is_set()
         signal.raise_signal(signal.SIGINT)  # no KeyboardInterrupt here
