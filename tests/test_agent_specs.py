@@ -113,6 +113,11 @@ def test_specs_resolve_to_factories_and_parameters(bots: Path) -> None:
     )
     assert parse_agent("search:wary") == ("search", {"rivalry": (0.5, 4.0, 1.0)})
     assert parse_agent("search:wary:mild") == ("search", {"rivalry": None})
+    assert parse_agent("search:end1.5") == ("search", {"endgame": 1.5})
+    assert parse_agent("search:eager:60ro") == (
+        "search",
+        {"eager": True, "rollouts": 60, "seconds": None},
+    )
     assert keyword_parameters("a=1:b=x:c=true:d=none:e=-0.5") == {
         "a": 1,
         "b": "x",
@@ -190,6 +195,8 @@ def test_an_entry_point_agent_is_found_listed_and_played(bots: Path) -> None:
         ("heuristic:fg", "bad heuristic parameter 'fg'"),
         ("heuristic:wary:mild", "bad heuristic parameter 'mild'"),
         ("search:wry", "bad search parameter 'wry'"),
+        ("search:end", "bad search parameter 'end'"),
+        ("search:end-1", "search end must be a number of own turns"),
     ],
 )
 def test_a_bad_spec_is_one_error_line(bots: Path, spec: str, message: str) -> None:

@@ -693,6 +693,106 @@ def test_a_wary_search_plays_its_own_turns_and_rollout_seat_warily() -> None:
         make_agent("heuristic:wry", 0)
 
 
+def test_an_eager_search_tries_the_heuristics_untried_offers_where_it_passes() -> None:
+    """``eager``: where the heuristic makes no offer (here: it made its one allowed offer
+    and passes), the search still plays out the offers the heuristic listed and has not
+    made; the default search keeps the pass and answers only what it is asked."""
+    game, seat = trade_decision(3)
+    view = game.view(seat)
+    legal = game.legal_actions(seat)
+    found: dict[bool, list[Action | None]] = {}
+    made: dict[bool, Offer] = {}
+    for eager in (False, True):
+        agent = make_agent("search:eager" if eager else "search", 0)
+        assert isinstance(agent, SearchAgent) and agent.eager is eager
+        first = agent.heuristic.act(view, legal, False)
+        assert first is not None and first.type is ActionType.PROPOSE and first.offer
+        made[eager] = first.offer
+        agent.heuristic.max_proposals = 1  # it has made its one offer: it passes now
+        default = agent.heuristic.act(view, legal, False)
+        assert default is None or default.type is ActionType.END_TRADING
+        found[eager] = agent.candidates(view, legal, False, default)
+        assert found[eager][0] == default
+        listed = agent.heuristic.offer_candidates()
+    assert made[False] == made[True]
+    assert not [c for c in found[False] if c is not None and c.type is ActionType.PROPOSE]
+    offered = [c.offer for c in found[True] if c is not None and c.type is ActionType.PROPOSE]
+    untried = [o for score, o in listed if score > 0 and o != made[True]]
+    assert offered and offered == untried[: len(offered)]
+    assert made[True] not in offered
+
+
+def test_an_eager_search_offers_only_what_it_may_offer_now() -> None:
+    """The heuristic's list of offers may date from an earlier decision: an eager search
+    keeps only offers to a partner the seat may trade with now (a seat that is not
+    active trades with the active one only), of cards it holds, not made this turn."""
+    game, active = trade_decision(3)
+    me = (active + 1) % 4
+    other = (active + 2) % 4
+    view = game.view(me)
+    agent = make_agent("search:eager", 0)
+    assert isinstance(agent, SearchAgent)
+    card = game.hands[me][0]
+    assert agent._makeable(view, Offer(to=active, give=(card,)))
+    assert not agent._makeable(view, Offer(to=other, give=(card,)))
+    assert not agent._makeable(view, Offer(to=me, give=(card,)))
+    foreign = game.hands[other][0]
+    assert foreign not in game.hands[me]
+    assert not agent._makeable(view, Offer(to=active, give=(foreign,)))
+    agent.heuristic.record_proposal(Offer(to=active, give=(card,)))
+    assert not agent._makeable(view, Offer(to=active, give=(card,)))
+    drawn = game.view(active).drawn
+    assert drawn and agent._makeable(game.view(active), Offer(to=me, give=(drawn[0],)))
+    assert not agent._makeable(view, Offer(to=active, give=(drawn[0],)))
+
+
+def test_eager_search_games_pass_the_invariant_checker() -> None:
+    """The eager search's extra offers reach the engine's full check in a module with
+    bluffs and one with coins: whole games with ``z0`` (every overrule taken) pass."""
+    from dataclasses import replace
+
+    from bohnanza.testing import CHEAP, check_game
+
+    checks = replace(CHEAP, determinism=False)
+    for rules in ("fasolki+fasolkopajaki", "fasolki+fasolufka"):
+        stats = check_game(rules, 3, 4, agents=["search:1it:eager:z0", "heuristic"], checks=checks)
+        assert stats.actions > 0
+
+
+def test_an_endgame_search_plays_out_to_the_end_near_the_end() -> None:
+    """``end2``: once the seat has two own turns left or fewer (the heuristic's estimate
+    from the pile sizes), roll-outs play on to the end of the game (depth None) and are
+    valued by the win; before that, and always without ``end``, to the end of the turn."""
+    from bohnanza.agents.heuristic import turns_left
+
+    late = make_agent("search:end2", 0)
+    plain = make_agent("search", 0)
+    assert isinstance(late, SearchAgent) and isinstance(plain, SearchAgent)
+    assert late.endgame == 2.0 and plain.endgame == 0.0
+    depths: dict[bool, set[int | None]] = {False: set(), True: set()}
+
+    class Watching(HeuristicAgent):
+        def act(self, view: View, legal: Sequence[Action], required: bool) -> Action | None:
+            depths[turns_left(view) <= 2.0].add(late.rollout_depth(view))
+            assert plain.rollout_depth(view) == 0
+            return super().act(view, legal, required)
+
+    play(Game.new("classic", 4, seed=5), [Watching(s) for s in range(4)])
+    assert depths == {False: {0}, True: {None}}
+
+
+def test_endgame_search_games_pass_the_invariant_checker() -> None:
+    """Roll-outs played to the end of the game (``end`` with a large threshold: every
+    decision) still leave the real game alone: a whole game passes the checker."""
+    from dataclasses import replace
+
+    from bohnanza.testing import CHEAP, check_game
+
+    checks = replace(CHEAP, determinism=False)
+    stats = check_game("classic", 4, 6, agents=["search:1it:end99:z0", "heuristic"], checks=checks)
+    assert stats.actions > 0
+
+
 def test_a_mean_search_values_a_rollout_against_all_rivals() -> None:
     """``mean``: a roll-out cut short is valued by the margin over the other seats' mean
     value, ``best`` (the default) over the best of them; both in coins × 0.2."""

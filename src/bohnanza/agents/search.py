@@ -45,7 +45,7 @@ import statistics
 import time
 from collections.abc import Sequence
 
-from ..actions import Action, ActionType
+from ..actions import Action, ActionType, Offer
 from ..coins import with_coins
 from ..determinise import Determiniser, SeenCards, determinise, unseen_cards
 from ..errors import IllegalAction
@@ -53,7 +53,7 @@ from ..game import Game
 from ..schedule import MAX_TRADE_ROUNDS
 from ..views import View
 from .base import Agent
-from .heuristic import HeuristicAgent, Position, tables_for
+from .heuristic import HeuristicAgent, Position, tables_for, turns_left
 
 _T = ActionType
 _SKIP = frozenset((_T.PROPOSE,))
@@ -136,6 +136,8 @@ class SearchAgent(Agent):
         field_gain: float | None = FIELD_GAIN,
         rivalry: tuple[float, float, float] | None = None,
         mean: bool = False,
+        eager: bool = False,
+        endgame: float = 0.0,
     ) -> None:
         super().__init__(seed)
         if rollouts is not None:
@@ -187,6 +189,16 @@ class SearchAgent(Agent):
         #: Whether a roll-out's value is the margin over the other seats' mean (all rivals
         #: count) instead of over the best of them.
         self.mean = mean
+        #: Whether it also tries the heuristic's untried offers where the heuristic makes
+        #: none (it passes or ends trading, or thinks the partner would refuse).
+        self.eager = eager
+        #: Own turns left (:func:`~bohnanza.agents.heuristic.turns_left`) at or below
+        #: which a roll-out plays on to the end of the game, whatever ``depth`` says, and
+        #: is valued by the win: near the end the rest of the game is short and a win is
+        #: what counts (0: never).
+        self.endgame = endgame
+        #: The roll-out length of the decision being searched (set by :meth:`search`).
+        self._depth = depth
         width = {"shed": 6, "wanted": 4} if wide else {}
         self.heuristic = HeuristicAgent(seed, field_gain=field_gain, rivalry=rivalry, **width)
         #: What the seat remembers of the cards it has seen (updated at every decision).
@@ -257,13 +269,15 @@ class SearchAgent(Agent):
             addressed = any(o.to == me for o in view.offers)
             proposing = default is not None and default.type is _T.PROPOSE
             idle = not addressed and view.active != me and not proposing
-            if idle and not self.wide:
+            passing = default is None or default.type is _T.END_TRADING
+            offers = proposing or self.wide or (self.eager and passing)
+            if idle and not self.wide and not (self.eager and self._untried(view)):
                 return out  # nothing to answer or offer: the heuristic's pass stands
             for a in legal:
                 a = with_coins(view, a)  # a buy template gets the coins (R-LADY-10)
                 if a.type in _TRADE_CHOICES and a not in out:
                     out.append(a)
-            if proposing or self.wide:
+            if offers:
                 # Other offers the heuristic thought of: the roll-outs tell which ones
                 # the partner (played by the heuristic) would take. A wide search also
                 # tries those the heuristic rated too low to make.
@@ -271,7 +285,7 @@ class SearchAgent(Agent):
                     if len(out) >= self.max_candidates - 1 or (score <= 0 and not self.wide):
                         break
                     alt = Action.propose(offer)
-                    if alt not in out and not self.heuristic.proposed(offer):
+                    if alt not in out and self._makeable(view, offer):
                         out.append(alt)
                 if idle and len(out) == 1:
                     return out  # a pass, and no offer left to try
@@ -284,6 +298,32 @@ class SearchAgent(Agent):
                     continue
                 out.append(a)
         return out[: self.max_candidates]
+
+    def rollout_depth(self, view: View) -> int | None:
+        """The roll-out length of a decision in ``view``: ``depth``, or to the end of the
+        game (None) once the seat has ``endgame`` own turns left or fewer."""
+        return None if self.endgame > 0 and turns_left(view) <= self.endgame else self.depth
+
+    def _untried(self, view: View) -> bool:
+        """Whether the heuristic thought of an offer worth making that it has not made."""
+        return any(
+            score > 0 and self._makeable(view, offer)
+            for score, offer in self.heuristic.offer_candidates()
+        )
+
+    def _makeable(self, view: View, offer: Offer) -> bool:
+        """An offer of the heuristic's list not made yet this turn, to a partner the seat
+        may trade with now, of cards it holds (the list may date from an earlier
+        decision: the heuristic lists offers only when it thinks of making one)."""
+        me = view.seat
+        if self.heuristic.proposed(offer) or offer.to == me:
+            return False
+        if view.active != me and offer.to != view.active:
+            return False
+        have = set(view.hand or ())
+        if view.active == me:
+            have.update(view.drawn or ())
+        return all(c in have for c in offer.give)
 
     def search(
         self, view: View, cands: list[Action | None], default: Action | None
@@ -300,6 +340,7 @@ class SearchAgent(Agent):
         except (ValueError, IllegalAction):
             return default
         self.searched += 1
+        self._depth = self.rollout_depth(view)
         n = len(cands)
         deadline = time.perf_counter() + self.seconds if self.seconds is not None else math.inf
         if self.rollout_budget is not None:
@@ -383,7 +424,7 @@ class SearchAgent(Agent):
                 g.apply(me, action)
             except IllegalAction:
                 return -10.0
-        depth = 2 * g.players if self.depth == -1 else self.depth
+        depth = 2 * g.players if self._depth == -1 else self._depth
         limit = g.turn + depth if depth is not None else 1 << 30
         agents = self.rollout_players(g.players, me, limit, seed)
         try:

@@ -72,6 +72,7 @@ _SEARCH_WORDS: dict[str, tuple[str, Any]] = {
     "turn": ("depth", 0),
     "mean": ("mean", True),
     "best": ("mean", False),
+    "eager": ("eager", True),
     "wary": ("rivalry", WARY),
     "mild": ("rivalry", None),
 }
@@ -122,7 +123,9 @@ def search_parameters(text: str) -> dict[str, Any]:
     ``mean`` values a roll-out by the margin over the other seats' mean, ``best`` (the
     default) over the best of them; ``wary`` weighs a partner's gain by its standing as
     :data:`~bohnanza.agents.heuristic.WARY` does, ``mild`` (the default) as the
-    heuristic does; joined by ``:``."""
+    heuristic does; ``eager`` also tries the heuristic's untried offers where it makes
+    none; ``end1`` plays roll-outs on to the end of the game once it has one own turn
+    left or fewer (estimated); joined by ``:``."""
     kwargs: dict[str, Any] = {}
     for p in [p.strip() for p in text.split(":")]:
         try:
@@ -139,6 +142,8 @@ def search_parameters(text: str) -> dict[str, Any]:
                 kwargs["z"] = float(p[1:])
             elif p.startswith("fg"):
                 kwargs["field_gain"] = _field_gain(p)
+            elif p.startswith("end"):
+                kwargs["endgame"] = float(p[3:])
             elif p.startswith("d"):
                 depth = int(p[1:])
                 kwargs["depth"] = depth if depth > 0 else None
@@ -146,7 +151,7 @@ def search_parameters(text: str) -> dict[str, Any]:
                 kwargs["seconds"] = float(p[:-1] if p.endswith("s") else p)
         except ValueError:
             raise ConfigError(
-                f"bad search parameter {p!r}: use SECONDS (0.2), ITERATIONSit (50it), ROLLOUTSro (40ro), dTURNS (d8), turn, zSE (z1.5), fgGAIN (fg0.38), hand, nohand, strict, wide, trade, all, full, mean, best, wary or mild"
+                f"bad search parameter {p!r}: use SECONDS (0.2), ITERATIONSit (50it), ROLLOUTSro (40ro), dTURNS (d8), turn, zSE (z1.5), fgGAIN (fg0.38), hand, nohand, strict, wide, trade, all, full, mean, best, wary, mild, eager or endTURNS (end1)"
             ) from None
     if kwargs.get("seconds") is not None and kwargs["seconds"] <= 0:
         raise ConfigError("search seconds must be positive")
@@ -154,6 +159,8 @@ def search_parameters(text: str) -> dict[str, Any]:
         raise ConfigError("search iterations must be at least 1")
     if kwargs.get("rollouts") is not None and kwargs["rollouts"] < 1:
         raise ConfigError("search roll-outs must be at least 1")
+    if kwargs.get("endgame") is not None and not kwargs["endgame"] >= 0:
+        raise ConfigError("search end must be a number of own turns, 0 or more")
     if kwargs.get("z") is not None and not kwargs["z"] >= 0:
         raise ConfigError("search z must be a number of standard errors, 0 or more")
     return kwargs
