@@ -197,8 +197,6 @@ class SearchAgent(Agent):
         #: is valued by the win: near the end the rest of the game is short and a win is
         #: what counts (0: never).
         self.endgame = endgame
-        #: The roll-out length of the decision being searched (set by :meth:`search`).
-        self._depth = depth
         width = {"shed": 6, "wanted": 4} if wide else {}
         self.heuristic = HeuristicAgent(seed, field_gain=field_gain, rivalry=rivalry, **width)
         #: What the seat remembers of the cards it has seen (updated at every decision).
@@ -340,7 +338,7 @@ class SearchAgent(Agent):
         except (ValueError, IllegalAction):
             return default
         self.searched += 1
-        self._depth = self.rollout_depth(view)
+        depth = self.rollout_depth(view)
         n = len(cands)
         deadline = time.perf_counter() + self.seconds if self.seconds is not None else math.inf
         if self.rollout_budget is not None:
@@ -360,14 +358,14 @@ class SearchAgent(Agent):
             else:
                 first, second = max(1, limit // 2), max(MIN_SAMPLES, limit - limit // 2)
             half = started + (deadline - started) / 2 if self.seconds is not None else math.inf
-            diffs = self._sample(det, me, cands, first, half)
+            diffs = self._sample(det, me, cands, first, half, depth)
             means = [sum(d, 0.0) / max(1, len(d)) for d in diffs]
             order = sorted(range(1, n), key=lambda k: -means[k])[:KEEP]
             cands = [cands[0]] + [cands[k] for k in order]
             n = len(cands)
-            diffs = self._sample(det, me, cands, second, deadline)
+            diffs = self._sample(det, me, cands, second, deadline, depth)
         else:
-            diffs = self._sample(det, me, cands, limit, deadline)
+            diffs = self._sample(det, me, cands, limit, deadline, depth)
         took = time.perf_counter() - started
         self.search_seconds += took
         self.search_times.append(took)
@@ -397,9 +395,10 @@ class SearchAgent(Agent):
         cands: list[Action | None],
         limit: int,
         deadline: float,
+        depth: int | None,
     ) -> list[list[float]]:
         """Each candidate's advantage over the first, on up to ``limit`` sampled states
-        (at least one, then until the deadline)."""
+        (at least one, then until the deadline), played out for ``depth`` turns."""
         n = len(cands)
         diffs: list[list[float]] = [[] for _ in range(n)]
         it = 0
@@ -408,14 +407,16 @@ class SearchAgent(Agent):
                 break
             g0 = det.sample(self.rng)
             seed = self.rng.getrandbits(32)
-            results = [self._playout(g0, me, c, seed) for c in cands]
+            results = [self._playout(g0, me, c, seed, depth) for c in cands]
             for k in range(n):
                 diffs[k].append(results[k] - results[0])
             it += 1
         self.rollouts += it * n
         return diffs
 
-    def _playout(self, g0: Game, me: int, action: Action | None, seed: int) -> float:
+    def _playout(
+        self, g0: Game, me: int, action: Action | None, seed: int, depth: int | None
+    ) -> float:
         from ..driver import play  # the driver imports the agents package
 
         g = g0.clone()
@@ -424,7 +425,8 @@ class SearchAgent(Agent):
                 g.apply(me, action)
             except IllegalAction:
                 return -10.0
-        depth = 2 * g.players if self._depth == -1 else self._depth
+        if depth == -1:
+            depth = 2 * g.players
         limit = g.turn + depth if depth is not None else 1 << 30
         agents = self.rollout_players(g.players, me, limit, seed)
         try:
