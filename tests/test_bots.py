@@ -430,23 +430,6 @@ def test_search_respects_its_time_budget() -> None:
     assert choice in legal
 
 
-def test_search_games_pass_the_invariant_checker() -> None:
-    """``bohnanza.testing``'s checker (no leak in any view or event, card conservation,
-    every action legal, save/load, replay) over a whole game in which the search, set to
-    overrule the heuristic on any positive mean (``z0``), trades with bluffs
-    (Fasolkopajaki, R-BLUFF-1). The checker's second play of the seed is left out (it
-    doubles the time; test_determinise checks that fixed iterations are reproducible)."""
-    from dataclasses import replace
-
-    from bohnanza.testing import CHEAP, check_game
-
-    checks = replace(CHEAP, determinism=False)
-    stats = check_game(
-        "fasolki+fasolkopajaki", 3, 4, agents=["search:1it:d1:z0:all", "heuristic"], checks=checks
-    )
-    assert stats.actions > 0
-
-
 def test_a_rollout_budget_is_shared_by_the_candidates() -> None:
     """``search:Nro``: N roll-outs a decision in all, at least three samples each: a
     choice between two actions gets more samples than one between four."""
@@ -554,21 +537,35 @@ def test_turn_rollouts_stop_at_the_end_of_the_turn() -> None:
     assert all(len(game.hands[s]) > 0 for s in range(4))
 
 
-def test_wide_turn_search_games_pass_the_invariant_checker() -> None:
-    """The wide search's extra offers (ones the heuristic rated too low to make) reach the
-    engine's full check: a whole Fasolkopajaki game with ``z0`` passes the checker."""
+@pytest.mark.parametrize(
+    ("spec", "rules", "players", "seed"),
+    [
+        # every decision searched, trading with bluffs (Fasolkopajaki, R-BLUFF-1)
+        ("search:1it:d1:z0:all", "fasolki+fasolkopajaki", 3, 4),
+        # the wide search's extra offers (ones the heuristic rated too low to make)
+        ("search:1it:turn:wide:z0", "fasolki+fasolkopajaki", 3, 4),
+        # the eager search's offers where the heuristic makes none, in a module with
+        # bluffs and one with coins
+        ("search:1it:eager:z0", "fasolki+fasolkopajaki", 3, 4),
+        ("search:1it:eager:z0", "fasolki+fasolufka", 3, 4),
+        # roll-outs played to the end of the game (a large ``end``: every decision)
+        ("search:1it:end99:z0", "classic", 4, 6),
+    ],
+)
+def test_search_variants_games_pass_the_invariant_checker(
+    spec: str, rules: str, players: int, seed: int
+) -> None:
+    """``bohnanza.testing``'s checker (no leak in any view or event, card conservation,
+    every action legal, save/load, replay) over whole games in which the search, set to
+    overrule the heuristic on any positive mean (``z0``), plays with each of its optional
+    candidates and roll-out lengths. The checker's second play of the seed is left out (it
+    doubles the time; test_determinise checks that fixed iterations are reproducible)."""
     from dataclasses import replace
 
     from bohnanza.testing import CHEAP, check_game
 
     checks = replace(CHEAP, determinism=False)
-    stats = check_game(
-        "fasolki+fasolkopajaki",
-        3,
-        4,
-        agents=["search:1it:turn:wide:z0", "heuristic"],
-        checks=checks,
-    )
+    stats = check_game(rules, players, seed, agents=[spec, "heuristic"], checks=checks)
     assert stats.actions > 0
 
 
@@ -746,19 +743,6 @@ def test_an_eager_search_offers_only_what_it_may_offer_now() -> None:
     assert not agent._makeable(view, Offer(to=active, give=(drawn[0],)))
 
 
-def test_eager_search_games_pass_the_invariant_checker() -> None:
-    """The eager search's extra offers reach the engine's full check in a module with
-    bluffs and one with coins: whole games with ``z0`` (every overrule taken) pass."""
-    from dataclasses import replace
-
-    from bohnanza.testing import CHEAP, check_game
-
-    checks = replace(CHEAP, determinism=False)
-    for rules in ("fasolki+fasolkopajaki", "fasolki+fasolufka"):
-        stats = check_game(rules, 3, 4, agents=["search:1it:eager:z0", "heuristic"], checks=checks)
-        assert stats.actions > 0
-
-
 def test_an_endgame_search_plays_out_to_the_end_near_the_end() -> None:
     """``end2``: once the seat has two own turns left or fewer (the heuristic's estimate
     from the pile sizes), roll-outs play on to the end of the game (depth None) and are
@@ -779,18 +763,6 @@ def test_an_endgame_search_plays_out_to_the_end_near_the_end() -> None:
 
     play(Game.new("classic", 4, seed=5), [Watching(s) for s in range(4)])
     assert depths == {False: {0}, True: {None}}
-
-
-def test_endgame_search_games_pass_the_invariant_checker() -> None:
-    """Roll-outs played to the end of the game (``end`` with a large threshold: every
-    decision) still leave the real game alone: a whole game passes the checker."""
-    from dataclasses import replace
-
-    from bohnanza.testing import CHEAP, check_game
-
-    checks = replace(CHEAP, determinism=False)
-    stats = check_game("classic", 4, 6, agents=["search:1it:end99:z0", "heuristic"], checks=checks)
-    assert stats.actions > 0
 
 
 def test_a_mean_search_values_a_rollout_against_all_rivals() -> None:
