@@ -114,6 +114,17 @@ def test_specs_resolve_to_factories_and_parameters(bots: Path) -> None:
     assert parse_agent("search:wary") == ("search", {"rivalry": (0.5, 4.0, 1.0)})
     assert parse_agent("search:wary:mild") == ("search", {"rivalry": None})
     assert parse_agent("search:end1.5") == ("search", {"endgame": 1.5})
+    assert parse_agent("search:nocount:count") == ("search", {"counting": True})
+    assert parse_agent("search:count:nocount") == ("search", {"counting": False})
+    assert parse_agent("heuristic:count:fg0.9") == (
+        "heuristic",
+        {"counting": True, "field_gain": 0.9},
+    )
+    assert parse_agent("heuristic:hc0.1:fg0.9") == (
+        "heuristic",
+        {"hand_card": 0.1, "field_gain": 0.9},
+    )
+    assert parse_agent("search:hc0.25") == ("search", {"hand_card": 0.25})
     assert parse_agent("search:eager:60ro") == (
         "search",
         {"eager": True, "rollouts": 60, "seconds": None},
@@ -194,6 +205,9 @@ def test_an_entry_point_agent_is_found_listed_and_played(bots: Path) -> None:
         ("search:fg-1", "bad search parameter 'fg-1'"),
         ("heuristic:fg", "bad heuristic parameter 'fg'"),
         ("heuristic:wary:mild", "bad heuristic parameter 'mild'"),
+        ("heuristic:nocount", "bad heuristic parameter 'nocount'"),
+        ("heuristic:hc-0.1", "bad heuristic parameter 'hc-0.1'"),
+        ("search:hc", "bad search parameter 'hc'"),
         ("search:wry", "bad search parameter 'wry'"),
         ("search:end", "bad search parameter 'end'"),
         ("search:end-1", "search end must be a number of own turns"),

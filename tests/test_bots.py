@@ -465,13 +465,14 @@ def test_the_hand_valuing_leaf_sees_what_giving_a_hand_card_away_costs() -> None
 def test_a_search_that_never_overrules_plays_the_heuristics_game() -> None:
     """The search wraps its own ``heuristic`` faithfully (memory taken back only where it
     overrules it): with every search answering the heuristic's choice, the game is the
-    heuristic's (its own: it buys the third field sooner), action for action."""
-    from bohnanza.agents.search import FIELD_GAIN
+    heuristic's (its own: it buys the third field sooner and costs hand cards given
+    away), action for action."""
+    from bohnanza.agents.search import FIELD_GAIN, HAND_CARD
 
     logs = []
     for wrapped in (False, True):
         game = Game.new("classic", 4, seed=2)
-        first: Agent = HeuristicAgent(7, field_gain=FIELD_GAIN)
+        first: Agent = HeuristicAgent(7, field_gain=FIELD_GAIN, hand_card=HAND_CARD)
         if wrapped:
             search = SearchAgent(7, iterations=1)
             search.search = lambda view, cands, default: default  # type: ignore[method-assign]
@@ -592,10 +593,10 @@ def test_a_trade_only_search_plants_and_harvests_as_the_heuristic_does() -> None
 
 
 def test_the_default_search_is_the_measured_one() -> None:
-    """``search`` with no parameters is ``search:60ro:turn:trade``, the configuration
-    docs/bots.md measured best against three heuristic bots: 60 roll-outs a decision
-    (reproducible, independent of the machine's speed), to the end of the turn, phase-2
-    decisions only."""
+    """``search`` with no parameters is ``search:60ro:turn:trade:hc0.1``, the
+    configuration docs/bots.md measured best against three heuristic bots: 60 roll-outs a
+    decision (reproducible, independent of the machine's speed), to the end of the turn,
+    phase-2 decisions only, a card in hand worth 0.1 coins."""
     from bohnanza.agents.search import DEFAULT_ROLLOUTS
 
     agent = make_agent("search", 1)
@@ -603,6 +604,7 @@ def test_the_default_search_is_the_measured_one() -> None:
     assert agent.rollout_budget == DEFAULT_ROLLOUTS == 60
     assert (agent.seconds, agent.iterations, agent.depth) == (None, None, 0)
     assert agent.trades_only and not agent.wide and not agent.full
+    assert agent.hand_card == agent.heuristic.hand_card == 0.1
     everything = make_agent("search:0.2:d2:all", 1)
     assert isinstance(everything, SearchAgent)
     assert (everything.seconds, everything.rollout_budget, everything.depth) == (0.2, None, 2)
@@ -777,3 +779,138 @@ def test_a_mean_search_values_a_rollout_against_all_rivals() -> None:
     assert utility(game, 0, True, mean=True) == pytest.approx(0.2 * (values[0] - sum(others) / 3))
     assert max(others) > sum(others) / 3  # the two differ here
     assert make_agent("search:mean", 0).mean and not make_agent("search", 0).mean  # type: ignore[attr-defined]
+
+
+class Counting(Agent):
+    """Test harness: a counting heuristic whose cards counted out are checked against the
+    game at every decision (the harness holds the game; the bot sees only its views)."""
+
+    def __init__(self, game: Game, seat: int) -> None:
+        super().__init__(seat)
+        self.inner = HeuristicAgent(seat, counting=True)
+        self.game = game
+        self.most = 0
+
+    def wants_offers(self, turn: int) -> bool:
+        return self.inner.wants_offers(turn)
+
+    def act(self, view: View, legal: Sequence[Action], required: bool) -> Action | None:
+        choice = self.inner.act(view, legal, required)
+        out = self.inner.out_of_reach(view)
+        g = self.game
+        reach = set(g.draw) | {c for s in range(g.players) for c in g.hands[s]}
+        reach |= {c for s in range(g.players) for f in g.fields[s] for c in f}
+        reach |= {c for s in range(g.players) for c in g.trade[s]} | set(g.drawn)
+        assert len(out) == len(set(out)), "a card counted out twice"
+        assert not reach & set(out), f"counted out but in play: {reach & set(out)}"
+        self.most = max(self.most, len(out))
+        return choice
+
+
+@pytest.mark.parametrize(
+    ("rules", "players"),
+    [("classic", 4), ("fasolki+fasolkopajaki", 3), ("fasolki+fasolufka", 3), ("fasolki+duel", 2)],
+)
+def test_a_counting_heuristic_counts_out_only_cards_out_of_play(rules: str, players: int) -> None:
+    """``counting`` (spec ``heuristic:count``): the cards the bot leaves out of its card
+    counts are ones its memory saw go to the discard pile (R-HARV-2) or a
+    treasury: at every decision of whole games none of them is in the draw pile, a hand,
+    a field, a trade area or the turned-up cards, and none is counted twice; and by the
+    middle of the game there are some (R-DECK-1 brings discards back: the memory
+    forgets them at a shuffle)."""
+    for seed in (1, 2):
+        game = Game.new(rules, players, seed=seed)
+        agents: list[Agent] = [HeuristicAgent(s) for s in range(players)]
+        spy = Counting(game, 0)
+        agents[0] = spy
+        play(game, agents)
+        assert game.over
+        assert spy.most >= 10
+
+
+def test_counted_out_cards_lower_the_chances_of_their_variety() -> None:
+    """A field's chance of one more card of its variety comes from the cards of that
+    variety that may still come: cards counted out (``Position(..., out)``) lower both
+    the count and that chance, and leave other varieties' counts as they were."""
+    game = mid_game("classic", 4, seed=3, turns=12)
+    seat = game.active
+    view = game.view(seat)
+    t = tables_for(view.config)
+    plain = Position(view, t)
+    v = max(range(t.nv), key=lambda k: plain.avail[k])
+    gone = [c for c in range(len(t.cv)) if t.cv[c] == v][:3]
+    counted = Position(view, t, gone)
+    assert counted.avail[v] == plain.avail[v] - 3
+    assert counted.q[v] < plain.q[v]
+    assert all(counted.avail[k] == plain.avail[k] for k in range(t.nv) if k != v)
+
+
+def test_a_counting_search_shares_its_memory_with_its_own_play() -> None:
+    """``search:count``: the search's heuristic (its own play) counts with the search's
+    memory, which is updated once per decision, not twice; ``nocount`` and the plain
+    heuristic keep no memory."""
+    game = Game.new("classic", 4, seed=2)
+    counting = make_agent("search:count:6ro", 0)
+    assert isinstance(counting, SearchAgent) and counting.counting
+    assert counting.heuristic.memory is counting.seen
+    agents: list[Agent] = [counting] + [HeuristicAgent(s) for s in range(1, 4)]
+    calls = 0
+
+    class Count(Agent):
+        def act(self, view: View, legal: Sequence[Action], required: bool) -> Action | None:
+            nonlocal calls
+            calls += 1
+            return counting.act(view, legal, required)
+
+        def wants_offers(self, turn: int) -> bool:
+            return counting.wants_offers(turn)
+
+    agents[0] = Count(0)
+    play(game, agents)
+    assert calls > 0 and counting.seen.views == calls
+    plain = make_agent("search:nocount:6ro", 0)
+    assert isinstance(plain, SearchAgent) and plain.heuristic.memory is None
+    assert HeuristicAgent(0).memory is None
+    h = make_agent("heuristic:count:fg0.9", 0)
+    assert isinstance(h, HeuristicAgent) and h.memory is not None and h.field_gain == 0.9
+
+
+def test_a_hand_card_given_away_costs_what_hand_card_says() -> None:
+    """``hand_card``: a card given from the hand costs that much beyond the plan (one
+    card fewer in hand at the end, where the most cards in hand break a tie on coins,
+    R-END-4); a turned-up card given away costs nothing more, and the heuristic (0)
+    values trades by the plan alone."""
+    game, seat = trade_decision(3)
+    view = game.view(seat)
+    pos = Position(view, tables_for(view.config))
+    plain, keeper = HeuristicAgent(0), HeuristicAgent(0, hand_card=0.4)
+    assert view.hand and view.drawn
+    for card in (view.hand[0], view.hand[-1]):
+        assert keeper.trade_gain(pos, (card,), []) == pytest.approx(
+            plain.trade_gain(pos, (card,), []) - 0.4
+        )
+    both = (view.hand[0], view.drawn[0])
+    assert keeper.trade_gain(pos, both, []) == pytest.approx(plain.trade_gain(pos, both, []) - 0.4)
+    drawn = (view.drawn[0],)
+    assert keeper.trade_gain(pos, drawn, []) == pytest.approx(plain.trade_gain(pos, drawn, []))
+
+
+def test_a_rollouts_end_values_every_seats_hand_cards_with_hand_card() -> None:
+    """``search:hc0.3``: a roll-out cut short adds ``hand_card`` per card in hand to every
+    seat's value before the margin over the best other seat is taken; its own play and
+    its roll-out seat cost hand cards given away the same."""
+    from bohnanza.agents.search import position_value, utility
+
+    game = mid_game("classic", 4, seed=3, turns=9)
+    values = [position_value(game, s, True) + 0.3 * len(game.hands[s]) for s in range(4)]
+    assert utility(game, 0, True, hand_card=0.3) == pytest.approx(
+        0.2 * (values[0] - max(values[1:]))
+    )
+    assert utility(game, 0, True) != pytest.approx(utility(game, 0, True, hand_card=0.3))
+    agent = make_agent("search:hc0.3", 0)
+    assert isinstance(agent, SearchAgent) and agent.hand_card == 0.3
+    assert agent.heuristic.hand_card == 0.3
+    assert [r.hand_card for r in agent.rollout_players(4, 2, 9, 1)] == [None, None, 0.3, None]
+    off = make_agent("search:hc0", 0)
+    assert isinstance(off, SearchAgent) and off.hand_card == 0.0
+    assert utility(game, 0, True, hand_card=off.hand_card) == utility(game, 0, True)

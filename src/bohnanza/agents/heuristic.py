@@ -41,6 +41,7 @@ from mypy_extensions import mypyc_attr
 from ..actions import Action, ActionType, Offer
 from ..cards import lady_beanometers, varieties
 from ..coins import with_coins
+from ..determinise import SeenCards
 from ..modules import module_info
 from ..modules.fasolkopajaki import race_coins
 from ..rules import GameConfig
@@ -73,6 +74,11 @@ KEEP = 0.15
 #: The same when the optional second card would start a field (on an empty one, or after
 #: a harvest): measured, such a start almost never earns back the card it costs the hand.
 KEEP_NEW = 1.0
+#: What a card given away from the hand costs beyond the plan (0: nothing, as the
+#: heuristic plays). Every hand card given away is one card fewer in hand at the end,
+#: and the most cards in hand break a tie on coins (R-END-4): a seat that ties the best
+#: other seat on coins in about one game in seven wins it by the hands.
+HAND_CARD = 0.0
 #: Per turn, a refusal of our offer counts this much less (twice over when the refusing
 #: seat's fields changed since): a seat that refused is asked again later.
 FORGET = 0.85
@@ -198,7 +204,7 @@ class Position:
 
     __slots__ = ("alpha", "avail", "fields", "me", "memo", "q", "simple", "t", "view", "vt")
 
-    def __init__(self, view: View, t: Tables) -> None:
+    def __init__(self, view: View, t: Tables, out: Sequence[int] = ()) -> None:
         self.view = view
         self.t = t
         me = view.seat
@@ -208,7 +214,8 @@ class Position:
         stage = min(1.0, left / 1.5)
         self.alpha = stage
         # Cards of each variety that may still reach this seat: all, less those on fields
-        # and in trade areas (its own too: they are already counted there).
+        # and in trade areas (its own too: they are already counted there), and less
+        # ``out``: cards it saw go to the discard pile or a treasury (``counting``).
         avail = t.total[:]
         cv = t.cv
         for s in view.seats:
@@ -217,6 +224,8 @@ class Position:
                     avail[cv[c]] -= 1
             for c in s.trade_area:
                 avail[cv[c]] -= 1
+        for c in out:
+            avail[cv[c]] -= 1
         self.avail = avail
         hidden = sum(a for a in avail if a > 0) or 1
         # q[v]: the chance that a field of v gets one more card before it must go, from
@@ -536,6 +545,9 @@ class HeuristicAgent(Agent):
         wanted: int = 2,
         field_gain: float | None = None,
         rivalry: tuple[float, float, float] | None = None,
+        counting: bool = False,
+        memory: SeenCards | None = None,
+        hand_card: float | None = None,
     ) -> None:
         super().__init__(seed)
         self.max_proposals = max_proposals
@@ -550,6 +562,16 @@ class HeuristicAgent(Agent):
         #: when it lists offers: the search widens both, to have more offers to try out.
         self.shed_width = shed
         self.want_width = wanted
+        #: What it remembers of the cards it saw leave play (None: nothing, as the
+        #: ``heuristic`` registry entry plays). With a memory its card counts leave out
+        #: the cards it saw go to the discard pile or a treasury: they will not come to a
+        #: field soon, if ever (:meth:`out_of_reach`). ``counting`` gives it a memory of
+        #: its own, updated at every decision; a caller that keeps one (the search)
+        #: passes it as ``memory`` and updates it itself.
+        self.memory = memory if memory is not None else (SeenCards() if counting else None)
+        self._own_memory = memory is None
+        #: What a hand card given away costs it beyond its plan (None: :data:`HAND_CARD`).
+        self.hand_card = hand_card
         self._turn = -1
         self._proposed: set[tuple[Any, ...]] = set()
         self._count = 0
@@ -581,6 +603,22 @@ class HeuristicAgent(Agent):
         self._turn, self._proposed, self._count = turn, proposed, count
         self._accepted, self._refused, self._tops, self._open = accepted, refused, tops, open_
 
+    def out_of_reach(self, view: View) -> list[int]:
+        """Cards it saw go to the discard pile (the top one included), a treasury, or one
+        of the two: in 4-player ``classic``, counting them out is worth about 4 points of
+        win share against three heuristic bots (docs/bots.md), though a discarded card
+        comes back after the next shuffle (R-DECK-1)."""
+        memory = self.memory
+        if memory is None:
+            return []
+        out = list(memory.discard)
+        out.extend(memory.gone)
+        for cards in memory.treasury.values():
+            out.extend(cards)
+        if view.discard_top is not None:
+            out.append(view.discard_top)
+        return out
+
     def wants_offers(self, turn: int) -> bool:
         # The bot builds its own offers and never uses the listed templates (they are
         # costly to list). But a seat with nothing listed is not asked in phase 2 at all:
@@ -594,12 +632,15 @@ class HeuristicAgent(Agent):
         if not legal:
             return None
         self._cv = view.config.card_variety
+        memory = self.memory
+        if memory is not None and self._own_memory:
+            memory.update(view)
         if self._open:
             self._track(view)
         if required and len(legal) == 1:
             return legal[0]
         t = tables_for(view.config)
-        pos = Position(view, t)
+        pos = Position(view, t, self.out_of_reach(view) if memory is not None else ())
         self._bare = not any(pos.fields)
         phase = view.phase
         if view.pending is not None:
@@ -899,6 +940,10 @@ class HeuristicAgent(Agent):
         total = 0.0
         for cs, w in combos:
             total += w * pos.plan(pos.fields, m2 + cs, h2)
+        cost = HAND_CARD if self.hand_card is None else self.hand_card
+        if cost and give:
+            held = pos.view.hand or ()
+            total -= cost * sum(1 for c in give if c in held)
         return total - base
 
     def _answer(self, pos: Position, legal: Sequence[Action]) -> Action | None:

@@ -34,7 +34,9 @@ short roll-out's leaf overrules its planting and harvesting, that does not pay),
 searching only the trades, each played out to the end of its turn, was (a paired gain
 of about 8 points of win share). Where it does not search it plays as the heuristic,
 except that it buys its third field sooner (:data:`FIELD_GAIN`), worth about as much
-again: 37.2% against three heuristic bots over 600 games, where the heuristic wins 23.0%.
+again, and values a card in hand for the tie-break (:data:`HAND_CARD`), worth about 6
+points more: 43.0% against three heuristic bots over 600 games, where the heuristic wins
+23.0%.
 """
 
 from __future__ import annotations
@@ -72,6 +74,13 @@ DEFAULT_ROLLOUTS = 60
 #: 0.38). Against three heuristic bots, a heuristic that buys with 0.9 instead wins
 #: about 7 points of win share more over 1,000 games (docs/bots.md).
 FIELD_GAIN = 0.9
+#: What a card in hand is worth at the end, in coins, to the search's own play (what a
+#: card given away from the hand costs beyond the plan) and at a roll-out's end (per card
+#: in every seat's hand): the most cards in hand break a tie on coins (R-END-4), and a
+#: heuristic that buys its third field sooner and costs hand cards so wins about 4 to 8
+#: points of win share more against three heuristic bots, mostly by winning ties
+#: (docs/bots.md). The heuristic values trades by the plan alone (0).
+HAND_CARD = 0.1
 #: Candidates a ``wide`` search lists at most, and keeps for its second round.
 WIDE_CANDIDATES = 14
 KEEP = 3
@@ -94,12 +103,14 @@ class _Rollout(HeuristicAgent):
         full: bool = False,
         field_gain: float | None = None,
         rivalry: tuple[float, float, float] | None = None,
+        hand_card: float | None = None,
     ) -> None:
         super().__init__(
             seed,
             max_proposals=6 if full else ROLLOUT_PROPOSALS,
             field_gain=field_gain,
             rivalry=rivalry,
+            hand_card=hand_card,
         )
         self.limit = limit
         if full:
@@ -138,6 +149,8 @@ class SearchAgent(Agent):
         mean: bool = False,
         eager: bool = False,
         endgame: float = 0.0,
+        counting: bool = False,
+        hand_card: float = HAND_CARD,
     ) -> None:
         super().__init__(seed)
         if rollouts is not None:
@@ -197,10 +210,25 @@ class SearchAgent(Agent):
         #: is valued by the win: near the end the rest of the game is short and a win is
         #: what counts (0: never).
         self.endgame = endgame
-        width = {"shed": 6, "wanted": 4} if wide else {}
-        self.heuristic = HeuristicAgent(seed, field_gain=field_gain, rivalry=rivalry, **width)
         #: What the seat remembers of the cards it has seen (updated at every decision).
         self.seen = SeenCards()
+        #: Whether its own play counts the cards it saw go to the discard pile or a
+        #: treasury out (the heuristic's ``memory``, here the search's own).
+        self.counting = counting
+        #: What a card in hand is worth at the end (it breaks ties on coins, R-END-4): in
+        #: its own play, what giving one away costs beyond the plan; at a roll-out's
+        #: end, added per card in hand to every seat's value (0: nothing; see
+        #: :data:`HAND_CARD`).
+        self.hand_card = hand_card
+        self.heuristic = HeuristicAgent(
+            seed,
+            field_gain=field_gain,
+            rivalry=rivalry,
+            hand_card=hand_card,
+            memory=self.seen if counting else None,
+            shed=6 if wide else 4,
+            wanted=4 if wide else 2,
+        )
         self.searched = 0  # decisions that were searched (for reports)
         self.rollouts = 0
         self.overruled = 0  # searched decisions where it did not take the heuristic's choice
@@ -434,14 +462,14 @@ class SearchAgent(Agent):
                 play(g, agents, max_trade_rounds=self.trade_rounds)
         except _Stop:
             pass
-        return utility(g, me, self.hand_value, self.mean)
+        return utility(g, me, self.hand_value, self.mean, self.hand_card)
 
     def rollout_players(self, players: int, me: int, limit: int, seed: int) -> list[_Rollout]:
         """A roll-out's players: every seat the trading heuristic (which writes nobody
         off), its own seat as it plays its own turns and with what it learnt of the
         others."""
         agents = [
-            _Rollout(seed + s, limit, self.full, self.field_gain, self.rivalry)
+            _Rollout(seed + s, limit, self.full, self.field_gain, self.rivalry, self.hand_card)
             if s == me
             else _Rollout(seed + s, limit, self.full)
             for s in range(players)
@@ -474,18 +502,20 @@ def threshold(z: float, samples: int, alternatives: int) -> float:
     )
 
 
-def utility(g: Game, me: int, hand: bool = False, mean: bool = False) -> float:
+def utility(
+    g: Game, me: int, hand: bool = False, mean: bool = False, hand_card: float = 0.0
+) -> float:
     """How good ``g`` is for ``me``: at the end, a win (a shared win in part) plus the
     coin margin over the best other seat; before, the margin in coins plus field values
-    (plus, with ``hand``, what the heuristic's plan makes of each seat's hand) over the
-    best other seat, or with ``mean`` over the other seats' mean (measured no
-    different)."""
+    (plus, with ``hand``, what the heuristic's plan makes of each seat's hand, and
+    ``hand_card`` per card in it) over the best other seat, or with ``mean`` over the
+    other seats' mean (measured no different)."""
     if g.over:
         assert g.scores is not None and g.winners is not None
         best_other = max(s for k, s in enumerate(g.scores) if k != me)
         win = 1.0 / len(g.winners) if me in g.winners else 0.0
         return win + 0.2 * (g.scores[me] - best_other)
-    values = [position_value(g, s, hand) for s in range(g.players)]
+    values = [position_value(g, s, hand) + hand_card * len(g.hands[s]) for s in range(g.players)]
     others = [v for k, v in enumerate(values) if k != me]
     return 0.2 * (values[me] - (sum(others) / len(others) if mean else max(others)))
 

@@ -75,6 +75,8 @@ _SEARCH_WORDS: dict[str, tuple[str, Any]] = {
     "eager": ("eager", True),
     "wary": ("rivalry", WARY),
     "mild": ("rivalry", None),
+    "count": ("counting", True),
+    "nocount": ("counting", False),
 }
 
 
@@ -87,23 +89,40 @@ def _field_gain(p: str) -> float:
     return gain
 
 
+def _hand_card(p: str) -> float:
+    """``hc0.1`` → 0.1: what a card in hand is worth at the end, in coins (a ValueError
+    if that is not a number ≥ 0)."""
+    worth = float(p[2:])
+    if not worth >= 0:
+        raise ValueError(p)
+    return worth
+
+
 def heuristic_parameters(text: str) -> dict[str, Any]:
     """``fg0.9``: buy the third field when it should add 0.9 of the seat's coin rate
     (the default 0.38); ``wary``: weigh a partner's gain by its standing as
     :data:`~bohnanza.agents.heuristic.WARY` does (``search`` plays its own turns with
-    ``fg0.9``, and with ``wary`` as ``search:wary``)."""
+    ``fg0.9``, and with ``wary`` as ``search:wary``); ``count``: leave the cards it saw
+    go to the discard pile or a treasury out of its card counts; ``hc0.1``: a card given
+    away from the hand costs 0.1 coins beyond the plan (it breaks ties, R-END-4)."""
     kwargs: dict[str, Any] = {}
     for p in [p.strip() for p in text.split(":")]:
         try:
             if p == "wary":
                 kwargs["rivalry"] = WARY
                 continue
+            if p == "count":
+                kwargs["counting"] = True
+                continue
+            if p.startswith("hc"):
+                kwargs["hand_card"] = _hand_card(p)
+                continue
             if not p.startswith("fg"):
                 raise ValueError(p)
             kwargs["field_gain"] = _field_gain(p)
         except ValueError:
             raise ConfigError(
-                f"bad heuristic parameter {p!r}: use fgGAIN (fg0.9), a third field's gain, or wary"
+                f"bad heuristic parameter {p!r}: use fgGAIN (fg0.9), a third field's gain, hcCOINS (hc0.1), a hand card's worth, wary or count"
             ) from None
     return kwargs
 
@@ -125,7 +144,11 @@ def search_parameters(text: str) -> dict[str, Any]:
     :data:`~bohnanza.agents.heuristic.WARY` does, ``mild`` (the default) as the
     heuristic does; ``eager`` also tries the heuristic's untried offers where it makes
     none; ``end1`` plays roll-outs on to the end of the game once it has one own turn
-    left or fewer (estimated); joined by ``:``."""
+    left or fewer (estimated); ``count`` has its own play leave the cards it saw go to
+    the discard pile or a treasury out of its card counts, ``nocount`` not; ``hc0.2``
+    values a card in hand at 0.2 coins (it breaks ties on coins, R-END-4): in its own
+    play giving one away costs that much, and a roll-out's end adds it per card in every
+    seat's hand; joined by ``:``."""
     kwargs: dict[str, Any] = {}
     for p in [p.strip() for p in text.split(":")]:
         try:
@@ -144,6 +167,8 @@ def search_parameters(text: str) -> dict[str, Any]:
                 kwargs["field_gain"] = _field_gain(p)
             elif p.startswith("end"):
                 kwargs["endgame"] = float(p[3:])
+            elif p.startswith("hc"):
+                kwargs["hand_card"] = _hand_card(p)
             elif p.startswith("d"):
                 depth = int(p[1:])
                 kwargs["depth"] = depth if depth > 0 else None
@@ -151,7 +176,7 @@ def search_parameters(text: str) -> dict[str, Any]:
                 kwargs["seconds"] = float(p[:-1] if p.endswith("s") else p)
         except ValueError:
             raise ConfigError(
-                f"bad search parameter {p!r}: use SECONDS (0.2), ITERATIONSit (50it), ROLLOUTSro (40ro), dTURNS (d8), turn, zSE (z1.5), fgGAIN (fg0.38), hand, nohand, strict, wide, trade, all, full, mean, best, wary, mild, eager or endTURNS (end1)"
+                f"bad search parameter {p!r}: use SECONDS (0.2), ITERATIONSit (50it), ROLLOUTSro (40ro), dTURNS (d8), turn, zSE (z1.5), fgGAIN (fg0.38), hand, nohand, strict, wide, trade, all, full, mean, best, wary, mild, eager, count, nocount, endTURNS (end1) or hcCOINS (hc0.2)"
             ) from None
     if kwargs.get("seconds") is not None and kwargs["seconds"] <= 0:
         raise ConfigError("search seconds must be positive")
