@@ -80,18 +80,11 @@ _SEARCH_WORDS: dict[str, tuple[str, Any]] = {
 }
 
 
-def _field_gain(p: str) -> float:
-    """``fg0.9`` → 0.9: the share of its coin rate a seat expects a third field to add,
-    when it decides whether to buy one (a ValueError if that is not a number ≥ 0)."""
-    gain = float(p[2:])
-    if not gain >= 0:
-        raise ValueError(p)
-    return gain
-
-
-def _hand_card(p: str) -> float:
-    """``hc0.1`` → 0.1: what a card in hand is worth at the end, in coins (a ValueError
-    if that is not a number ≥ 0)."""
+def _worth(p: str) -> float:
+    """The number after a parameter's two-letter prefix, 0 or more: ``fg0.9`` → 0.9, the
+    share of its coin rate a seat expects a third field to add when it decides whether
+    to buy one; ``hc0.1`` → 0.1, what a card in hand is worth at the end, in coins (a
+    ValueError if that is not a number ≥ 0)."""
     worth = float(p[2:])
     if not worth >= 0:
         raise ValueError(p)
@@ -115,11 +108,11 @@ def heuristic_parameters(text: str) -> dict[str, Any]:
                 kwargs["counting"] = True
                 continue
             if p.startswith("hc"):
-                kwargs["hand_card"] = _hand_card(p)
+                kwargs["hand_card"] = _worth(p)
                 continue
             if not p.startswith("fg"):
                 raise ValueError(p)
-            kwargs["field_gain"] = _field_gain(p)
+            kwargs["field_gain"] = _worth(p)
         except ValueError:
             raise ConfigError(
                 f"bad heuristic parameter {p!r}: use fgGAIN (fg0.9), a third field's gain, hcCOINS (hc0.1), a hand card's worth, wary or count"
@@ -164,11 +157,11 @@ def search_parameters(text: str) -> dict[str, Any]:
             elif p.startswith("z"):
                 kwargs["z"] = float(p[1:])
             elif p.startswith("fg"):
-                kwargs["field_gain"] = _field_gain(p)
+                kwargs["field_gain"] = _worth(p)
             elif p.startswith("end"):
                 kwargs["endgame"] = float(p[3:])
             elif p.startswith("hc"):
-                kwargs["hand_card"] = _hand_card(p)
+                kwargs["hand_card"] = _worth(p)
             elif p.startswith("d"):
                 depth = int(p[1:])
                 kwargs["depth"] = depth if depth > 0 else None
