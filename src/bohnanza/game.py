@@ -611,7 +611,7 @@ class Game:
         self.hooks.on_final_runout(self)
 
     def end_game(self) -> None:
-        """Final harvest and scores (R-END-3, R-END-4)."""
+        """Final harvest and scores (R-END-3, R-END-4, R-END-5)."""
         self.offers.clear()
         self.pending = None
         self.extra.queue.clear()
@@ -621,7 +621,10 @@ class Game:
                 self.emit("discard_unplanted", cards=list(pile))
                 pile.clear()
         self.phase = OVER
-        for seat in range(self.players):
+        # R-END-5: in turn order from the active player, each player's fields in order; a
+        # Gardener lady's coins (R-LADY-5) come from the discard pile earlier harvests fed.
+        for k in range(self.players):
+            seat = (self.active + k) % self.players
             for f in range(len(self.fields[seat])):
                 if self.fields[seat][f]:
                     self.hooks.harvest(self, seat, f, final=True)

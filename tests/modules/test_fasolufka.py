@@ -273,6 +273,43 @@ def test_gardener_lady_gets_fewer_coins_when_both_piles_run_short_r_lady_5():
     assert_conserved(game)
 
 
+def test_final_harvests_start_with_the_active_player_r_end_5_r_lady_5():
+    # R-END-5: the final harvests go in turn order from the active player, each player's
+    # fields in order. The game ends in seat 1's turn, so seat 1's Gardener lady (R-LADY-5)
+    # is harvested before seat 0's Fatties: her coins are the top of the discard pile as it
+    # stood at the end, not the Fatties that seat 0's harvest puts there. (The deck holds
+    # one Gardener lady, R-LADY-1; the other final harvest is what feeds the pile.)
+    others = ("pyromaniac/man", "drunkard/man", "hippie/man", "boxer/man")
+    game = deal(
+        FU,
+        4,
+        hands=[["fatty/man"], ["cowboy/man"]],
+        # Seat 0's turn: 2 turned over, 3 drawn; seat 1's: 2 turned over, 3 drawn.
+        pile=["fatty/man", "fatty/man", *others[:3], "cowboy/man", "cowboy/man", *others[:3]],
+        fill=others,
+        fill_all=True,
+        fields={0: [["fatty/man"] * 3], 1: [["gardener/man", "gardener/lady"]]},
+    )
+    shrink_pile(game, 10)
+    game.runouts = 2
+    pass_turn(game)  # seat 0 plants a Fatty and keeps two more: six Fatties pay 2 coins
+    assert game.active == 1 and game.treasury == [[], [], [], []]
+    plant(game, 1)
+    game.apply(1, Action.end_trading())
+    before_end = list(game.discard)
+    events: list = []
+    for card in list(game.trade[1]):
+        events += game.apply(1, Action.plant_traded(card, 1))
+    assert game.over and game.final_runout  # in seat 1's phase 4 (R-END-2)
+    finals = [(e.seat, e.data["field"]) for e in events if e.type == "harvest"]
+    assert finals == [(1, 0), (1, 1), (0, 0)]
+    # N = 2 cards: 3 coins, the top three of the discard pile as it stood.
+    assert sorted(game.treasury[1]) == sorted(before_end[-3:])
+    assert kinds(game, game.treasury[0]) == ["man", "man"]
+    assert len(game.treasury[0]) == 2
+    assert_conserved(game)
+
+
 # ---------------------------------------------------------------------------- R-LADY-6
 
 

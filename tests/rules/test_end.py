@@ -366,6 +366,36 @@ def test_final_harvest_events_r_end_3():
     assert event_types(events)[-1] == "game_over"
 
 
+def test_final_harvests_go_in_turn_order_from_the_active_player_r_end_5():
+    # R-END-5: the game ends in seat 1's phase 4; the final harvests start with seat 1 and
+    # go round the table (2, 3, then 0), each player's fields in order.
+    game = deal(
+        "classic",
+        4,
+        hands=[["stink"], ["green"]],
+        pile=["stink", "stink", "wax", "wax", "wax", "green", "green", "wax", "wax", "wax"],
+        fill=["wax", "black-eyed"],
+        fill_all=True,
+        fields={0: [["red"], ["chili"]], 2: [["soy", "soy"]], 3: [["blue"], ["red", "red"]]},
+    )
+    shrink_pile(game, 10)
+    game.runouts = 2
+    pass_turn(game)  # seat 0: a Stink planted, two kept
+    assert game.active == 1
+    plant(game, 0)
+    game.apply(1, Action.end_trading())
+    events = []
+    for card in list(game.trade[1]):
+        events += game.apply(1, Action.plant_traded(card, 0))
+    assert game.over and game.active == 1
+    finals = [(e.seat, e.data["field"]) for e in events if e.type == "harvest"]
+    assert all(e.data["final"] for e in events if e.type == "harvest")
+    assert {seat for seat, _ in finals} == {0, 1, 2, 3}
+    assert finals == sorted(finals, key=lambda sf: ((sf[0] - 1) % 4, sf[1]))
+    assert finals[0] == (1, 0) and finals[-1] == (0, 1)
+    assert_conserved(game)
+
+
 # ---------------------------------------------------------------------------- R-END-4
 
 
