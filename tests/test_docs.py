@@ -1,9 +1,15 @@
-"""The README is a doctest, and so are the package's docstring examples."""
+"""The README is a doctest, and so are the package's docstring examples; the rules
+reference (docs/rules.md, docs/rules.pl.md) agrees with RULES.md, its translation and the
+engine."""
 
 from __future__ import annotations
 
 import doctest
+import os
+import re
 from pathlib import Path
+
+import pytest
 
 import bohnanza
 
@@ -42,8 +48,6 @@ def test_design_doc_is_linked_and_its_links_resolve() -> None:
     """docs/design.md (issue 14) is reachable from the README, and every link and every
     file path it names exists, or is listed in its "Not yet merged" section (work on
     other branches), so that the map follows the code."""
-    import re
-
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "(docs/design.md)" in readme
     doc = ROOT / "docs" / "design.md"
@@ -71,3 +75,99 @@ def test_design_doc_is_linked_and_its_links_resolve() -> None:
             ROOT / "src" / "bohnanza" / "web" / "static" / name,
         ]
         assert any(c.is_file() for c in candidates) or f"`{name}`" in pending, name
+
+
+# ------------------------------------------------------------------ the rules reference
+
+RULES_DOCS = {"en": ROOT / "docs" / "rules.md", "pl": ROOT / "docs" / "rules.pl.md"}
+
+
+def _sections(lang: str) -> list[tuple[str, str]]:
+    """The reference cut at its headings: (heading line, text up to the next heading)."""
+    out: list[tuple[str, str]] = []
+    for line in RULES_DOCS[lang].read_text(encoding="utf-8").splitlines():
+        if line.startswith("#"):
+            out.append((line, ""))
+        else:
+            assert out, "the reference starts with its title"
+            out[-1] = (out[-1][0], out[-1][1] + line + "\n")
+    return out
+
+
+def _rules_md() -> Path | None:
+    """The project's rules (RULES.md), kept beside the checkout (``../shared/``), or beside
+    the folder of worktrees; ``BOHNANZA_RULES_MD`` names it elsewhere."""
+    named = os.environ.get("BOHNANZA_RULES_MD")
+    candidates = [Path(named)] if named else []
+    candidates += [ROOT.parent / "shared" / "RULES.md", ROOT.parent.parent / "shared" / "RULES.md"]
+    return next((p for p in candidates if p.is_file()), None)
+
+
+def test_the_polish_rules_are_the_whole_english_text_section_for_section() -> None:
+    """Issue 33: docs/rules.pl.md is the whole reference, not a summary: the same headings
+    (levels) in the same order, each section with the same rule IDs in the same order and
+    at least half as long as its English one, and no repository path a reader of the web
+    page cannot open."""
+    from bohnanza.web.rules_page import rule_ids_in
+
+    en, pl = _sections("en"), _sections("pl")
+    assert [h.split(" ", 1)[0] for h, _ in pl] == [h.split(" ", 1)[0] for h, _ in en]
+    assert len(en) >= 13
+    for (head_en, text_en), (head_pl, text_pl) in zip(en, pl, strict=True):
+        assert rule_ids_in(text_pl) == rule_ids_in(text_en), head_pl
+        assert len(head_pl) + len(text_pl) >= (len(head_en) + len(text_en)) / 2, head_pl
+        # The module sections keep "Module N:" / "Moduł N:" (text.rules_reference cuts there).
+        if head_en.startswith("## Module "):
+            assert head_pl.startswith("## Moduł " + head_en.split()[2]), head_pl
+    for lang in RULES_DOCS:
+        text = RULES_DOCS[lang].read_text(encoding="utf-8")
+        assert not re.search(r"\b(docs|src|tests)/|\.md\b", text), lang
+
+
+def test_every_rule_of_rules_md_is_in_both_rules_documents() -> None:
+    """Every rule ID of the project's RULES.md is a rule of docs/rules.md and of
+    docs/rules.pl.md (RULES.md lives outside the repository: skipped where it is absent)."""
+    from bohnanza.web.rules_page import rule_ids_in
+
+    path = _rules_md()
+    if path is None:
+        pytest.skip("RULES.md is not beside this checkout (../shared/RULES.md)")
+    wanted = set(re.findall(r"\bR-[A-Z0-9]+-[A-Z0-9]+\b", path.read_text(encoding="utf-8")))
+    assert len(wanted) >= 58
+    for lang, doc in RULES_DOCS.items():
+        defined = rule_ids_in(doc.read_text(encoding="utf-8"))
+        assert not wanted - set(defined), (lang, sorted(wanted - set(defined)))
+
+
+@pytest.mark.parametrize("lang", sorted(RULES_DOCS))
+def test_the_deck_size_table_is_what_the_engine_deals(lang: str) -> None:
+    """The deck-size table of the rules reference (whole deck / draw pile after the deal,
+    per rule set and player count) against fresh games of every configuration."""
+    from bohnanza import Game
+    from bohnanza.rules import all_rulesets
+    from bohnanza.testing.checker import configurations
+
+    engine: dict[tuple[str, int], set[tuple[int, int]]] = {}
+    for rules, players, options in configurations():
+        game = Game.new(rules, players, options=options, seed=7)
+        whole = game.config.deck_size
+        assert sum(len(h) for h in game.hands) + len(game.draw) == whole
+        engine.setdefault((rules, players), set()).add((whole, len(game.draw)))
+    heads = [h for h, _ in _sections("en")]
+    _, text = _sections(lang)[heads.index("### Deck sizes")]
+    rows = [
+        [c.strip() for c in line.strip().strip("|").split("|")]
+        for line in text.splitlines()
+        if line.startswith("|") and not set(line) <= set("|-: ")
+    ]
+    counts = [int(re.match(r"\d+", c).group()) for c in rows[0][1:]]  # type: ignore[union-attr]
+    table: dict[tuple[str, int], set[tuple[int, int]]] = {}
+    for row in rows[1:]:
+        rules = row[0].strip("`")
+        for players, cell in zip(counts, row[1:], strict=True):
+            pairs = {(int(a), int(b)) for a, b in re.findall(r"(\d+) / (\d+)", cell)}
+            assert pairs or cell == "–", (rules, players, cell)
+            if pairs:
+                table[(rules, players)] = pairs
+    assert {r for r, _ in table} == {e["rules"] for e in all_rulesets()}
+    assert table == engine

@@ -1,12 +1,13 @@
 """The rules page (``/rules``, ``/rules?lang=pl``), rendered from the rules reference.
 
-The text is ``docs/rules.md`` (English) and ``docs/rules.pl.md`` (a shorter Polish
-translation with the same rule IDs); copies ship with the package in ``static/`` and a test
-keeps them equal to the documents. Only the few Markdown forms those files use are
-understood (headings, lists, tables, paragraphs, bold, italic, code): a full Markdown
-library would be a dependency for two files that we write ourselves. Every list item that
-starts with a bold rule ID gets that ID as its anchor, so that an error can link to
-``/rules#R-FIELD-2``. The page has no script at all (it works under a strict CSP).
+The text is ``docs/rules.md`` (English) and ``docs/rules.pl.md`` (its whole Polish
+translation: the same sections and rule IDs in the same order); copies ship with the
+package in ``static/`` and a test keeps them equal to the documents. Only the few Markdown
+forms those files use are understood (headings, lists, tables, paragraphs, bold, italic,
+code): a full Markdown library would be a dependency for two files that we write
+ourselves. Every list item that starts with a bold rule ID gets that ID as its anchor, so
+that an error can link to ``/rules#R-FIELD-2``. The page has no script at all (it works
+under a strict CSP).
 """
 
 from __future__ import annotations
@@ -30,7 +31,13 @@ def _source(lang: str) -> str:
 
 def rule_ids(lang: str = "en") -> list[str]:
     """The rule IDs the reference defines, in order."""
-    return [m.group(1) for line in _source(lang).splitlines() if (m := _RULE_ITEM.match(line))]
+    return rule_ids_in(_source(lang))
+
+
+def rule_ids_in(text: str) -> list[str]:
+    """The rule IDs a piece of the reference defines (its list items that start with a
+    bold rule ID), in order."""
+    return [m.group(1) for line in text.splitlines() if (m := _RULE_ITEM.match(line))]
 
 
 def _inline(text: str) -> str:
