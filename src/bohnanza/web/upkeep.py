@@ -227,7 +227,10 @@ def check_chat(guard: Guard, conn: Conn, msg: ClientMessage) -> str:
     if conn.seat is None and not table.settings.get("spectator_chat", True):
         raise ProtocolError("not_allowed", "the host has turned spectator chat off", msg.id)
     muted = table.settings.get("muted", ())
-    if chatter_id(table, conn) in muted or watcher_id(table, conn.address) in muted:
+    by_address = conn.seat is None or conn.seat != table.host()  # the host: never muted
+    if chatter_id(table, conn) in muted or (
+        by_address and watcher_id(table, conn.address) in muted
+    ):
         raise ProtocolError("muted", "the host has muted you at this table", msg.id)
     if not guard.may_chat(conn.address, table.id, seated=conn.seat is not None):
         raise ProtocolError("rate_limited", "too many chat messages; wait a little", msg.id)
