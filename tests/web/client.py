@@ -11,7 +11,9 @@ from websockets.sync.client import connect
 
 
 class Client:
-    def __init__(self, ws_url: str, table: str) -> None:
+    def __init__(self, ws_url: str, table: str, source: str | None = None) -> None:
+        """``source``: the local address to connect from (127.0.0.x: another client
+        address on loopback, for the per-address limits and bans)."""
         self.table = table
         self._cm = connect(
             f"{ws_url}/ws/{table}",
@@ -20,6 +22,7 @@ class Client:
             # No keepalive thread: tests that kill the server would leave it to
             # print a broken-pipe traceback at exit.
             ping_interval=None,
+            **({"source_address": (source, 0)} if source else {}),
         )
         self.ws = self._cm.__enter__()
         self.messages: list[dict[str, Any]] = []

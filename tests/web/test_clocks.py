@@ -49,7 +49,16 @@ def test_presets_and_custom_clocks() -> None:
     assert parse_clock("none", False) is None and parse_clock("", False) is None
     assert parse_clock("fast", False) == PRESETS["fast"]
     assert parse_clock("custom:3,1,20", True) == ClockSpec(3.0, 1.0, 20)
-    for bad, testing in (("custom:3,1,20", False), ("custom:0,1,20", True), ("blitz", True)):
+    # The fourth number: phase 2's countdown while the active player is timed out.
+    assert parse_clock("custom:3,1,20,0.5", True) == ClockSpec(3.0, 1.0, 20, 0.5)
+    assert all(spec.out_trade == 5.0 for spec in PRESETS.values())
+    for bad, testing in (
+        ("custom:3,1,20", False),
+        ("custom:0,1,20", True),
+        ("custom:3,1,20,0", True),
+        ("custom:3,1,20,1,1", True),
+        ("blitz", True),
+    ):
         with pytest.raises(ValueError):
             parse_clock(bad, testing)
     with pytest.raises(ValueError):

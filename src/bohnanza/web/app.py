@@ -261,6 +261,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
             deck=body.deck,
             private=body.private,
             clock=body.clock,
+            address=address,
         )
         manager.guard.creators[table.id] = address
         return {"table": table.info(), "seat": seat, "token": token}
@@ -299,7 +300,8 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     @app.post("/api/tables/{table_id}/join")
     async def join(request: Request, table_id: str, body: JoinTable) -> dict[str, Any]:
         table = await find(request, table_id)
-        seat, token = await manager_of(request).join(table, body.name, body.seat)
+        address = client_address(request.scope, settings.limits.trust_proxy)
+        seat, token = await manager_of(request).join(table, body.name, body.seat, address)
         return {"table": table.info(), "seat": seat, "token": token}
 
     @app.get("/api/tables/{table_id}/record")

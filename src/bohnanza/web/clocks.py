@@ -6,8 +6,10 @@ runs while the game waits for that person's decision (planting, harvesting to ma
 phase 3, a module's decision) and grows by the increment when their turn starts. Phase 2
 has a countdown of its own, the same for everybody (the table's trading time limit). When a
 bank is empty, the seat's bot plays its decisions until that player's next turn, and the
-log says so; phase 2 is never played by the bot for a timed-out person (its countdown
-ends it). Banks live in memory: a restarted server starts them afresh.
+log says so; phase 2 is never played by the bot for a timed-out person: its countdown
+ends it, shortened to ``out_trade`` seconds (5) while the active player is timed out, so
+that an absent player's turns do not each wait out the whole countdown. Banks live in
+memory: a restarted server starts them afresh.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ class ClockSpec:
     bank: float  # seconds each person starts with
     increment: float  # seconds added when the person's turn starts
     trade: int  # seconds of phase 2 (the trading time limit)
+    out_trade: float = 5.0  # seconds of phase 2 while the active player is timed out
 
 
 PRESETS: dict[str, ClockSpec] = {
@@ -35,7 +38,8 @@ CLOCK_NAMES = ("none", *PRESETS)
 
 
 def parse_clock(value: str, testing: bool) -> ClockSpec | None:
-    """The spec of a clock setting; ``custom:BANK,INCREMENT,TRADE`` on test servers only.
+    """The spec of a clock setting; ``custom:BANK,INCREMENT,TRADE[,OUT_TRADE]`` on test
+    servers only.
     Raises ValueError for anything else. Every clock limits phase 2, so that a timed-out
     active player (whom the bot does not trade for) cannot stall it."""
     if value in ("", "none"):
@@ -43,10 +47,13 @@ def parse_clock(value: str, testing: bool) -> ClockSpec | None:
     if value in PRESETS:
         return PRESETS[value]
     if testing and value.startswith("custom:"):
-        bank, inc, trade = (float(x) for x in value[7:].split(","))
-        if bank <= 0 or inc < 0 or not 1 <= trade <= 3600:
+        numbers = [float(x) for x in value[7:].split(",")]
+        if len(numbers) not in (3, 4):
             raise ValueError("bad custom clock")
-        return ClockSpec(bank, inc, int(trade))
+        bank, inc, trade, *rest = numbers
+        if bank <= 0 or inc < 0 or not 1 <= trade <= 3600 or any(x <= 0 for x in rest):
+            raise ValueError("bad custom clock")
+        return ClockSpec(bank, inc, int(trade), *rest)
     raise ValueError(f"the clock is one of {', '.join(CLOCK_NAMES)}, not {value!r}")
 
 

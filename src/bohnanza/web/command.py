@@ -32,6 +32,21 @@ import click
     help="Seconds before a bot plays for a player who went away (until they return).",
 )
 @click.option(
+    "--idle-timeout",
+    default=180.0,
+    show_default=True,
+    type=click.FloatRange(min=0),
+    help="Tables without a clock: seconds before a connected player the game waits on is "
+    "flagged idle, and the others may vote a bot in for them (0: never).",
+)
+@click.option(
+    "--rematch-hold",
+    default=300.0,
+    show_default=True,
+    type=click.FloatRange(min=0),
+    help="Seconds a rematch's seats are held for the invited players.",
+)
+@click.option(
     "--bot-delay",
     default=0.5,
     show_default=True,
@@ -210,6 +225,8 @@ def serve(
     port: int,
     database_url: str | None,
     away_timeout: float,
+    idle_timeout: float,
+    rematch_hold: float,
     bot_delay: float,
     bot_grace: float,
     allow_origins: tuple[str, ...],
@@ -288,6 +305,8 @@ def serve(
         public_addresses=tuple(addresses),
         trust_proxy=trust_proxy,
         away_timeout=away_timeout,
+        idle_timeout=idle_timeout,
+        rematch_hold=rematch_hold,
         bot_delay=bot_delay,
         bot_grace=bot_grace,
         allowed_origins=tuple(allow_origins),

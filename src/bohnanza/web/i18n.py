@@ -676,6 +676,21 @@ EN_MORE: dict[str, str] = {
     "code.rate_limited": "too many messages; slow down",
     "code.not_started": "the game has not started yet",
     "code.game_over": "the game is over",
+    "code.shed": "the server is full: spectators make room for players; try again later",
+    "code.too_many_connections": "too many connections; try again later",
+    "lobby.seat_reserved": "That seat is held for a player invited to this rematch; try "
+    "again in a few minutes.",
+    "lobby.banned": "The host removed you from this table.",
+    "reserved_seat": "held for an invited player",
+    "idle_badge": "idle",
+    "stand_in_badge": "idle – a bot plays",
+    "idle_notice": "{name} has not moved for a while.",
+    "vote_stand_in": "Let a bot play for {name}",
+    "votes_n": "votes: {n}",
+    "you_idle": "You have not moved for a while: the others may let a bot play for you.",
+    "you_stood_in": "A bot plays for you (you did not move for a while).",
+    "im_back": "I'm back",
+    "ev.stand_in": "{who} did not move: a bot plays for them (by vote)",
     **{f"act.{k}": v for k, v in _ACTIONS_EN.items()},
 }
 PL_MORE: dict[str, str] = {
@@ -754,6 +769,22 @@ PL_MORE: dict[str, str] = {
     "code.rate_limited": "za dużo wiadomości; zwolnij",
     "code.not_started": "gra jeszcze się nie zaczęła",
     "code.game_over": "gra się skończyła",
+    "code.shed": "serwer jest pełny: widzowie ustępują miejsca graczom; spróbuj później",
+    "code.too_many_connections": "za dużo połączeń; spróbuj później",
+    "lobby.seat_reserved": "To miejsce czeka na gracza zaproszonego do rewanżu; spróbuj "
+    "za kilka minut.",
+    "lobby.banned": "Gospodarz usunął Cię z tego stołu.",
+    "reserved_seat": "czeka na zaproszonego gracza",
+    "idle_badge": "bez ruchu",
+    "stand_in_badge": "bez ruchu – gra bot",
+    "idle_notice": "{name} od dłuższego czasu nie wykonuje ruchu.",
+    "vote_stand_in": "Niech bot zagra za: {name}",
+    "votes_n": "głosy: {n}",
+    "you_idle": "Od dłuższego czasu nie wykonujesz ruchu: pozostali mogą oddać Twoje "
+    "miejsce botowi.",
+    "you_stood_in": "Bot gra za Ciebie (od dłuższego czasu nie było Twojego ruchu).",
+    "im_back": "Wracam",
+    "ev.stand_in": "{who} nie wykonuje ruchu: gra bot (głosowanie)",
     **{f"act.{k}": v for k, v in _ACTIONS_PL.items()},
 }
 # Polish slips: numbers before "monet" with the right form, cards named as cards.

@@ -15,7 +15,7 @@ import unicodedata
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from fastapi.responses import JSONResponse
 
@@ -33,10 +33,10 @@ class Limits:
     create_per_minute: int = 5  # tables one address may create a minute
     open_tables_per_address: int = 10  # lobby or playing tables one address created
     ws_per_address: int = 50  # open WebSockets from one address
-    ws_total: int = 5000  # open WebSockets in all
+    ws_total: int = 5000  # WebSockets that said hello, in all (seated players: always)
     hello_timeout: float = 5.0  # a socket that said no valid hello by then is closed
     chat_per_minute: int = 20  # chat lines one address may send to one table a minute
-    chat_per_table_minute: int = 120  # chat lines a table takes a minute, all senders
+    chat_per_table_minute: int = 120  # spectators' chat lines a table takes a minute
     chat_keep: int = 200  # chat lines stored per table (older ones are deleted)
     lobby_expiry: float = 15 * 60.0  # a lobby table nobody is connected to is deleted
     finished_grace: float = 60.0  # a finished game without connections leaves memory
@@ -79,6 +79,14 @@ class RateLimiter:
         q.append(now)
         return True
 
+    def peek(self, key: str, now: float | None = None) -> bool:
+        """Whether one more event for ``key`` is within the limit, without recording it."""
+        if self.count <= 0:
+            return True
+        now = time.monotonic() if now is None else now
+        q = self.hits.get(key)
+        return q is None or sum(1 for t in q if t > now - self.window) < self.count
+
     def retry_after(self, key: str, now: float | None = None) -> int:
         now = time.monotonic() if now is None else now
         q = self.hits.get(key)
@@ -92,6 +100,13 @@ class RateLimiter:
             del self.hits[key]
 
 
+class Watcher(Protocol):
+    """A connection as the server-wide socket cap sees it (``web/model.py``'s Conn)."""
+
+    def shed(self) -> None:
+        """Close this spectator's socket to make room for a seated player."""
+
+
 @dataclass(slots=True)
 class Guard:
     """The server's counters of what each client address holds and does."""
@@ -101,7 +116,8 @@ class Guard:
     chat: RateLimiter = field(init=False)
     table_chat: RateLimiter = field(init=False)
     sockets: dict[str, int] = field(default_factory=dict)
-    total_sockets: int = 0
+    # Sockets that said hello, oldest first: True for a spectator's (web/model.py Conn).
+    admitted: dict[Watcher, bool] = field(default_factory=dict)
     creators: dict[str, str] = field(default_factory=dict)  # table id -> address
 
     def __post_init__(self) -> None:
@@ -110,14 +126,13 @@ class Guard:
         self.table_chat = RateLimiter(self.limits.chat_per_table_minute)
 
     def open_socket(self, address: str) -> str | None:
-        """Count a new WebSocket from ``address``; why not, if it may not open one."""
+        """Count a new WebSocket from ``address``; why not, if it may not open one. The
+        server-wide cap waits for its ``hello`` (:meth:`admit`): only then is it known
+        whether the socket is for a seat."""
         lim = self.limits
-        if lim.ws_total and self.total_sockets >= lim.ws_total:
-            return "the server has too many connections; try again later"
         if lim.ws_per_address and self.sockets.get(address, 0) >= lim.ws_per_address:
             return "too many connections from your address"
         self.sockets[address] = self.sockets.get(address, 0) + 1
-        self.total_sockets += 1
         return None
 
     def close_socket(self, address: str) -> None:
@@ -126,7 +141,33 @@ class Guard:
             self.sockets[address] = left
         else:
             self.sockets.pop(address, None)
-        self.total_sockets = max(0, self.total_sockets - 1)
+
+    @property
+    def total_sockets(self) -> int:
+        return len(self.admitted)
+
+    def admit(self, who: Watcher, seated: bool) -> str | None:
+        """Count a socket that said hello against ``ws_total``; why not, if it may not.
+        A seated player's socket is never refused: at the cap, the newest spectator's
+        socket is shed to make room (spectators first, players always)."""
+        lim = self.limits
+        if lim.ws_total and len(self.admitted) >= lim.ws_total:
+            if not seated:
+                return "the server has too many connections; try again later"
+            newest = next((w for w in reversed(self.admitted) if self.admitted[w]), None)
+            if newest is not None:
+                del self.admitted[newest]
+                newest.shed()
+        self.admitted[who] = not seated
+        return None
+
+    def watch(self, who: Watcher) -> None:
+        """A seated socket became a spectator's (its player left or was removed)."""
+        if self.admitted.pop(who, None) is not None:
+            self.admitted[who] = True
+
+    def release(self, who: Watcher) -> None:
+        self.admitted.pop(who, None)
 
     def may_create(self, address: str, open_ids: Iterable[str]) -> tuple[str, int] | None:
         """Why ``address`` may not create a table now and the seconds to wait, or None.
@@ -146,10 +187,17 @@ class Guard:
             return ("too many tables created; wait a minute", self.creations.retry_after(address))
         return None
 
-    def may_chat(self, address: str, table_id: str) -> bool:
-        if not self.table_chat.allow(table_id):
+    def may_chat(self, address: str, table_id: str, seated: bool = False) -> bool:
+        """Charge one chat line to its budgets, or refuse it at no cost: a line refused by
+        the address's own budget spends nothing of the table's, so one flooder cannot
+        silence a table. The table's budget is the spectators' (seated players have only
+        their own), so that a crowd of watchers cannot silence the players either."""
+        key = f"{table_id} {address}"
+        if not self.chat.peek(key):
             return False
-        return self.chat.allow(f"{table_id} {address}")
+        if not seated and not self.table_chat.allow(table_id):
+            return False
+        return self.chat.allow(key)
 
 
 def client_address(scope: Scope, trust_proxy: bool) -> str:

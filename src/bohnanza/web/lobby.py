@@ -23,7 +23,7 @@ from ..rules import make_config
 from ..shuffle import fresh_seed
 from .clocks import parse_clock
 from .limits import Guard
-from .model import Conn, LobbyError, Seat, Settings, Table, hash_token, new_id
+from .model import Conn, LobbyError, Seat, Settings, Table, ban_key, hash_token, new_id
 from .protocol import ClientMessage, ProtocolError, clean_name
 from .pump import Pump, clock_tick
 from .replays import rebuild, record_seats
@@ -36,6 +36,8 @@ log = logging.getLogger("bohnanza.web")
 KEEP_FINISHED = 200
 #: What a lobby request gets while the database cannot be reached (HTTP 503).
 UNAVAILABLE = "the database is unavailable; try again in a moment"
+#: Settings a rematch does not take over from its table.
+NOT_REMATCHED = frozenset(("seed", "deck", "host", "host_token", "muted", "mute_links", "banned"))
 
 
 class Lobby:
@@ -82,6 +84,12 @@ class Lobby:
             rematch_of=stored.rematch_of,
             rematch=stored.rematch,
         )
+        host = table.settings.get("host")
+        if "host_token" not in table.settings and isinstance(host, int) and host < len(seats):
+            # Saved when the host was a seat number: the role goes to that seat's person.
+            table.settings["host_token"] = seats[host].token_hash
+        table.settings.pop("host", None)
+        table.pass_host()
         if stored.setup is not None:
             try:
                 table.game, table.actions, table.events = rebuild(stored.setup, stored.actions)
@@ -106,8 +114,10 @@ class Lobby:
         deck: list[str | int] | None = None,
         private: bool = False,
         clock: str = "none",
+        address: str = "",
     ) -> tuple[Table, int, str]:
-        """A new table in the lobby; its creator takes the first seat for a person."""
+        """A new table in the lobby; its creator takes the first seat for a person and is
+        its host."""
         live = sum(1 for t in self.tables.values() if t.status in ("lobby", "playing"))
         if live >= self.settings.max_tables:
             raise LobbyError(
@@ -156,7 +166,6 @@ class Lobby:
             "players": players,
             "options": dict(options),
             "trade_limit": trade_limit,
-            "host": people[0].seat,
         }
         if private:
             settings["private"] = True
@@ -175,8 +184,8 @@ class Lobby:
         )
         token = secrets.token_urlsafe(24)
         first = people[0]
-        first.name = clean_name(name, f"Player {first.seat + 1}")
-        first.token_hash = hash_token(token)
+        first.take(clean_name(name, f"Player {first.seat + 1}"), hash_token(token), address)
+        table.settings["host_token"] = first.token_hash
         first.away_since = time.monotonic()  # the away clock runs until they connect
         try:
             await asyncio.to_thread(
@@ -195,29 +204,53 @@ class Lobby:
         self.tables[table.id] = table
         return table, first.seat, token
 
-    async def join(self, table: Table, name: str, seat: int | None) -> tuple[int, str]:
-        """Take an open seat for a person (the first one, or ``seat``)."""
+    async def join(
+        self,
+        table: Table,
+        name: str,
+        seat: int | None,
+        address: str = "",
+        *,
+        invited: bool = False,
+    ) -> tuple[int, str]:
+        """Take an open seat for a person (the first one, or ``seat``). A rematch seat
+        held for its invited player is taken only through ``rematch_join`` (``invited``);
+        an address the host removed from this table takes no seat there."""
         async with table.lock:
             if table.status != "lobby":
                 raise LobbyError("the game has started; you can watch it", 409, "started")
+            if address and ban_key(table.id, address) in table.settings.get("banned", ()):
+                raise LobbyError("the host removed you from this table", 403, "banned")
             open_seats = [s for s in table.seats if s.kind == "person" and s.token_hash is None]
             if seat is not None:
                 open_seats = [s for s in open_seats if s.seat == seat]
-            if not open_seats:
+            free = open_seats if invited else [s for s in open_seats if not table.reserved(s)]
+            if not free:
+                if open_seats:
+                    raise LobbyError(
+                        "the seat is held for a player invited to this rematch; try again "
+                        "in a few minutes",
+                        409,
+                        "seat_reserved",
+                    )
                 if seat is None:
                     raise LobbyError("no open seat", 409, "no_open_seat")
                 raise LobbyError(f"seat {seat} is not open", 409, "seat_not_open")
-            chosen = open_seats[0]
+            chosen = free[0]
             token = secrets.token_urlsafe(24)
-            chosen.name = clean_name(name, f"Player {chosen.seat + 1}")
-            chosen.token_hash = hash_token(token)
+            chosen.take(clean_name(name, f"Player {chosen.seat + 1}"), hash_token(token), address)
             if chosen.conns == 0:
                 chosen.away_since = time.monotonic()  # until they connect (or never)
+            before = table.settings
+            table.pass_host()  # a table without a host: this person becomes it
             try:
                 # In a thread: a locked database must not stop the event loop.
                 await asyncio.to_thread(self.store.save_seats, table.id, [chosen.stored()])
+                if table.settings is not before:
+                    await asyncio.to_thread(self.store.save_settings, table.id, table.settings)
             except Exception:
                 chosen.name, chosen.token_hash = "", None
+                table.settings = before
                 log.exception("table %s: could not save a seat", table.id)
                 raise LobbyError("could not save the seat; try again", 503, "save_failed") from None
             self.session.broadcast_info(table)
@@ -350,8 +383,11 @@ class Lobby:
             for c in table.conns:
                 if c.seat == seat.seat:
                     c.seat = None
+                    self.guard.watch(c)
             seat.conns = 0
-            seat.replaced = False
+            seat.replaced = seat.idle = seat.stand_in = False
+            seat.votes.clear()
+            await self.session.pass_host(table)
             conn.send({"type": "left", **({"id": msg.id} if msg.id is not None else {})})
             self.session.broadcast_info(table)
             if table.status == "playing":
@@ -381,7 +417,11 @@ class Lobby:
                 refused = self.guard.may_create(conn.address, open_ids)
                 if refused is not None:  # a rematch is a new table of the asker's
                     raise ProtocolError("rate_limited", refused[0], msg.id)
-                settings = {k: v for k, v in table.settings.items() if k not in ("seed", "deck")}
+                # The rematch's own people: its host is its proposer (the first to take a
+                # seat there), its mutes and bans start afresh, and its seats are held for
+                # the invited players for a while.
+                settings = {k: v for k, v in table.settings.items() if k not in NOT_REMATCHED}
+                settings["reserved_until"] = time.time() + self.settings.rematch_hold
                 seats = [
                     Seat(s.seat, s.kind, s.bot, "")
                     if s.kind == "person"
@@ -432,7 +472,7 @@ class Lobby:
         if new.status != "lobby" or taken.kind != "person":
             raise ProtocolError("not_allowed", "the rematch has no seat for you", msg.id)
         try:
-            _number, token = await self.join(new, seat.name, conn.seat)
+            _number, token = await self.join(new, seat.name, conn.seat, conn.address, invited=True)
         except LobbyError as exc:
             raise ProtocolError("not_allowed", exc.message, msg.id) from None
         answer: dict[str, Any] = {"type": "rematch", "table": new.id, "token": token}

@@ -64,6 +64,10 @@ class Settings:
 
     database_url: str = field(default_factory=default_database_url, repr=False)
     away_timeout: float = 60.0  # a person away this long is replaced by a bot
+    # Without a clock: a connected person the game has waited on this long is flagged
+    # idle to the others, who may vote to hand the seat to a stand-in (0: never).
+    idle_timeout: float = 180.0
+    rematch_hold: float = 300.0  # rematch seats are held for the invited players this long
     bot_delay: float = 0.5  # pause after each bot action, so people can follow
     bot_grace: float = 3.0  # an active bot waits this long for people to propose
     bot_wait: float = 20.0  # ... and at most this long for answers to open offers
@@ -91,6 +95,12 @@ class Settings:
 
 def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def ban_key(table_id: str, address: str) -> str:
+    """How a removal's ban names an address at one table (``settings["banned"]``): a
+    digest, so that the stored settings do not list the players' addresses."""
+    return hashlib.sha256(f"ban {table_id} {address}".encode()).hexdigest()[:24]
 
 
 def new_id() -> str:
@@ -135,6 +145,20 @@ class Conn:
     def send(self, message: dict[str, Any]) -> None:
         self.send_text(dumps(message))
 
+    def shed(self) -> None:
+        """Close this spectator's socket (4503): the server is at its socket cap and a
+        seated player needs the place (``Guard.admit``)."""
+        self.send(
+            {
+                "type": "error",
+                "code": "shed",
+                "message": "the server is full: spectators make room for players; try again later",
+            }
+        )
+        self.close_code = 4503
+        with contextlib.suppress(asyncio.QueueFull):
+            self.queue.put_nowait(None)
+
     def send_text(self, text: str) -> None:
         """Queue an encoded message (a broadcast encodes each seat's state once)."""
         if self.closed:
@@ -158,6 +182,11 @@ class Seat:
     conns: int = 0
     away_since: float | None = None  # monotonic time the last connection closed
     replaced: bool = False  # a bot plays for this absent person now
+    seated: float = 0.0  # when the seat was taken (wall clock; 0 for a resumed table)
+    address: str = ""  # the address that took the seat (for a removal's ban)
+    idle: bool = False  # connected, but the game has waited on them for long (no clock)
+    stand_in: bool = False  # idle, and the others voted a bot in until they are back
+    votes: set[int] = field(default_factory=set)  # seats that voted for a stand-in
 
     def stored(self) -> StoredSeat:
         return StoredSeat(self.seat, self.kind, self.bot, self.name, self.token_hash)
@@ -171,7 +200,17 @@ class Seat:
             "taken": self.kind == "bot" or self.token_hash is not None,
             "connected": self.conns > 0,
             "replaced": self.replaced,
+            "idle": self.idle,
+            "stand_in": self.stand_in,
+            "votes": len(self.votes),
         }
+
+    def take(self, name: str, token_hash: str, address: str) -> None:
+        """A person takes this seat (its idle and stand-in marks start afresh)."""
+        self.name, self.token_hash, self.address = name, token_hash, address
+        self.seated = time.time()
+        self.idle = self.stand_in = False
+        self.votes.clear()
 
 
 @dataclass(eq=False, slots=True)
@@ -194,6 +233,8 @@ class Table:
     trade: TradeState | None = None
     clocks: Clocks | None = None  # the players' time banks (web/clocks.py), if any
     touched: float = field(default_factory=time.monotonic)
+    # Without a clock: since when the game waits on each person seat (web/standin.py).
+    waits: dict[int, float] = field(default_factory=dict)
     # A write failed: it may still have been committed (a connection lost while the
     # commit was under way), so the stored record is read back before the next write.
     unsure: bool = False
@@ -215,17 +256,53 @@ class Table:
             "clock": s.get("clock", "none"),
             "status": self.status,
             "created": self.created,
-            "seats": [seat.public() for seat in self.seats],
+            "seats": [{**seat.public(), "reserved": self.reserved(seat)} for seat in self.seats],
             "rematch": self.rematch,
             "rematch_of": self.rematch_of,
             "spectators": sum(1 for c in self.conns if c.authed and c.seat is None),
-            "host": s.get("host"),
+            "host": self.host(),
             "private": bool(s.get("private", False)),
             "spectator_chat": bool(s.get("spectator_chat", True)),
         }
         if self.game is not None and self.game.over:
             out["result"] = self.game.result()
         return out
+
+    def host(self) -> int | None:
+        """The host's seat: the person holding the host's token (``settings["host_token"]``),
+        not a seat number, so that whoever takes a seat later never inherits the role."""
+        held = self.settings.get("host_token")
+        for seat in self.seats:
+            if held is not None and seat.kind == "person" and seat.token_hash == held:
+                return seat.seat
+        return None
+
+    def pass_host(self) -> bool:
+        """Give the host role on if its holder left: to the person seated longest (then
+        the lowest seat: a resumed table does not know who sat down first); to nobody if
+        no person is seated, and then to the next person who takes a seat. True if the
+        role changed hands (the settings are to be saved)."""
+        if self.host() is not None:
+            return False
+        people = [s for s in self.seats if s.kind == "person" and s.token_hash is not None]
+        heir = min(people, key=lambda s: (s.seated, s.seat), default=None)
+        held = heir.token_hash if heir is not None else None
+        if held == self.settings.get("host_token"):
+            return False
+        self.settings = {**self.settings, "host_token": held}
+        return True
+
+    def reserved(self, seat: Seat) -> bool:
+        """Whether a rematch seat is held for the player invited to it (until they join
+        or decline, or ``settings["reserved_until"]`` passes): nobody else may take it."""
+        until = self.settings.get("reserved_until")
+        return (
+            until is not None
+            and self.status == "lobby"
+            and seat.kind == "person"
+            and seat.token_hash is None
+            and time.time() < float(until)
+        )
 
     def seat_for_token(self, token: str) -> int | None:
         digest = hash_token(token)

@@ -33,6 +33,8 @@ CLIENT_TYPES = (
     "rematch_decline",
     "ping",
     "host",
+    "stand_in",
+    "back",
 )
 #: What a table's host may do (a ``host`` message's ``op``), with the field each needs.
 HOST_OPS = {
@@ -149,6 +151,12 @@ def parse_client_message(raw: str | bytes | None, limit: int = MAX_MESSAGE) -> C
         return ClientMessage(kind, msg_id, text=text.strip())
     if kind == "host":
         return _host_message(data, msg_id)
+    if kind == "stand_in":
+        _only(data, {"seat"}, msg_id)
+        seat = data.get("seat")
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < 7:
+            raise ProtocolError("bad_message", "seat must be a seat number (0-6)", msg_id)
+        return ClientMessage(kind, msg_id, seat=seat)
     _only(data, set(), msg_id)
     return ClientMessage(kind, msg_id)
 

@@ -40,6 +40,7 @@ from ..schedule import AskKind, TradeScheduler
 from ..seeding import table_agent_seed
 from .clocks import Clocks, parse_clock
 from .model import Settings, Table
+from .standin import idle_tick
 from .upkeep import BotPools
 
 if TYPE_CHECKING:
@@ -122,23 +123,31 @@ def clock_tick(table: Table, now: float) -> list[Event]:
     return notes
 
 
+def trade_deadline(table: Table) -> float | None:
+    """When this phase 2 ends by the clock (monotonic), if it has a countdown: the
+    table's trading time limit, or the clock's short ``out_trade`` while the active
+    player is timed out (nobody is there to trade for them)."""
+    game = table.game
+    ts = table.trade
+    if game is None or game.phase != TRADE or ts is None or ts.turn != game.turn:
+        return None
+    limit = float(table.settings.get("trade_limit") or 0)
+    clocks = table.clocks
+    if clocks is not None and game.active in clocks.out:
+        short = clocks.spec.out_trade
+        limit = min(limit, short) if limit > 0 else short
+    return ts.started + limit if limit > 0 else None
+
+
 def clock_view(table: Table) -> dict[str, Any]:
     """The clocks and the trading countdown, for a ``state`` message."""
-    game = table.game
     out: dict[str, Any] = {}
     now = time.monotonic()
     if table.clocks is not None:
         out["clock"] = table.clocks.snapshot(now)
-    limit = float(table.settings.get("trade_limit") or 0)
-    ts = table.trade
-    if (
-        limit > 0
-        and game is not None
-        and game.phase == TRADE
-        and ts is not None
-        and ts.turn == game.turn
-    ):
-        out["trade_left"] = round(max(0.0, ts.started + limit - now), 1)
+    due = trade_deadline(table)
+    if due is not None:
+        out["trade_left"] = round(max(0.0, due - now), 1)
     return out
 
 
@@ -231,6 +240,8 @@ class Pump:
         notes = clock_tick(table, now)
         if notes:  # "time ran out: the bot plays for ...", before the bot's move
             self.session.broadcast_state(table, notes)
+        if idle_tick(table, now, self.settings.idle_timeout, wakes):
+            self.session.broadcast_info(table)
         bots = self._bot_seats(table, now, wakes)
         if table.clocks is not None:
             bots |= table.clocks.bot_seats(game)
@@ -257,14 +268,14 @@ class Pump:
         ts = table.trade
         if ts is None or ts.turn != game.turn:
             ts = table.trade = TradeState(game.turn, now)
-        limit = float(table.settings.get("trade_limit") or 0)
-        if limit > 0:
-            if now >= ts.started + limit:
+        ends = trade_deadline(table)
+        if ends is not None:
+            if now >= ends:
                 note = Event("trade_time_up", game.active, {}, None)
                 table.events.append(note)
                 self.session.broadcast_state(table, [note])
                 return Step(game.active, Action.end_trading()), None
-            wakes.append(ts.started + limit)
+            wakes.append(ends)
         # An offer to a bot gets an answer at once (accept or decline, the bot's choice;
         # a bot past its budget declines), so that no person waits on a bot.
         rounds = ts.schedule
@@ -311,11 +322,12 @@ class Pump:
         return None, min(wakes, default=None)
 
     def _bot_seats(self, table: Table, now: float, wakes: list[float]) -> set[int]:
-        """Seats played by a bot now: bot seats, and people away for too long."""
+        """Seats played by a bot now: bot seats, people away for too long, and idle
+        people whose seat was voted to a stand-in (``web/standin.py``)."""
         out: set[int] = set()
         changed = False
         for seat in table.seats:
-            if seat.kind == "bot":
+            if seat.kind == "bot" or seat.stand_in:
                 out.add(seat.seat)
             elif seat.conns == 0 and seat.away_since is not None:
                 due = seat.away_since + self.settings.away_timeout

@@ -32,6 +32,7 @@ from .model import Conn, Settings, Socket, Table
 from .protocol import ClientMessage, ProtocolError, dumps, error
 from .pump import clock_tick, clock_view
 from .replays import card_table, stored_record
+from .standin import person_back
 from .store import Store
 from .upkeep import chatter_id, check_chat, spectator_may_join
 
@@ -54,6 +55,16 @@ class Session:
         self.guard = guard
 
     # ------------------------------------------------------------------ connections
+
+    async def pass_host(self, table: Table) -> None:
+        """After a person left their seat: give the host role on if it was theirs
+        (``Table.pass_host``). The role is in memory at once; a failed save is logged
+        (a restart then passes it again by the same rule)."""
+        if table.pass_host():
+            try:
+                await asyncio.to_thread(self.store.save_settings, table.id, table.settings)
+            except Exception:
+                log.exception("table %s: could not save the new host", table.id)
 
     def connect(self, table: Table, ws: Socket) -> Conn:
         conn = Conn(ws, table)
@@ -85,6 +96,7 @@ class Session:
             conn.writer.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await conn.writer
+        self.guard.release(conn)
         async with table.lock:
             table.conns.discard(conn)
             if conn.authed and conn.seat is not None:
@@ -116,10 +128,15 @@ class Session:
             log.warning("table %s: could not read the chat", table.id, exc_info=True)
             chat = []
         async with table.lock:
+            refused: str | None = None
             if seat is None and not spectator_may_join(table, self.settings.max_connections):
                 # Seated players always get in; only watchers are capped, and sockets
                 # that never said hello do not count (they are closed at the deadline).
-                conn.send(error("too_many_connections", "this table has too many spectators"))
+                refused = "this table has too many spectators"
+            else:  # the server-wide cap: a seated player sheds a spectator if need be
+                refused = self.guard.admit(conn, seated=seat is not None)
+            if refused is not None:
+                conn.send(error("too_many_connections", refused))
                 conn.close_code = 1013
                 with contextlib.suppress(asyncio.QueueFull):
                     conn.queue.put_nowait(None)
@@ -222,6 +239,8 @@ class Session:
             conn.send(ack)
             if table.trade is not None:
                 table.trade.person_acted(action)
+            if person_back(table, seat):
+                self.broadcast_info(table)
             self.after(table, events)
 
     async def commit(self, table: Table, seat: int, action: Action) -> list[Event]:

@@ -46,6 +46,7 @@ from .protocol import ClientMessage, ProtocolError, error, parse_client_message
 from .pump import BOT_TRADE_ACTIONS, RETRY_MAX, Pump, Step, TradeState
 from .replays import card_table, rebuild, replay_frame, table_record
 from .session import LOG_ON_CONNECT, Session, refusal_message
+from .standin import come_back, stand_in_vote
 from .store import Store
 from .upkeep import BotPools, host_command, upkeep
 
@@ -131,6 +132,7 @@ class Manager:
         deck: list[str | int] | None = None,
         private: bool = False,
         clock: str = "none",
+        address: str = "",
     ) -> tuple[Table, int, str]:
         """A new table in the lobby; its creator takes the first seat for a person."""
         return await self.lobby.create_table(
@@ -144,11 +146,14 @@ class Manager:
             deck=deck,
             private=private,
             clock=clock,
+            address=address,
         )
 
-    async def join(self, table: Table, name: str, seat: int | None) -> tuple[int, str]:
-        """Take an open seat for a person (the first one, or ``seat``)."""
-        return await self.lobby.join(table, name, seat)
+    async def join(
+        self, table: Table, name: str, seat: int | None, address: str = ""
+    ) -> tuple[int, str]:
+        """Take an open seat for a person (the first one, or ``seat``) from ``address``."""
+        return await self.lobby.join(table, name, seat, address)
 
     async def get(self, table_id: str) -> Table | None:
         """A table by its id, from memory or else from the database."""
@@ -229,3 +234,7 @@ class Manager:
             await self.lobby.rematch_join(table, conn, msg)
         elif msg.type == "rematch_decline":
             await self.lobby.rematch_decline(table, conn, msg)
+        elif msg.type == "stand_in":
+            await stand_in_vote(self, conn, msg)
+        elif msg.type == "back":
+            await come_back(self, conn, msg)

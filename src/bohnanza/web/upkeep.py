@@ -23,14 +23,16 @@ import secrets
 import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor, ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..actions import Action
 from ..agents.base import Agent
 from ..agents.search import SearchAgent
 from ..views import View
 from .limits import Guard, Limits, clean_text
+from .model import ban_key
 from .protocol import ClientMessage, ProtocolError
+from .standin import done
 
 if TYPE_CHECKING:
     from .model import Conn, Table
@@ -204,30 +206,51 @@ def chatter_id(table: Table, conn: Conn) -> str:
     player, an opaque id (keyed digest of table and address) for a spectator."""
     if conn.seat is not None:
         return f"s{conn.seat}"
-    digest = hmac.new(_CHATTER_KEY, f"{table.id} {conn.address}".encode(), hashlib.sha256)
+    return watcher_id(table, conn.address)
+
+
+def watcher_id(table: Table, address: str) -> str:
+    """The chatter id of an address at a table (the address must not be readable)."""
+    digest = hmac.new(_CHATTER_KEY, f"{table.id} {address}".encode(), hashlib.sha256)
     return "v" + digest.hexdigest()[:12]
 
 
 def check_chat(guard: Guard, conn: Conn, msg: ClientMessage) -> str:
-    """The chat line to store and show, or a ProtocolError why it is refused."""
+    """The chat line to store and show, or a ProtocolError why it is refused. A muted
+    person is muted in every role: by their seat, and by their address (as a spectator,
+    or in a seat they take later). Only a line that passes every check is charged to
+    the chat budgets (``Guard.may_chat``)."""
     table = conn.table
     text = clean_text(msg.text or "").strip()
     if not text:
         raise ProtocolError("bad_message", "chat needs a non-empty text", msg.id)
     if conn.seat is None and not table.settings.get("spectator_chat", True):
         raise ProtocolError("not_allowed", "the host has turned spectator chat off", msg.id)
-    if chatter_id(table, conn) in table.settings.get("muted", ()):
+    muted = table.settings.get("muted", ())
+    by_address = conn.seat is None or conn.seat != table.host()  # the host: never muted
+    if chatter_id(table, conn) in muted or (
+        by_address and watcher_id(table, conn.address) in muted
+    ):
         raise ProtocolError("muted", "the host has muted you at this table", msg.id)
-    if not guard.may_chat(conn.address, table.id):
+    if not guard.may_chat(conn.address, table.id, seated=conn.seat is not None):
         raise ProtocolError("rate_limited", "too many chat messages; wait a little", msg.id)
     return text
 
 
+def _seat_addresses(table: Table, seat_no: int) -> set[str]:
+    """The addresses a seat's person uses: the one that took the seat, and those of its
+    connections now."""
+    seat = table.seats[seat_no]
+    found = {c.address for c in table.conns if c.seat == seat_no and c.address}
+    return found | ({seat.address} if seat.address else set())
+
+
 async def host_command(manager: Manager, conn: Conn, msg: ClientMessage) -> None:
-    """Carry out a ``host`` message from the table's host (its creator's seat)."""
+    """Carry out a ``host`` message from the table's host (the person holding the host's
+    token: its creator, or whom the role passed to, ``Table.pass_host``)."""
     table = conn.table
     async with table.lock:
-        host = table.settings.get("host")
+        host = table.host()
         if host is None or conn.seat != host:
             raise ProtocolError("not_host", "only the table's host can do that", msg.id)
         settings = dict(table.settings)
@@ -239,19 +262,35 @@ async def host_command(manager: Manager, conn: Conn, msg: ClientMessage) -> None
         elif msg.op == "spectator_chat":
             settings["spectator_chat"] = bool(msg.value)
         else:
-            muted = [m for m in settings.get("muted", []) if m != msg.chatter]
+            # A player is muted by seat and by their addresses (``mute_links``), so that
+            # they cannot chat on as a spectator; unmuting lifts both.
+            chatter = str(msg.chatter)
+            links: dict[str, list[str]] = dict(settings.get("mute_links", {}))
+            lifted = {chatter, *links.pop(chatter, [])}
+            muted = [m for m in settings.get("muted", []) if m not in lifted]
             if msg.op == "mute":
-                if msg.chatter == f"s{host}":
+                if chatter == f"s{host}":
                     raise ProtocolError("not_allowed", "you cannot mute yourself", msg.id)
-                muted.append(str(msg.chatter))
+                linked: list[str] = []
+                if chatter[:1] == "s" and chatter[1:].isdigit():
+                    seat_no = int(chatter[1:])
+                    if seat_no < len(table.seats):
+                        own = {watcher_id(table, a) for a in _seat_addresses(table, host)}
+                        linked = sorted(
+                            {watcher_id(table, a) for a in _seat_addresses(table, seat_no)} - own
+                        )
+                muted += [chatter, *linked]
+                if linked:
+                    links[chatter] = linked
             settings["muted"] = muted[-200:]
+            settings["mute_links"] = {k: v for k, v in links.items() if k in muted}
         try:
             await asyncio.to_thread(manager.store.save_settings, table.id, settings)
         except Exception:
             log.exception("table %s: could not save the host's change", table.id)
             raise ProtocolError("server_error", "could not save; try again", msg.id) from None
         table.settings = settings
-        _done(conn, msg)
+        done(conn, msg)
         manager.session.broadcast_info(table)
 
 
@@ -264,26 +303,32 @@ async def _remove(manager: Manager, table: Table, conn: Conn, msg: ClientMessage
     seat = table.seats[seat_no]
     if seat.kind != "person" or seat.token_hash is None:
         raise ProtocolError("not_allowed", f"nobody sits at seat {seat_no}", msg.id)
+    # A removal is a ban from this table's seats: the token is void, and the removed
+    # person's addresses (never the host's own) may take no seat here again.
+    own = _seat_addresses(table, conn.seat) if conn.seat is not None else set()
+    banned = list(table.settings.get("banned", []))
+    for address in sorted(_seat_addresses(table, seat_no) - own):
+        key = ban_key(table.id, address)
+        if key not in banned:
+            banned.append(key)
+    settings = {**table.settings, "banned": banned[-200:]}
     before = (seat.name, seat.token_hash)
     seat.name, seat.token_hash = "", None
     try:
         await asyncio.to_thread(manager.store.save_seats, table.id, [seat.stored()])
+        await asyncio.to_thread(manager.store.save_settings, table.id, settings)
     except Exception:
         seat.name, seat.token_hash = before
         log.exception("table %s: could not remove a player", table.id)
         raise ProtocolError("server_error", "could not save; try again", msg.id) from None
+    table.settings = settings
+    seat.address = ""
     for c in table.conns:
         if c.seat == seat_no:
             c.seat = None
+            manager.guard.watch(c)
             c.send({"type": "left", "removed": True})
     seat.conns = 0
     seat.away_since = None
-    _done(conn, msg)
+    done(conn, msg)
     manager.session.broadcast_info(table)
-
-
-def _done(conn: Conn, msg: ClientMessage) -> None:
-    answer: dict[str, Any] = {"type": "done", "op": msg.op}
-    if msg.id is not None:
-        answer["id"] = msg.id
-    conn.send(answer)

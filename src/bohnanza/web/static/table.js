@@ -54,6 +54,11 @@ function connect() {
     if (T.ws !== ws) return;
     setConn("offline");
     if (ev.code === 4404) return;
+    if (ev.code === 4503) {
+      // Shed: the server is full and a seated player needed the place; try much later.
+      setTimeout(connect, 30000);
+      return;
+    }
     const wait = Math.min(5000, 300 * 2 ** T.retry++);
     setTimeout(connect, wait);
   };
@@ -294,9 +299,10 @@ function renderLobby() {
     let who;
     if (s.kind === "bot") who = t("bot_name", { n: s.seat + 1, bot: s.bot });
     else if (s.taken) who = s.name + (s.seat === T.seat ? " (" + t("you") + ")" : "") + (s.connected ? "" : " · " + t("offline"));
+    else if (s.reserved) who = t("reserved_seat");
     else who = t("open_seat");
     const row = el("li", { class: "lobby-seat" + (s.taken ? "" : " open"), dataset: { seat: s.seat } }, el("span", { class: "seat-no", text: t("seat_n", { n: s.seat + 1 }) }), el("span", { text: who }));
-    if (!s.taken && T.seat === null) {
+    if (!s.taken && !s.reserved && T.seat === null) {
       row.append(el("button", { type: "button", class: "primary take-seat", text: t("take_seat"), onclick: () => takeSeat(s.seat) }));
     }
     if (isHost() && s.kind === "person" && s.taken && s.seat !== T.seat) {
@@ -445,6 +451,8 @@ function renderBoard() {
   if (T.stale) parts.push(staleBox());
   const clocks = renderClocks();
   if (clocks) parts.push(clocks);
+  const idle = renderIdle();
+  if (idle) parts.push(idle);
   parts.push(el("div", { id: "hint", class: "hint-line", text: hintText() }));
   const errBox = el("div", { id: "last-error", class: "error-line", role: "alert", hidden: true });
   if (old && !old.hidden) {
@@ -467,6 +475,33 @@ function renderBoard() {
   else parts.push(el("p", { class: "hint", id: "watching", text: t("watching") }));
   parts.push(renderSeatTools());
   board.replaceChildren(...parts);
+}
+
+// Idle players (tables without a clock): the idle one is told, the others may vote to let
+// a bot play for them; a stood-in player takes the seat back with "I'm back".
+function renderIdle() {
+  if (T.seat === null || T.table.status !== "playing") return null;
+  const seats = T.table.seats;
+  const mine = seats[T.seat] || {};
+  const box = el("div", { class: "idle-box", id: "idle-box" });
+  if (mine.stand_in) {
+    box.append(el("p", { text: t("you_stood_in") }), el("button", { type: "button", class: "primary", id: "btn-back", text: t("im_back"), onclick: () => send({ type: "back" }) }));
+  } else if (mine.idle) {
+    box.append(el("p", { text: t("you_idle") }));
+  }
+  for (const s of seats) {
+    if (!s.idle || s.seat === T.seat) continue;
+    const name = Board.seatName(T.table, s.seat);
+    box.append(
+      el(
+        "p",
+        { class: "idle-seat", dataset: { seat: s.seat } },
+        t("idle_notice", { name }) + " ",
+        el("button", { type: "button", class: "secondary vote-stand-in", text: t("vote_stand_in", { name }) + (s.votes ? " (" + t("votes_n", { n: s.votes }) + ")" : ""), onclick: () => send({ type: "stand_in", seat: s.seat }) })
+      )
+    );
+  }
+  return box.childNodes.length ? box : null;
 }
 
 // Leave/resign and "continue on another device", for a seated player.
