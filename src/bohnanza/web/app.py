@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, MutableMapping
 from contextlib import asynccontextmanager
 from importlib import resources
@@ -24,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..agents import DEFAULT_BOT, DESCRIPTIONS
 from ..rules import all_rulesets
+from .costly import Costly
 from .i18n import strings
 from .invite import QR_MAX, invite_links, qr_svg
 from .limits import Hardening, client_address
@@ -72,20 +74,38 @@ class QrRequest(BaseModel):
     text: str = Field(min_length=1, max_length=QR_MAX)
 
 
-class BodyLimit:
-    """Refuse HTTP bodies larger than the protocol's message limit (413)."""
+#: The largest request body of any route but table creation (whose may hold a fixed deck
+#: on a test server): joining, a QR code's link, a seat hand-over are well below 1 KB.
+SMALL_BODY = 2048
 
-    def __init__(self, app: ASGIApp, limit: int = MAX_MESSAGE) -> None:
+
+def body_limit(method: str, path: str) -> int:
+    """The largest body a request may have: none for a GET, a few KB for the small JSON
+    requests, the protocol's message limit for creating a table."""
+    if method in ("GET", "HEAD", "OPTIONS"):
+        return 0
+    return MAX_MESSAGE if path == "/api/tables" else SMALL_BODY
+
+
+class BodyLimit:
+    """Refuse HTTP bodies larger than their route's limit (:func:`body_limit`; 413).
+    How long a body may take is the server's (``serving.GuardedH11Protocol``)."""
+
+    def __init__(self, app: ASGIApp) -> None:
         self.app = app
-        self.limit = limit
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        limit = body_limit(scope.get("method", ""), scope.get("path", ""))
         for key, value in scope.get("headers", []):
-            if key == b"content-length" and (not value.isdigit() or int(value) > self.limit):
-                response = JSONResponse({"error": "request body too large"}, status_code=413)
+            if key == b"content-length" and (not value.isdigit() or int(value) > limit):
+                response = JSONResponse(
+                    {"error": f"request body too large (at most {limit} bytes here)"},
+                    status_code=413,
+                    headers={"Connection": "close"},  # the rest of the body is not read
+                )
                 await response(scope, receive, send)
                 return
         seen = 0
@@ -95,7 +115,7 @@ class BodyLimit:
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
-                if seen > self.limit:
+                if seen > limit:
                     raise LobbyError("request body too large", 413)
             return message
 
@@ -158,12 +178,18 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         title="Bohnanza", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None
     )
     app.add_middleware(BodyLimit)
+    costly = Costly(settings.limits)
+    app.add_middleware(costly.middleware, limits=settings.limits)
     # Outermost: unknown Host names are refused before anything else runs.
     app.add_middleware(Hardening, limits=settings.limits)
 
     def manager_of(request: Request | WebSocket) -> Manager:
         manager: Manager = request.app.state.manager
         return manager
+
+    def address_of(request: Request | WebSocket) -> str:
+        lim = settings.limits
+        return client_address(request.scope, lim.trust_proxy, lim.ipv6_prefix)
 
     @app.exception_handler(LobbyError)
     async def lobby_error(_request: Request, exc: LobbyError) -> Response:
@@ -236,12 +262,14 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
 
     @app.get("/api/tables")
     async def list_tables(request: Request) -> dict[str, Any]:
-        return {"tables": await manager_of(request).recent()}
+        manager = manager_of(request)
+        version = (manager.session.changes, len(manager.tables))
+        return {"tables": await costly.listing(version, manager.recent)}
 
     @app.post("/api/tables", response_model=None)
     async def create(request: Request, body: CreateTable) -> dict[str, Any] | Response:
         manager = manager_of(request)
-        address = client_address(request.scope, settings.limits.trust_proxy)
+        address = address_of(request)
         live = (t.id for t in manager.tables.values() if t.status in ("lobby", "playing"))
         refused = manager.guard.may_create(address, live)
         if refused is not None:
@@ -250,19 +278,20 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
                 status_code=429,
                 headers={"Retry-After": str(refused[1])},
             )
-        table, seat, token = await manager.create_table(
-            rules=body.rules,
-            players=body.players,
-            options=body.options,
-            seats=[{"kind": s.kind, "bot": s.bot or ""} for s in body.seats],
-            trade_limit=body.trade_limit,
-            name=body.name,
-            seed=body.seed,
-            deck=body.deck,
-            private=body.private,
-            clock=body.clock,
-        )
-        manager.guard.creators[table.id] = address
+        with manager.guard.creating(address):  # counted while it is being saved
+            table, seat, token = await manager.create_table(
+                rules=body.rules,
+                players=body.players,
+                options=body.options,
+                seats=[{"kind": s.kind, "bot": s.bot or ""} for s in body.seats],
+                trade_limit=body.trade_limit,
+                name=body.name,
+                seed=body.seed,
+                deck=body.deck,
+                private=body.private,
+                clock=body.clock,
+            )
+            manager.guard.creators[table.id] = address
         return {"table": table.info(), "seat": seat, "token": token}
 
     async def find(request: Request, table_id: str) -> Any:
@@ -294,7 +323,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         # POST, so that a link carrying a seat token never appears in a URL or a log.
         if not body.text.startswith(("http://", "https://")):
             raise LobbyError("a QR code is made for a link (http:// or https://)")
-        return Response(qr_svg(body.text), media_type="image/svg+xml")
+        return Response(await costly.qr(body.text, qr_svg), media_type="image/svg+xml")
 
     @app.post("/api/tables/{table_id}/join")
     async def join(request: Request, table_id: str, body: JoinTable) -> dict[str, Any]:
@@ -310,9 +339,14 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     @app.get("/api/tables/{table_id}/replay")
     async def replay(request: Request, table_id: str, step: int = 0) -> dict[str, Any]:
         table = await find(request, table_id)
-        frame = await asyncio.to_thread(manager_of(request).replay_frame, table, step)
-        frame["table"] = table.info()
-        return frame
+        manager = manager_of(request)
+        if table.status != "over":  # the frame says why (403); a finished one never changes
+            frame = manager.replay_frame(table, step)
+        else:
+            frame = await costly.frame(
+                table.id, step, functools.partial(manager.replay_frame, table, step)
+            )
+        return {**frame, "table": table.info()}
 
     # ------------------------------------------------------------------ the game
 
@@ -324,7 +358,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
             return
         await websocket.accept()
         manager = manager_of(websocket)
-        address = client_address(websocket.scope, settings.limits.trust_proxy)
+        address = address_of(websocket)
         refused = manager.guard.open_socket(address)
         if refused is not None:
             # Every connection costs a task, a queue and a copy of each broadcast: one

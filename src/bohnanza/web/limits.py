@@ -9,11 +9,12 @@ other people's screens. The numbers live in :class:`Limits` (``Settings.limits``
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import time
 import unicodedata
 from collections import deque
-from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from collections.abc import Awaitable, Callable, Iterable, Iterator, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,6 +50,13 @@ class Limits:
     search_per_table: int = 3  # search bot seats one table may have
     search_total: int = 12  # search seats playing at once at full budget, server-wide
     search_fallback: float = 0.1  # seconds a search bot thinks beyond that
+    # IPv6 addresses count per network of this many bits (a /64 is what one customer
+    # gets: 2**64 addresses to rotate through); IPv4 addresses count one by one.
+    ipv6_prefix: int = 64
+    # The CPU-costly HTTP endpoints (web/costly.py), requests per address a minute.
+    qr_per_minute: int = 20  # POST /api/qr
+    replay_per_minute: int = 240  # GET /api/tables/{id}/replay (replay.js plays 100 a minute)
+    list_per_minute: int = 120  # GET /api/tables (the home page asks every 5 s)
 
 
 class RateLimiter:
@@ -103,6 +111,9 @@ class Guard:
     sockets: dict[str, int] = field(default_factory=dict)
     total_sockets: int = 0
     creators: dict[str, str] = field(default_factory=dict)  # table id -> address
+    # Creations under way (admitted, not yet saved), per address: counted as open tables
+    # so that concurrent requests cannot all pass the check before any is saved.
+    pending: dict[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.creations = RateLimiter(self.limits.create_per_minute)
@@ -138,6 +149,7 @@ class Guard:
         if lim.open_tables_per_address:
             live = set(open_ids)
             mine = sum(1 for t, a in self.creators.items() if a == address and t in live)
+            mine += self.pending.get(address, 0)
             for gone in [t for t in self.creators if t not in live]:
                 del self.creators[gone]
             if mine >= lim.open_tables_per_address:
@@ -146,26 +158,58 @@ class Guard:
             return ("too many tables created; wait a minute", self.creations.retry_after(address))
         return None
 
+    @contextlib.contextmanager
+    def creating(self, address: str) -> Iterator[None]:
+        """Hold a place among ``address``'s open tables while its new table is saved
+        (enter it right after :meth:`may_create`, with no ``await`` between)."""
+        self.pending[address] = self.pending.get(address, 0) + 1
+        try:
+            yield
+        finally:
+            left = self.pending[address] - 1
+            if left:
+                self.pending[address] = left
+            else:
+                del self.pending[address]
+
     def may_chat(self, address: str, table_id: str) -> bool:
         if not self.table_chat.allow(table_id):
             return False
         return self.chat.allow(f"{table_id} {address}")
 
 
-def client_address(scope: Scope, trust_proxy: bool) -> str:
-    """The address a request comes from: the peer's, or with ``trust_proxy`` the last
-    address a reverse proxy appended to ``X-Forwarded-For`` (the one it saw; earlier
-    entries are the client's own say and prove nothing)."""
+def address_key(address: str, ipv6_prefix: int = 64) -> str:
+    """What the per-address limits count under: an IPv4 address itself, an IPv6 one by
+    its network of ``ipv6_prefix`` bits (``2001:db8:1:2::/64``; one subscriber holds a
+    whole /64, so counting single addresses would give them 2**64 budgets)."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        if 0 <= ipv6_prefix < 128:
+            net = ipaddress.IPv6Network((ip, ipv6_prefix), strict=False)
+            return f"{net.network_address}/{ipv6_prefix}"
+    return str(ip)
+
+
+def client_address(scope: Scope, trust_proxy: bool, ipv6_prefix: int = 64) -> str:
+    """The key of the address a request comes from (:func:`address_key`): the peer's,
+    or with ``trust_proxy`` the last address a reverse proxy appended to
+    ``X-Forwarded-For`` (the one it saw; earlier entries are the client's own say and
+    prove nothing)."""
     if trust_proxy:
         for key, value in scope.get("headers", []):
             if key == b"x-forwarded-for":
                 last = value.decode("latin-1").split(",")[-1].strip()
                 try:
-                    return str(ipaddress.ip_address(last))
+                    return address_key(str(ipaddress.ip_address(last)), ipv6_prefix)
                 except ValueError:
                     break
     client = scope.get("client")
-    return str(client[0]) if client else "unknown"
+    return address_key(str(client[0]), ipv6_prefix) if client else "unknown"
 
 
 # ------------------------------------------------------------------ text
