@@ -14,12 +14,15 @@ import socket
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from bohnanza.web.limits import Limits
 from bohnanza.web.serving import ServerLimits
@@ -196,6 +199,7 @@ def test_uvicorns_own_answers_carry_the_headers_and_503s_log_once(sqlite_url: st
 FLOOD = """
 import collections, json, os, sys, threading, time
 import httpx
+import pytest
 os.nice(19)
 url, kind, table, total, seconds = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), float(sys.argv[5])
 codes = collections.Counter()
@@ -311,3 +315,177 @@ def test_replay_and_list_floods_leave_the_moves_fast(
         again = other.get(f"/api/tables/{over}/replay?step={total}").json()
         assert again == frame  # from the cache, with the table's facts added afresh
         assert other.get(f"/api/tables/{over}/replay?step={total + 1}").status_code == 400
+
+
+# ------------------------------------------------------------------ addresses
+
+
+def body(**values: Any) -> dict[str, Any]:
+    return {
+        "rules": "classic",
+        "players": 3,
+        "seats": [{"kind": "person"}] + [{"kind": "bot", "bot": "autarky"}] * 2,
+        "name": "Ada",
+        **values,
+    }
+
+
+def test_an_ipv6_64_counts_as_one_address(make_server: Callable[..., ServerThread]) -> None:
+    """Before: 220 addresses of one /64 (behind --trust-proxy) each had their own budget
+    and created 1,005 tables in 5 s. Now a /64 is one address (--ipv6-prefix)."""
+
+    def create(srv: ServerThread, address: str) -> int:
+        with srv.http() as http:
+            headers = {"X-Forwarded-For": address}
+            return http.post("/api/tables", json=body(), headers=headers).status_code
+
+    srv = make_server(limits=limits(create_per_minute=3, trust_proxy=True))
+    assert [create(srv, f"2001:db8:1:2::{i}") for i in range(1, 4)] == [200] * 3
+    assert create(srv, "2001:db8:1:2:ffff:ffff:ffff:ffff") == 429  # the same /64
+    assert create(srv, "2001:db8:1:3::1") == 200  # the next one
+    # An IPv4 address written as IPv6 is that IPv4 address.
+    assert [create(srv, "10.0.0.7") for _ in range(3)] == [200] * 3
+    assert create(srv, "::ffff:10.0.0.7") == 429
+    # --ipv6-prefix 128: every address alone.
+    alone = make_server(limits=limits(create_per_minute=1, trust_proxy=True, ipv6_prefix=128))
+    assert create(alone, "2001:db8::1") == 200 and create(alone, "2001:db8::2") == 200
+    assert create(alone, "2001:db8::1") == 429
+
+
+def test_concurrent_creations_never_pass_the_caps(
+    make_server: Callable[..., ServerThread], tmp_path: Path
+) -> None:
+    """Before: the caps were checked before the awaited insert and counted after it, so
+    requests arriving together all passed (1,005 tables under a cap of 1,000)."""
+    srv = make_server(limits=limits(open_tables_per_address=3))
+    barrier = threading.Barrier(18)
+    codes: dict[str, list[int]] = {"127.0.0.1": [], "127.0.0.2": [], "127.0.0.3": []}
+
+    def create(address: str) -> None:
+        with http_from(srv, address) as http:
+            http.get("/healthz")  # connected before the barrier
+            barrier.wait(10)
+            codes[address].append(http.post("/api/tables", json=body()).status_code)
+
+    threads = [threading.Thread(target=create, args=(a,)) for a in codes for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert all(c.count(200) == 3 and c.count(429) == 3 for c in codes.values()), codes
+    assert len(srv.app.state.manager.tables) == 9
+    many = make_server(f"sqlite:///{tmp_path / 'many.db'}", max_tables=5)
+    barrier = threading.Barrier(12)
+    results: list[int] = []
+
+    def create_many() -> None:
+        with many.http() as http:
+            http.get("/healthz")
+            barrier.wait(10)
+            results.append(http.post("/api/tables", json=body()).status_code)
+
+    threads = [threading.Thread(target=create_many) for _ in range(12)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert results.count(200) == 5 and results.count(503) == 7, results
+    assert len(many.app.state.manager.tables) == 5
+
+
+# ------------------------------------------------------------------ smaller leaks
+
+
+def test_forwarded_host_and_proto_are_checked_before_they_go_into_links(
+    make_server: Callable[..., ServerThread],
+) -> None:
+    srv = make_server(trust_proxy=True)
+    table = srv.create()["table"]["id"]
+
+    def first_link(http: httpx.Client, **headers: str) -> str:
+        r = http.get(f"/api/tables/{table}/invite", headers=headers)
+        assert r.status_code == 200
+        link: str = r.json()["links"][0]
+        return link
+
+    with srv.http() as http:
+        own = f"http://127.0.0.1:{srv.port}/t/{table}"
+        assert first_link(http, **{"X-Forwarded-Proto": "javascript"}) == own
+        for bad in ("evil.example/x", "evil.example\\x", "a b", "-x.example", "x:99999", "@"):
+            assert first_link(http, **{"X-Forwarded-Host": bad}) == own, bad
+        good = first_link(
+            http, **{"X-Forwarded-Host": "beans.example", "X-Forwarded-Proto": "https"}
+        )
+        assert good == f"https://beans.example/t/{table}"
+        assert first_link(http, **{"X-Forwarded-Host": "[2001:db8::1]:8443"}).startswith(
+            "http://[2001:db8::1]:8443/t/"
+        )
+    # With --allowed-host, the forwarded name must be one of them.
+    named = make_server(
+        trust_proxy=True, limits=limits(allowed_hosts=("beans.example", "127.0.0.1"))
+    )
+    table = named.create()["table"]["id"]
+    with named.http() as http:
+        assert first_link(http, **{"X-Forwarded-Host": "beans.example"}).startswith(
+            "http://beans.example/"
+        )
+        assert first_link(http, **{"X-Forwarded-Host": "evil.example"}).startswith(
+            "http://127.0.0.1:"
+        )
+
+
+def test_a_huge_integer_gets_an_error_and_keeps_the_connection(
+    server: ServerThread, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Python refuses to convert integers of more than 4,300 digits (ValueError, not a
+    JSON error): the connection used to drop with a 62-line traceback."""
+    made = server.create()
+    c = server.client(made["table"]["id"], made["token"])
+    c.send('{"type":"ping","id":' + "9" * 5000 + "}")
+    answer = c.recv()
+    assert answer["type"] == "error" and answer["code"] == "bad_json"
+    assert "digits" in answer["message"]
+    c.send('{"type":"action","action":{"type":"plant","field":' + "1" * 4301 + "}}")
+    assert c.recv()["code"] == "bad_json"
+    assert c.request({"type": "ping"})["type"] == "pong"
+    c.close()
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+def test_blank_names_and_stacked_marks_are_stripped(server: ServerThread) -> None:
+    made = server.create(name="\u3164\u3164", seats=[{"kind": "person"}] * 2 + [{"kind": "bot"}])
+    table = made["table"]["id"]
+    assert made["table"]["seats"][0]["name"] == "Player 1"  # nothing visible: the default
+    joined = server.join(table, "Bo\u2800b\u115f\u1160\uffa0")
+    assert joined["table"]["seats"][1]["name"] == "Bob"
+    c = server.client(table, made["token"])
+    assert c.request({"type": "chat", "text": "\u3164 \u2800"})["code"] == "bad_message"
+    c.send({"type": "chat", "text": "q" + "\u0301" * 300 + " tiếng Việt"})
+    line = c.wait_for(lambda m: m["type"] == "chat")
+    assert line["text"] == "q" + "\u0301" * 4 + " tiếng Việt"
+    c.close()
+
+
+def test_the_sqlite_file_is_private_and_query_passwords_are_masked(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from bohnanza.web.command import serve
+    from bohnanza.web.limits import hide_password, mask_url
+    from bohnanza.web.store import Store
+
+    store = Store(f"sqlite:///{tmp_path / 'data' / 'games.db'}")
+    assert store.ping()  # the WAL files exist from here on
+    store.close()
+    for name in ("games.db", "games.db-wal", "games.db-shm"):
+        path = tmp_path / "data" / name
+        if path.exists():
+            assert path.stat().st_mode & 0o777 == 0o600, name
+    assert (tmp_path / "data").stat().st_mode & 0o777 == 0o700
+    url = "postgresql://player@127.0.0.1:1/bohnanza?password=s3cr3t-pw&sslmode=disable"
+    result = CliRunner().invoke(serve, ["--database-url", url, "--port", "0"])
+    assert result.exit_code != 0
+    assert "s3cr3t-pw" not in result.output and "***" in result.output
+    assert "s3cr3t-pw" not in mask_url(url) and "sslmode=disable" in mask_url(url)
+    assert "s3cr3t-pw" not in hide_password(f"failed: {url} (s3cr3t-pw)", url)
+    odd = "weird://u@host/db?sslpassword=pass-word"
+    assert "pass-word" not in mask_url(odd) and "pass-word" not in hide_password(odd, odd)

@@ -28,7 +28,7 @@ from ..rules import all_rulesets
 from .costly import Costly
 from .i18n import strings
 from .invite import QR_MAX, invite_links, qr_svg
-from .limits import Hardening, client_address
+from .limits import Hardening, client_address, name_allowed
 from .protocol import MAX_MESSAGE, dumps, error
 from .rules_page import rules_page
 from .store import Store
@@ -306,6 +306,12 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         info: dict[str, Any] = table.info()
         return info
 
+    def forwarded_host_allowed(host: str) -> bool:
+        # With --allowed-host, a proxy's X-Forwarded-Host must be one of those names too;
+        # without, any well-formed name (the proxy is trusted to say how it is reached).
+        names = settings.limits.allowed_hosts
+        return not names or name_allowed(host, {}, names)
+
     @app.get("/api/tables/{table_id}/invite")
     async def invite(request: Request, table_id: str) -> dict[str, Any]:
         await find(request, table_id)
@@ -315,6 +321,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
             request.url.scheme,
             trust_proxy=settings.trust_proxy,
             public=settings.public_addresses,
+            allowed=forwarded_host_allowed,
         )
         return {"links": links}
 

@@ -215,46 +215,96 @@ def client_address(scope: Scope, trust_proxy: bool, ipv6_prefix: int = 64) -> st
 # ------------------------------------------------------------------ text
 
 
+#: Letters that draw nothing at all: the Hangul fillers (a "name" of U+3164 looks empty),
+#: the blank Braille pattern, the invisible Khmer vowels, the grapheme joiner.
+BLANKS = frozenset("\u115f\u1160\u3164\uffa0\u2800\u17b4\u17b5\u034f")
+#: Combining marks kept on one character (NFC Vietnamese has 1-2, Thai 2; "zalgo" text
+#: stacks hundreds that paint over the lines around it).
+MAX_MARKS = 4
+
+
 def clean_text(text: str) -> str:
     """Text for other people's screens: without format characters (category Cf: the
     bidirectional overrides and isolates, zero-width joiners and spaces) that can make
-    a line read other than what it holds, and without control characters."""
-    return "".join(ch for ch in text if unicodedata.category(ch) not in ("Cf", "Cc", "Cs"))
+    a line read other than what it holds, without control characters, without letters
+    that draw nothing (:data:`BLANKS`: a blank-looking name or line), and with at most
+    :data:`MAX_MARKS` combining marks on a character."""
+    out = []
+    marks = 0
+    for ch in unicodedata.normalize("NFC", text):
+        kind = unicodedata.category(ch)
+        if kind in ("Cf", "Cc", "Cs") or ch in BLANKS:
+            continue
+        if kind in ("Mn", "Me"):
+            marks += 1
+            if marks > MAX_MARKS:
+                continue
+        else:
+            marks = 0
+        out.append(ch)
+    return "".join(out)
+
+
+def _is_secret(name: str) -> bool:
+    """A URL query parameter that holds a password (``password``, ``sslpassword``...)."""
+    return "password" in name.lower() or name.lower() in ("passwd", "pwd", "secret")
 
 
 def mask_url(url: str) -> str:
-    """A database URL fit to print or log: its password (if any) shown as ``***``."""
+    """A database URL fit to print or log: its password, in the URL's authority or in
+    its query (``?password=``), shown as ``***``."""
     try:
         from sqlalchemy.engine import make_url
 
-        return make_url(url).render_as_string(hide_password=True)
+        parsed = make_url(url)
+        hidden = {k: "***" for k in parsed.query if _is_secret(k)}
+        if hidden:
+            parsed = parsed.update_query_dict(hidden)
+        return parsed.render_as_string(hide_password=True).replace("%2A%2A%2A", "***")
     except Exception:
         pass
-    # Not a URL SQLAlchemy reads: hide whatever sits between "user:" and "@".
+    # Not a URL SQLAlchemy reads: hide whatever sits between "user:" and "@", and the
+    # values of password parameters.
     scheme, sep, rest = url.partition("://")
     if not sep:
         return url
+    rest, q, query = rest.partition("?")
+    if q:
+        pairs = [p.partition("=") for p in query.split("&")]
+        query = "&".join(k + eq + ("***" if _is_secret(k) else v) for k, eq, v in pairs)
     auth, at, host = rest.rpartition("@")
-    if not at:
-        return url
-    user = auth.split(":", 1)[0]
-    return f"{scheme}://{user}:***@{host}" if ":" in auth else url
+    if at and ":" in auth:
+        rest = f"{auth.split(':', 1)[0]}:***@{host}"
+    return f"{scheme}://{rest}{q}{query}"
 
 
-def hide_password(text: str, url: str) -> str:
-    """``text`` (an error message, say) with the password of ``url`` masked wherever it
-    occurs, the URL itself included."""
+def _passwords(url: str) -> list[str]:
     try:
         from sqlalchemy.engine import make_url
 
-        password = make_url(url).password
+        parsed = make_url(url)
+        found = [parsed.password] if parsed.password else []
+        for key, value in parsed.query.items():
+            if _is_secret(key):
+                found += [value] if isinstance(value, str) else list(value)
+        return [str(p) for p in found if p]
     except Exception:
         _scheme, sep, rest = url.partition("://")
+        rest, _q, query = rest.partition("?")
         auth = rest.rpartition("@")[0] if sep else ""
-        password = auth.split(":", 1)[1] if ":" in auth else None
+        found = [auth.split(":", 1)[1]] if ":" in auth else []
+        for key, _eq, value in (p.partition("=") for p in query.split("&")):
+            if _is_secret(key) and value:
+                found.append(value)
+        return found
+
+
+def hide_password(text: str, url: str) -> str:
+    """``text`` (an error message, say) with the passwords of ``url`` masked wherever
+    they occur, the URL itself included."""
     text = text.replace(url, mask_url(url))
-    if password:
-        text = text.replace(str(password), "***")
+    for password in _passwords(url):
+        text = text.replace(password, "***")
     return text
 
 
@@ -302,10 +352,11 @@ def host_allowed(scope: Scope, allowed: tuple[str, ...]) -> bool:
         if key == b"host"
     ]
     # Exactly one Host: with two, a proxy and the server could each read another.
-    return len(hosts) == 1 and _name_allowed(hosts[0], scope, allowed)
+    return len(hosts) == 1 and name_allowed(hosts[0], scope, allowed)
 
 
-def _name_allowed(host: str, scope: Scope, allowed: tuple[str, ...]) -> bool:
+def name_allowed(host: str, scope: Scope, allowed: tuple[str, ...]) -> bool:
+    """Whether the server answers to ``host`` (lower case, no port; ``host_name``)."""
     if allowed:
         for name in allowed:
             name = name.lower()
