@@ -489,3 +489,30 @@ def test_the_sqlite_file_is_private_and_query_passwords_are_masked(tmp_path: Pat
     assert "s3cr3t-pw" not in hide_password(f"failed: {url} (s3cr3t-pw)", url)
     odd = "weird://u@host/db?sslpassword=pass-word"
     assert "pass-word" not in mask_url(odd) and "pass-word" not in hide_password(odd, odd)
+
+
+def test_a_seat_moves_to_another_device_by_a_one_time_code(server: ServerThread) -> None:
+    """The "other device" link holds a code, not the seat's token (browser history keeps
+    the link as it was opened); the code is traded for the token once."""
+    made = server.create()
+    table = made["table"]["id"]
+    with server.http() as http:
+        url = f"/api/tables/{table}"
+        refused = http.post(f"{url}/handover", json={"token": "not-a-seat-token"})
+        assert refused.status_code == 403 and refused.json()["code"] == "bad_token"
+        code = http.post(f"{url}/handover", json={"token": made["token"]}).json()["code"]
+        assert made["token"] not in code
+        assert (
+            http.post(
+                f"/api/tables/{server.create()['table']['id']}/claim", json={"code": code}
+            ).status_code
+            == 404
+        )  # another table's
+        assert http.post(f"{url}/claim", json={"code": code}).json() == {"token": made["token"]}
+        spent = http.post(f"{url}/claim", json={"code": code})
+        assert spent.status_code == 404 and spent.json()["code"] == "bad_code"
+        # A new code replaces the seat's previous one.
+        first = http.post(f"{url}/handover", json={"token": made["token"]}).json()["code"]
+        second = http.post(f"{url}/handover", json={"token": made["token"]}).json()["code"]
+        assert http.post(f"{url}/claim", json={"code": first}).status_code == 404
+        assert http.post(f"{url}/claim", json={"code": second}).status_code == 200

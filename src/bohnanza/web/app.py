@@ -26,9 +26,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..agents import DEFAULT_BOT, DESCRIPTIONS
 from ..rules import all_rulesets
 from .costly import Costly
+from .handover import TTL as HANDOVER_TTL
+from .handover import Handovers
 from .i18n import strings
 from .invite import QR_MAX, invite_links, qr_svg
 from .limits import Hardening, client_address, name_allowed
+from .model import hash_token
 from .protocol import MAX_MESSAGE, dumps, error
 from .rules_page import rules_page
 from .store import Store
@@ -67,6 +70,16 @@ class JoinTable(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: str = Field(default="", max_length=40)
     seat: int | None = Field(default=None, ge=0, le=6)
+
+
+class HandoverRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    token: str = Field(min_length=1, max_length=200)
+
+
+class ClaimRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    code: str = Field(min_length=1, max_length=64)
 
 
 class QrRequest(BaseModel):
@@ -179,6 +192,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     )
     app.add_middleware(BodyLimit)
     costly = Costly(settings.limits)
+    handovers = Handovers()
     app.add_middleware(costly.middleware, limits=settings.limits)
     # Outermost: unknown Host names are refused before anything else runs.
     app.add_middleware(Hardening, limits=settings.limits)
@@ -337,6 +351,21 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         table = await find(request, table_id)
         seat, token = await manager_of(request).join(table, body.name, body.seat)
         return {"table": table.info(), "seat": seat, "token": token}
+
+    @app.post("/api/tables/{table_id}/handover")
+    async def handover(request: Request, table_id: str, body: HandoverRequest) -> dict[str, Any]:
+        table = await find(request, table_id)
+        if not any(s.token_hash == hash_token(body.token) for s in table.seats):
+            raise LobbyError("that token holds no seat at this table", 403, "bad_token")
+        return {"code": handovers.issue(table.id, body.token), "expires_in": int(HANDOVER_TTL)}
+
+    @app.post("/api/tables/{table_id}/claim")
+    async def claim(request: Request, table_id: str, body: ClaimRequest) -> dict[str, Any]:
+        table = await find(request, table_id)
+        token = handovers.claim(table.id, body.code)
+        if token is None:
+            raise LobbyError("this link was used already or has expired", 404, "bad_code")
+        return {"token": token}
 
     @app.get("/api/tables/{table_id}/record")
     async def record(request: Request, table_id: str) -> dict[str, Any]:
