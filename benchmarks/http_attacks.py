@@ -14,8 +14,8 @@ while two seated players move: the move acknowledgement times.
     python benchmarks/http_attacks.py qr
     python benchmarks/http_attacks.py replay
 
-``--server-path`` runs another checkout's server (``--baseline``: one that predates the
-per-address limit options, which are then not passed).
+``--server-path`` runs another checkout's server. The server runs with its default
+limits (and whatever follows ``--``).
 """
 
 from __future__ import annotations
@@ -250,14 +250,13 @@ def main() -> None:
     ap.add_argument("attack", choices=["slow-bodies", "qr", "replay"])
     ap.add_argument("--conns", type=int, default=600)
     ap.add_argument("--duration", type=float, default=15.0)
-    ap.add_argument("--baseline", action="store_true")
     ap.add_argument("--server-path", help="PYTHONPATH for the server (another checkout)")
     argv = sys.argv[1:]
     cut = argv.index("--") if "--" in argv else len(argv)
     args = ap.parse_args(argv[:cut])
     if args.server_path:
         os.environ["PYTHONPATH"] = args.server_path
-    server = ServerProc(argv[cut + 1 :], limits=not args.baseline)
+    server = ServerProc(argv[cut + 1 :], limits=False)
     try:
         if args.attack == "slow-bodies":
             slow_bodies(server.url, args.conns, args.duration)

@@ -176,7 +176,7 @@ import click
 )
 @click.option(
     "--http-per-address",
-    default=16,
+    default=32,
     show_default=True,
     type=click.IntRange(min=0),
     help="HTTP connections one address (IPv6: one network, see --ipv6-prefix) may hold "

@@ -250,7 +250,9 @@ class ServerLimits:
 
     header_timeout: float = 10.0  # request headers must arrive within this
     body_timeout: float = 10.0  # a request's body must arrive within this of its headers
-    per_address: int = 16  # HTTP connections one address (IPv6: /64) holds; 0: no limit
+    # HTTP connections one address (IPv6: /64) holds at once; 0: no limit. A browser
+    # opens up to 6 to a server and keeps them 5 s: room for a few behind one NAT.
+    per_address: int = 32
     ipv6_prefix: int = 64  # IPv6 addresses count per network of this many bits
     keep_alive: float = 5.0  # an idle keep-alive connection is closed after this
     max_concurrency: int = 6000  # connections (HTTP and WebSocket) at once; beyond: 503
