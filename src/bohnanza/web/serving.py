@@ -60,12 +60,10 @@ class Refusals:
     def __init__(self, every: float = 10.0) -> None:
         self.every = every
         self.count = 0
-        self.total = 0
         self._timer: asyncio.TimerHandle | None = None
 
     def note(self, loop: asyncio.AbstractEventLoop) -> None:
         self.count += 1
-        self.total += 1
         if self._timer is None:
             log.warning("too many connections at once: refusing requests with 503")
             self._timer = loop.call_later(self.every, self._flush)
