@@ -30,6 +30,7 @@ import uvicorn
 from bohnanza.web.app import create_app
 from bohnanza.web.limits import Limits
 from bohnanza.web.protocol import MAX_FRAME
+from bohnanza.web.serving import ServerLimits, uvicorn_config
 from bohnanza.web.tables import Settings
 
 from .client import Client
@@ -111,6 +112,17 @@ class ServerThread:
         if hello:
             c.hello(token)
         return c
+
+
+class GuardedServer(ServerThread):
+    """The test server with ``bohnanza serve``'s uvicorn configuration."""
+
+    def __init__(self, settings: Settings, server_limits: ServerLimits) -> None:
+        super().__init__(settings)
+        config = uvicorn_config(self.app, server_limits)
+        config.host, config.port = "127.0.0.1", self.port
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
 
 
 def settings_for(db_url: str, **overrides: Any) -> Settings:

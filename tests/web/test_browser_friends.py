@@ -131,18 +131,24 @@ def test_friends_invite_trade_with_turned_up_cards_and_move_devices(
     doc_shot(rules, shots, "rules-phone-pl.png", full_page=False)
     rules.goto(server.url + "/rules#R-LADY-5")
     assert rules.locator("li.rule").count() >= 57
-    # Bob continues on another device: the link carries his seat.
+    # Bob continues on another device: the link carries a one-time code for his seat
+    # (not his token: the other browser's history keeps the link it opened).
     b.click("#btn-device")
     assert b.locator("#device-dialog .warning").count() == 1
     b.wait_for_selector("#device-qr svg")
     link = b.input_value("#device-link")
-    assert link.startswith(f"{server.url}/t/{table}#seat=")
+    assert link.startswith(f"{server.url}/t/{table}#claim=")
+    bob_token = b.evaluate(f"localStorage.getItem(B.tokenKey({table!r}))")
+    assert bob_token and bob_token not in link
     b.click("#device-close")
     other = new_page(browser, DESKTOP, errors)
     other.goto(link)
     other.wait_for_selector("#board:not([hidden])")
     other.wait_for_function("document.body.dataset.seat === '1'")
-    assert "#" not in other.url  # the token left the address bar
+    assert "#" not in other.url  # the code left the address bar
+    with server.http() as http:  # ... and is spent
+        code = link.split("#claim=", 1)[1]
+        assert http.post(f"/api/tables/{table}/claim", json={"code": code}).status_code == 404
     # A stored token that matches no seat: said so, not a silent spectator.
     stale = new_page(browser, PHONE, errors)
     with_token(stale, server.url, table, "not-a-seat-token")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, MutableMapping
 from contextlib import asynccontextmanager
 from importlib import resources
@@ -24,9 +25,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..agents import DEFAULT_BOT, DESCRIPTIONS
 from ..rules import all_rulesets
+from .costly import Costly
+from .handover import TTL as HANDOVER_TTL
+from .handover import Handovers
 from .i18n import strings
 from .invite import QR_MAX, invite_links, qr_svg
-from .limits import Hardening, client_address
+from .limits import Hardening, client_address, name_allowed
+from .model import hash_token
 from .protocol import MAX_MESSAGE, dumps, error
 from .rules_page import rules_page
 from .store import Store
@@ -67,25 +72,53 @@ class JoinTable(BaseModel):
     seat: int | None = Field(default=None, ge=0, le=6)
 
 
+class HandoverRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    token: str = Field(min_length=1, max_length=200)
+
+
+class ClaimRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    code: str = Field(min_length=1, max_length=64)
+
+
 class QrRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
     text: str = Field(min_length=1, max_length=QR_MAX)
 
 
-class BodyLimit:
-    """Refuse HTTP bodies larger than the protocol's message limit (413)."""
+#: The largest request body of any route but table creation (whose may hold a fixed deck
+#: on a test server): joining, a QR code's link, a seat hand-over are well below 1 KB.
+SMALL_BODY = 2048
 
-    def __init__(self, app: ASGIApp, limit: int = MAX_MESSAGE) -> None:
+
+def body_limit(method: str, path: str) -> int:
+    """The largest body a request may have: none for a GET, a few KB for the small JSON
+    requests, the protocol's message limit for creating a table."""
+    if method in ("GET", "HEAD", "OPTIONS"):
+        return 0
+    return MAX_MESSAGE if path == "/api/tables" else SMALL_BODY
+
+
+class BodyLimit:
+    """Refuse HTTP bodies larger than their route's limit (:func:`body_limit`; 413).
+    How long a body may take is the server's (``serving.GuardedH11Protocol``)."""
+
+    def __init__(self, app: ASGIApp) -> None:
         self.app = app
-        self.limit = limit
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        limit = body_limit(scope.get("method", ""), scope.get("path", ""))
         for key, value in scope.get("headers", []):
-            if key == b"content-length" and (not value.isdigit() or int(value) > self.limit):
-                response = JSONResponse({"error": "request body too large"}, status_code=413)
+            if key == b"content-length" and (not value.isdigit() or int(value) > limit):
+                response = JSONResponse(
+                    {"error": f"request body too large (at most {limit} bytes here)"},
+                    status_code=413,
+                    headers={"Connection": "close"},  # the rest of the body is not read
+                )
                 await response(scope, receive, send)
                 return
         seen = 0
@@ -95,7 +128,7 @@ class BodyLimit:
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
-                if seen > self.limit:
+                if seen > limit:
                     raise LobbyError("request body too large", 413)
             return message
 
@@ -158,12 +191,19 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         title="Bohnanza", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None
     )
     app.add_middleware(BodyLimit)
+    costly = Costly(settings.limits)
+    handovers = Handovers()
+    app.add_middleware(costly.middleware, limits=settings.limits)
     # Outermost: unknown Host names are refused before anything else runs.
     app.add_middleware(Hardening, limits=settings.limits)
 
     def manager_of(request: Request | WebSocket) -> Manager:
         manager: Manager = request.app.state.manager
         return manager
+
+    def address_of(request: Request | WebSocket) -> str:
+        lim = settings.limits
+        return client_address(request.scope, lim.trust_proxy, lim.ipv6_prefix)
 
     @app.exception_handler(LobbyError)
     async def lobby_error(_request: Request, exc: LobbyError) -> Response:
@@ -236,12 +276,14 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
 
     @app.get("/api/tables")
     async def list_tables(request: Request) -> dict[str, Any]:
-        return {"tables": await manager_of(request).recent()}
+        manager = manager_of(request)
+        version = (manager.session.changes, len(manager.tables))
+        return {"tables": await costly.listing(version, manager.recent)}
 
     @app.post("/api/tables", response_model=None)
     async def create(request: Request, body: CreateTable) -> dict[str, Any] | Response:
         manager = manager_of(request)
-        address = client_address(request.scope, settings.limits.trust_proxy)
+        address = address_of(request)
         live = (t.id for t in manager.tables.values() if t.status in ("lobby", "playing"))
         refused = manager.guard.may_create(address, live)
         if refused is not None:
@@ -250,20 +292,21 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
                 status_code=429,
                 headers={"Retry-After": str(refused[1])},
             )
-        table, seat, token = await manager.create_table(
-            rules=body.rules,
-            players=body.players,
-            options=body.options,
-            seats=[{"kind": s.kind, "bot": s.bot or ""} for s in body.seats],
-            trade_limit=body.trade_limit,
-            name=body.name,
-            seed=body.seed,
-            deck=body.deck,
-            private=body.private,
-            clock=body.clock,
-            address=address,
-        )
-        manager.guard.creators[table.id] = address
+        with manager.guard.creating(address):  # counted while it is being saved
+            table, seat, token = await manager.create_table(
+                rules=body.rules,
+                players=body.players,
+                options=body.options,
+                seats=[{"kind": s.kind, "bot": s.bot or ""} for s in body.seats],
+                trade_limit=body.trade_limit,
+                name=body.name,
+                seed=body.seed,
+                deck=body.deck,
+                private=body.private,
+                clock=body.clock,
+                address=address,
+            )
+            manager.guard.creators[table.id] = address
         return {"table": table.info(), "seat": seat, "token": token}
 
     async def find(request: Request, table_id: str) -> Any:
@@ -278,6 +321,12 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         info: dict[str, Any] = table.info()
         return info
 
+    def forwarded_host_allowed(host: str) -> bool:
+        # With --allowed-host, a proxy's X-Forwarded-Host must be one of those names too;
+        # without, any well-formed name (the proxy is trusted to say how it is reached).
+        names = settings.limits.allowed_hosts
+        return not names or name_allowed(host, {}, names)
+
     @app.get("/api/tables/{table_id}/invite")
     async def invite(request: Request, table_id: str) -> dict[str, Any]:
         await find(request, table_id)
@@ -287,6 +336,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
             request.url.scheme,
             trust_proxy=settings.trust_proxy,
             public=settings.public_addresses,
+            allowed=forwarded_host_allowed,
         )
         return {"links": links}
 
@@ -295,7 +345,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         # POST, so that a link carrying a seat token never appears in a URL or a log.
         if not body.text.startswith(("http://", "https://")):
             raise LobbyError("a QR code is made for a link (http:// or https://)")
-        return Response(qr_svg(body.text), media_type="image/svg+xml")
+        return Response(await costly.qr(body.text, qr_svg), media_type="image/svg+xml")
 
     @app.post("/api/tables/{table_id}/join")
     async def join(request: Request, table_id: str, body: JoinTable) -> dict[str, Any]:
@@ -303,6 +353,21 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         address = client_address(request.scope, settings.limits.trust_proxy)
         seat, token = await manager_of(request).join(table, body.name, body.seat, address)
         return {"table": table.info(), "seat": seat, "token": token}
+
+    @app.post("/api/tables/{table_id}/handover")
+    async def handover(request: Request, table_id: str, body: HandoverRequest) -> dict[str, Any]:
+        table = await find(request, table_id)
+        if not any(s.token_hash == hash_token(body.token) for s in table.seats):
+            raise LobbyError("that token holds no seat at this table", 403, "bad_token")
+        return {"code": handovers.issue(table.id, body.token), "expires_in": int(HANDOVER_TTL)}
+
+    @app.post("/api/tables/{table_id}/claim")
+    async def claim(request: Request, table_id: str, body: ClaimRequest) -> dict[str, Any]:
+        table = await find(request, table_id)
+        token = handovers.claim(table.id, body.code)
+        if token is None:
+            raise LobbyError("this link was used already or has expired", 404, "bad_code")
+        return {"token": token}
 
     @app.get("/api/tables/{table_id}/record")
     async def record(request: Request, table_id: str) -> dict[str, Any]:
@@ -312,9 +377,14 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     @app.get("/api/tables/{table_id}/replay")
     async def replay(request: Request, table_id: str, step: int = 0) -> dict[str, Any]:
         table = await find(request, table_id)
-        frame = await asyncio.to_thread(manager_of(request).replay_frame, table, step)
-        frame["table"] = table.info()
-        return frame
+        manager = manager_of(request)
+        if table.status != "over":  # the frame says why (403); a finished one never changes
+            frame = manager.replay_frame(table, step)
+        else:
+            frame = await costly.frame(
+                table.id, step, functools.partial(manager.replay_frame, table, step)
+            )
+        return {**frame, "table": table.info()}
 
     # ------------------------------------------------------------------ the game
 
@@ -326,7 +396,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
             return
         await websocket.accept()
         manager = manager_of(websocket)
-        address = client_address(websocket.scope, settings.limits.trust_proxy)
+        address = address_of(websocket)
         refused = manager.guard.open_socket(address)
         if refused is not None:
             # Every connection costs a task, a queue and a copy of each broadcast: one

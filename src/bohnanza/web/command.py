@@ -183,6 +183,30 @@ import click
     help="Seconds a connection has to send its request headers.",
 )
 @click.option(
+    "--body-timeout",
+    default=10.0,
+    show_default=True,
+    type=click.FloatRange(min=0),
+    help="Seconds a request's body has to arrive after its headers (0: no limit).",
+)
+@click.option(
+    "--http-per-address",
+    default=32,
+    show_default=True,
+    type=click.IntRange(min=0),
+    help="HTTP connections one address (IPv6: one network, see --ipv6-prefix) may hold "
+    "at once; more are refused with 429 (0: no limit). Off with --trust-proxy: the "
+    "proxy's own limits apply.",
+)
+@click.option(
+    "--ipv6-prefix",
+    default=64,
+    show_default=True,
+    type=click.IntRange(min=16, max=128),
+    help="IPv6 clients count as one address per network of this many bits in every "
+    "per-address limit (128: each address alone).",
+)
+@click.option(
     "--max-concurrency",
     default=6000,
     show_default=True,
@@ -245,6 +269,9 @@ def serve(
     chat_keep: int,
     lobby_expiry: float,
     header_timeout: float,
+    body_timeout: float,
+    http_per_address: int,
+    ipv6_prefix: int,
     max_concurrency: int,
     bot_threads: int,
     search_processes: int,
@@ -330,12 +357,20 @@ def serve(
             search_processes=search_processes,
             search_per_table=search_per_table,
             search_total=search_total,
+            ipv6_prefix=ipv6_prefix,
         ),
     )
     app = create_app(settings, store)
     config = uvicorn_config(
         app,
-        ServerLimits(header_timeout=header_timeout, max_concurrency=max_concurrency),
+        ServerLimits(
+            header_timeout=header_timeout,
+            body_timeout=body_timeout,
+            # Behind a proxy every connection comes from the proxy's address.
+            per_address=0 if trust_proxy else http_per_address,
+            ipv6_prefix=ipv6_prefix,
+            max_concurrency=max_concurrency,
+        ),
         log_level,
     )
     click.echo(f"Bohnanza is running: open {addresses[0]}")

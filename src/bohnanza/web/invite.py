@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import io
 import ipaddress
+import re
 import socket
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from urllib.parse import quote
+
+from .limits import host_name
 
 #: The longest text a QR code is made for (a link with a seat token is about 100).
 QR_MAX = 600
@@ -55,12 +58,42 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
-def request_origin(headers: Mapping[str, str], scheme: str, trust_proxy: bool) -> str:
-    """``scheme://host`` as the visitor's browser sees this server."""
+#: A Host header's value as a browser sends it: a DNS name, an IPv4 address or an IPv6
+#: one in brackets, and an optional port.
+HOST_SYNTAX = re.compile(
+    r"(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*\.?"
+    r"|\[[0-9a-f:.]+\])(?::[0-9]{1,5})?",
+    re.IGNORECASE,
+)
+
+
+def _valid_host(value: str, allowed: Callable[[str], bool]) -> bool:
+    if len(value) > 260 or not HOST_SYNTAX.fullmatch(value):
+        return False
+    port = value.rsplit(":", 1)[1] if value.count(":") == 1 or "]:" in value else None
+    if port is not None and not 0 < int(port) < 65536:
+        return False
+    return allowed(host_name(value))
+
+
+def request_origin(
+    headers: Mapping[str, str],
+    scheme: str,
+    trust_proxy: bool,
+    allowed: Callable[[str], bool] = lambda _host: True,
+) -> str:
+    """``scheme://host`` as the visitor's browser sees this server. A proxy's
+    X-Forwarded-Proto counts only as ``http`` or ``https``, its X-Forwarded-Host only as
+    a well-formed host name the server answers to (``allowed``: ``--allowed-host``);
+    otherwise the request's own are used (a link must never read ``javascript://``)."""
     host = headers.get("host", "localhost")
     if trust_proxy:
-        host = headers.get("x-forwarded-host", host).split(",")[0].strip() or host
-        scheme = headers.get("x-forwarded-proto", scheme).split(",")[0].strip() or scheme
+        forwarded = headers.get("x-forwarded-host", "").split(",")[0].strip()
+        if forwarded and _valid_host(forwarded, allowed):
+            host = forwarded
+        proto = headers.get("x-forwarded-proto", "").split(",")[0].strip().lower()
+        if proto in ("http", "https"):
+            scheme = proto
     return f"{scheme}://{host}"
 
 
@@ -71,10 +104,11 @@ def invite_links(
     *,
     trust_proxy: bool,
     public: tuple[str, ...],
+    allowed: Callable[[str], bool] = lambda _host: True,
 ) -> list[str]:
     """The invite link from the request's own address first, then the server's other
     addresses when that one only works on this machine (a loopback address)."""
-    origin = request_origin(headers, scheme, trust_proxy)
+    origin = request_origin(headers, scheme, trust_proxy, allowed)
     path = "/t/" + quote(table_id, safe="")
     links = [origin + path]
     host = origin.split("://", 1)[1]

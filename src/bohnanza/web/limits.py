@@ -9,11 +9,12 @@ other people's screens. The numbers live in :class:`Limits` (``Settings.limits``
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import time
 import unicodedata
 from collections import deque
-from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from collections.abc import Awaitable, Callable, Iterable, Iterator, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -49,6 +50,13 @@ class Limits:
     search_per_table: int = 3  # search bot seats one table may have
     search_total: int = 12  # search seats playing at once at full budget, server-wide
     search_fallback: float = 0.1  # seconds a search bot thinks beyond that
+    # IPv6 addresses count per network of this many bits (a /64 is what one customer
+    # gets: 2**64 addresses to rotate through); IPv4 addresses count one by one.
+    ipv6_prefix: int = 64
+    # The CPU-costly HTTP endpoints (web/costly.py), requests per address a minute.
+    qr_per_minute: int = 20  # POST /api/qr
+    replay_per_minute: int = 240  # GET /api/tables/{id}/replay (replay.js plays 100 a minute)
+    list_per_minute: int = 120  # GET /api/tables (the home page asks every 5 s)
 
 
 class RateLimiter:
@@ -119,6 +127,9 @@ class Guard:
     # Sockets that said hello, oldest first: True for a spectator's (web/model.py Conn).
     admitted: dict[Watcher, bool] = field(default_factory=dict)
     creators: dict[str, str] = field(default_factory=dict)  # table id -> address
+    # Creations under way (admitted, not yet saved), per address: counted as open tables
+    # so that concurrent requests cannot all pass the check before any is saved.
+    pending: dict[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.creations = RateLimiter(self.limits.create_per_minute)
@@ -179,6 +190,7 @@ class Guard:
         if lim.open_tables_per_address:
             live = set(open_ids)
             mine = sum(1 for t, a in self.creators.items() if a == address and t in live)
+            mine += self.pending.get(address, 0)
             for gone in [t for t in self.creators if t not in live]:
                 del self.creators[gone]
             if mine >= lim.open_tables_per_address:
@@ -186,6 +198,20 @@ class Guard:
         if not self.creations.allow(address):
             return ("too many tables created; wait a minute", self.creations.retry_after(address))
         return None
+
+    @contextlib.contextmanager
+    def creating(self, address: str) -> Iterator[None]:
+        """Hold a place among ``address``'s open tables while its new table is saved
+        (enter it right after :meth:`may_create`, with no ``await`` between)."""
+        self.pending[address] = self.pending.get(address, 0) + 1
+        try:
+            yield
+        finally:
+            left = self.pending[address] - 1
+            if left:
+                self.pending[address] = left
+            else:
+                del self.pending[address]
 
     def may_chat(self, address: str, table_id: str, seated: bool = False) -> bool:
         """Charge one chat line to its budgets, or refuse it at no cost: a line refused by
@@ -200,65 +226,133 @@ class Guard:
         return self.chat.allow(key)
 
 
-def client_address(scope: Scope, trust_proxy: bool) -> str:
-    """The address a request comes from: the peer's, or with ``trust_proxy`` the last
-    address a reverse proxy appended to ``X-Forwarded-For`` (the one it saw; earlier
-    entries are the client's own say and prove nothing)."""
+def address_key(address: str, ipv6_prefix: int = 64) -> str:
+    """What the per-address limits count under: an IPv4 address itself, an IPv6 one by
+    its network of ``ipv6_prefix`` bits (``2001:db8:1:2::/64``; one subscriber holds a
+    whole /64, so counting single addresses would give them 2**64 budgets)."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        if 0 <= ipv6_prefix < 128:
+            net = ipaddress.IPv6Network((ip, ipv6_prefix), strict=False)
+            return f"{net.network_address}/{ipv6_prefix}"
+    return str(ip)
+
+
+def client_address(scope: Scope, trust_proxy: bool, ipv6_prefix: int = 64) -> str:
+    """The key of the address a request comes from (:func:`address_key`): the peer's,
+    or with ``trust_proxy`` the last address a reverse proxy appended to
+    ``X-Forwarded-For`` (the one it saw; earlier entries are the client's own say and
+    prove nothing)."""
     if trust_proxy:
         for key, value in scope.get("headers", []):
             if key == b"x-forwarded-for":
                 last = value.decode("latin-1").split(",")[-1].strip()
                 try:
-                    return str(ipaddress.ip_address(last))
+                    return address_key(str(ipaddress.ip_address(last)), ipv6_prefix)
                 except ValueError:
                     break
     client = scope.get("client")
-    return str(client[0]) if client else "unknown"
+    return address_key(str(client[0]), ipv6_prefix) if client else "unknown"
 
 
 # ------------------------------------------------------------------ text
 
 
+#: Letters that draw nothing at all: the Hangul fillers (a "name" of U+3164 looks empty),
+#: the blank Braille pattern, the invisible Khmer vowels, the grapheme joiner.
+BLANKS = frozenset("\u115f\u1160\u3164\uffa0\u2800\u17b4\u17b5\u034f")
+#: Combining marks kept on one character (NFC Vietnamese has 1-2, Thai 2; "zalgo" text
+#: stacks hundreds that paint over the lines around it).
+MAX_MARKS = 4
+
+
 def clean_text(text: str) -> str:
     """Text for other people's screens: without format characters (category Cf: the
     bidirectional overrides and isolates, zero-width joiners and spaces) that can make
-    a line read other than what it holds, and without control characters."""
-    return "".join(ch for ch in text if unicodedata.category(ch) not in ("Cf", "Cc", "Cs"))
+    a line read other than what it holds, without control characters, without letters
+    that draw nothing (:data:`BLANKS`: a blank-looking name or line), and with at most
+    :data:`MAX_MARKS` combining marks on a character."""
+    out = []
+    marks = 0
+    for ch in unicodedata.normalize("NFC", text):
+        kind = unicodedata.category(ch)
+        if kind in ("Cf", "Cc", "Cs") or ch in BLANKS:
+            continue
+        if kind in ("Mn", "Me"):
+            marks += 1
+            if marks > MAX_MARKS:
+                continue
+        else:
+            marks = 0
+        out.append(ch)
+    return "".join(out)
+
+
+def _is_secret(name: str) -> bool:
+    """A URL query parameter that holds a password (``password``, ``sslpassword``...)."""
+    return "password" in name.lower() or name.lower() in ("passwd", "pwd", "secret")
 
 
 def mask_url(url: str) -> str:
-    """A database URL fit to print or log: its password (if any) shown as ``***``."""
+    """A database URL fit to print or log: its password, in the URL's authority or in
+    its query (``?password=``), shown as ``***``."""
     try:
         from sqlalchemy.engine import make_url
 
-        return make_url(url).render_as_string(hide_password=True)
+        parsed = make_url(url)
+        hidden = {k: "***" for k in parsed.query if _is_secret(k)}
+        if hidden:
+            parsed = parsed.update_query_dict(hidden)
+        return parsed.render_as_string(hide_password=True).replace("%2A%2A%2A", "***")
     except Exception:
         pass
-    # Not a URL SQLAlchemy reads: hide whatever sits between "user:" and "@".
+    # Not a URL SQLAlchemy reads: hide whatever sits between "user:" and "@", and the
+    # values of password parameters.
     scheme, sep, rest = url.partition("://")
     if not sep:
         return url
+    rest, q, query = rest.partition("?")
+    if q:
+        pairs = [p.partition("=") for p in query.split("&")]
+        query = "&".join(k + eq + ("***" if _is_secret(k) else v) for k, eq, v in pairs)
     auth, at, host = rest.rpartition("@")
-    if not at:
-        return url
-    user = auth.split(":", 1)[0]
-    return f"{scheme}://{user}:***@{host}" if ":" in auth else url
+    if at and ":" in auth:
+        rest = f"{auth.split(':', 1)[0]}:***@{host}"
+    return f"{scheme}://{rest}{q}{query}"
 
 
-def hide_password(text: str, url: str) -> str:
-    """``text`` (an error message, say) with the password of ``url`` masked wherever it
-    occurs, the URL itself included."""
+def _passwords(url: str) -> list[str]:
     try:
         from sqlalchemy.engine import make_url
 
-        password = make_url(url).password
+        parsed = make_url(url)
+        found = [parsed.password] if parsed.password else []
+        for key, value in parsed.query.items():
+            if _is_secret(key):
+                found += [value] if isinstance(value, str) else list(value)
+        return [str(p) for p in found if p]
     except Exception:
         _scheme, sep, rest = url.partition("://")
+        rest, _q, query = rest.partition("?")
         auth = rest.rpartition("@")[0] if sep else ""
-        password = auth.split(":", 1)[1] if ":" in auth else None
+        found = [auth.split(":", 1)[1]] if ":" in auth else []
+        for key, _eq, value in (p.partition("=") for p in query.split("&")):
+            if _is_secret(key) and value:
+                found.append(value)
+        return found
+
+
+def hide_password(text: str, url: str) -> str:
+    """``text`` (an error message, say) with the passwords of ``url`` masked wherever
+    they occur, the URL itself included."""
     text = text.replace(url, mask_url(url))
-    if password:
-        text = text.replace(str(password), "***")
+    for password in _passwords(url):
+        text = text.replace(password, "***")
     return text
 
 
@@ -306,10 +400,11 @@ def host_allowed(scope: Scope, allowed: tuple[str, ...]) -> bool:
         if key == b"host"
     ]
     # Exactly one Host: with two, a proxy and the server could each read another.
-    return len(hosts) == 1 and _name_allowed(hosts[0], scope, allowed)
+    return len(hosts) == 1 and name_allowed(hosts[0], scope, allowed)
 
 
-def _name_allowed(host: str, scope: Scope, allowed: tuple[str, ...]) -> bool:
+def name_allowed(host: str, scope: Scope, allowed: tuple[str, ...]) -> bool:
+    """Whether the server answers to ``host`` (lower case, no port; ``host_name``)."""
     if allowed:
         for name in allowed:
             name = name.lower()

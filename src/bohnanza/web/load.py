@@ -600,6 +600,8 @@ OPEN_LIMITS = [
     "0",
     "--ws-total",
     "0",
+    "--http-per-address",
+    "0",
 ]
 
 

@@ -58,6 +58,9 @@ class Lobby:
         self.guard = guard
         self.session = session
         self.pump = pump
+        # Tables being saved by create_table (admitted, not yet in ``tables``): counted
+        # against max_tables, or concurrent creations would all pass the check at once.
+        self.creating = 0
 
     def resume(self) -> None:
         """Load every unfinished table and resume its game where it was."""
@@ -119,7 +122,7 @@ class Lobby:
         """A new table in the lobby; its creator takes the first seat for a person and is
         its host."""
         live = sum(1 for t in self.tables.values() if t.status in ("lobby", "playing"))
-        if live >= self.settings.max_tables:
+        if live + self.creating >= self.settings.max_tables:
             raise LobbyError(
                 "the server has too many open tables; try again later", 503, "too_many_tables"
             )
@@ -187,6 +190,7 @@ class Lobby:
         first.take(clean_name(name, f"Player {first.seat + 1}"), hash_token(token), address)
         table.settings["host_token"] = first.token_hash
         first.away_since = time.monotonic()  # the away clock runs until they connect
+        self.creating += 1  # no await between the check above and this
         try:
             await asyncio.to_thread(
                 self.store.create_table,
@@ -201,6 +205,8 @@ class Lobby:
         except Exception:
             log.exception("could not save a new table")
             raise LobbyError(UNAVAILABLE, 503, "unavailable") from None
+        finally:
+            self.creating -= 1
         self.tables[table.id] = table
         return table, first.seat, token
 

@@ -12,6 +12,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from .limits import clean_text
+
 #: The largest frame a client may send, in bytes (UTF-8). Larger frames get an error.
 MAX_MESSAGE = 64 * 1024
 #: Frames above this size are refused by the WebSocket layer itself (connection closed
@@ -107,6 +109,10 @@ def parse_client_message(raw: str | bytes | None, limit: int = MAX_MESSAGE) -> C
         data = json.loads(raw)
     except (json.JSONDecodeError, RecursionError) as exc:
         raise ProtocolError("bad_json", f"message is not valid JSON: {exc}") from None
+    except ValueError:
+        # An integer of more than 4,300 digits, which Python refuses to convert (the
+        # conversion takes quadratic time): it used to drop the connection.
+        raise ProtocolError("bad_json", "message holds a number with too many digits") from None
     # JSON escapes can spell lone surrogates ("\ud800"), which no UTF-8 text holds: echoed
     # in an answer (an id, a chat line) they would make the send fail and drop the
     # connection, and a database refuses them. Refuse them here, before anything echoes.
@@ -210,5 +216,5 @@ def clean_name(name: object, default: str) -> str:
     """A display name: printable, trimmed, at most MAX_NAME characters."""
     if not isinstance(name, str):
         return default
-    text = "".join(ch for ch in name if ch.isprintable()).strip()[:MAX_NAME]
+    text = "".join(ch for ch in clean_text(name) if ch.isprintable()).strip()[:MAX_NAME]
     return text or default

@@ -53,6 +53,9 @@ class Session:
         self.settings = settings
         self.store = store
         self.guard = guard
+        # Counts the changes of tables' public facts (every broadcast_info): the cached
+        # table list (web/costly.py) is rebuilt when it moved.
+        self.changes = 0
 
     # ------------------------------------------------------------------ connections
 
@@ -372,6 +375,7 @@ class Session:
 
     def broadcast_info(self, table: Table, skip: Conn | None = None) -> None:
         """The table's public facts (seats, status, spectators) to every connection."""
+        self.changes += 1
         info = {"type": "table", "table": table.info()}
         for conn in table.conns:
             if conn.authed and conn is not skip:

@@ -13,9 +13,10 @@ killed (the operating system still holds it), though not a power cut.
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -132,9 +133,20 @@ def normalise_url(url: str) -> str:
     if url.startswith("postgresql://"):
         url = "postgresql+psycopg://" + url[len("postgresql://") :]
     parsed = make_url(url)
-    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
-        Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+    database = parsed.database or ""
+    on_disk = database not in ("", ":memory:") and not database.startswith("file:")
+    if parsed.get_backend_name() == "sqlite" and on_disk:
+        private_file(Path(database).expanduser())
     return url
+
+
+def private_file(path: Path) -> None:
+    """Create the SQLite file (and its folder) readable by its owner alone, if it is not
+    there yet: it holds the seeds of live games (every hand to come) and the seat
+    tokens' hashes. SQLite gives its -wal and -shm files the main file's mode."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    with suppress(FileExistsError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
 
 
 def _dump(data: Any) -> str:

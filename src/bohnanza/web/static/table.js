@@ -524,11 +524,19 @@ function renderSeatTools() {
   return box;
 }
 
-// A link (and QR code) that carries this seat's token to another device, after a warning.
-function otherDevice() {
+// A link (and QR code) that carries this seat to another device, after a warning. The link
+// holds a one-time code, not the token: the other browser's history keeps what it opened.
+async function otherDevice() {
   const token = B.getToken(T.id);
   if (!token) return;
-  const link = location.origin + "/t/" + encodeURIComponent(T.id) + "#seat=" + encodeURIComponent(token);
+  let code;
+  try {
+    code = (await B.api("POST", `/api/tables/${encodeURIComponent(T.id)}/handover`, { token })).code;
+  } catch (e) {
+    B.toast(e.message);
+    return;
+  }
+  const link = location.origin + "/t/" + encodeURIComponent(T.id) + "#claim=" + encodeURIComponent(code);
   const qr = el("div", { class: "qr", id: "device-qr" });
   const dlg = el(
     "div",
@@ -1327,16 +1335,26 @@ function showTab(tab) {
 // ------------------------------------------------------------------ start
 
 (async function main() {
-  // A "continue on another device" link carries the seat's token in the fragment (never
-  // sent to the server): keep it, and take it out of the address bar.
-  const m = /^#seat=(.+)$/.exec(location.hash);
+  // A "continue on another device" link carries a one-time code in the fragment (never
+  // sent to the server as part of the URL): out of the address bar first, then traded for
+  // the seat's token. (Links of older versions carried the token itself: "#seat=".)
+  const m = /^#(seat|claim)=(.+)$/.exec(location.hash);
   if (m) {
-    B.setToken(T.id, decodeURIComponent(m[1]));
     history.replaceState(null, "", location.pathname);
+    const value = decodeURIComponent(m[2]);
+    if (m[1] === "seat") B.setToken(T.id, value);
+    else {
+      try {
+        B.setToken(T.id, (await B.api("POST", `/api/tables/${encodeURIComponent(T.id)}/claim`, { code: value })).token);
+      } catch (e) {
+        T.claimError = e.message;
+      }
+    }
   }
   await B.load();
   $("#lang-slot").replaceWith(B.langSwitch());
   B.translateStatic();
+  if (T.claimError) B.toast(T.claimError);
   B.listeners.push(() => {
     render();
     renderLog();
