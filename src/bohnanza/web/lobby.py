@@ -415,7 +415,7 @@ class Lobby:
                 )
             if table.rematch is None:
                 live = sum(1 for t in self.tables.values() if t.status in ("lobby", "playing"))
-                if live >= self.settings.max_tables:
+                if live + self.creating >= self.settings.max_tables:
                     raise ProtocolError(
                         "rate_limited", "the server has too many open tables; try later", msg.id
                     )
@@ -445,13 +445,18 @@ class Lobby:
                 stored = StoredTable(
                     new.id, new.created, "lobby", settings, [s.stored() for s in seats]
                 )
+                # Counted while it is saved, as a new table is (no await since the checks).
+                self.creating += 1
                 try:
-                    await asyncio.to_thread(self.store.set_rematch, table.id, stored)
+                    with self.guard.creating(conn.address):
+                        await asyncio.to_thread(self.store.set_rematch, table.id, stored)
                 except Exception:
                     log.exception("table %s: could not create the rematch", table.id)
                     raise ProtocolError(
                         "server_error", "could not save; try again", msg.id
                     ) from None
+                finally:
+                    self.creating -= 1
                 self.tables[new.id] = new
                 self.guard.creators[new.id] = conn.address
                 table.rematch = new.id
