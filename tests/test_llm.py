@@ -8,6 +8,7 @@ import json
 import os
 import random
 import re
+import socket
 import subprocess
 import sys
 import threading
@@ -31,7 +32,7 @@ from bohnanza.seeding import agent_seed
 from bohnanza.simulate import seat_record
 from bohnanza.text import render_action
 from bohnanza.tournament.runner import build_agent, parse_agent
-from llm_server import chat_server
+from llm_server import Reply, chat_server
 
 MALFORMED = ["I will plant my bean.", "harvest 9", "offer 1 give 99", "accept", "plant"]
 
@@ -140,15 +141,174 @@ def test_timeouts_fall_back_to_the_heuristic() -> None:
     assert replay(record).result() == game.result()
 
 
-def test_unreachable_endpoint_still_finishes_the_game() -> None:
-    game = Game.new("fasolki", 3, seed=2)
-    llm = LLMAgent(0, Endpoint("m", "http://127.0.0.1:9/v1", timeout=0.5))
-    play(game, [llm, make_agent("heuristic", 1), make_agent("heuristic", 2)])
-    c = llm.counts
-    # Five failures in a row, then the heuristic plays on without asking (no timeout
-    # per decision); every decision is accounted for.
-    assert game.over and c["unavailable"] == c["fallbacks"] == c["asked"] == 5
-    assert c["skipped"] > 20
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.parametrize("dead", ["http500", "refused"])
+def test_a_dead_endpoint_stops_the_tournament_with_one_clear_line(
+    tmp_path: Path, dead: str
+) -> None:
+    """The default policy: after ``give_up`` failed decisions in a row the run stops, exit
+    code 2, one line naming the seat, model, URL and game seed; 5xx answers are retried
+    (``http_retries``) before a decision counts as failed."""
+    with chat_server(lambda m: Reply(status=500)) as server:
+        url = server.url if dead == "http500" else f"http://127.0.0.1:{_closed_port()}/v1"
+        spec = f"llm:m@{url}:backoff=0.001:give_up=3:http_retries=2"
+        result = CliRunner().invoke(
+            main,
+            [
+                "tournament",
+                "-a",
+                f"{spec},heuristic",
+                "-p",
+                "4",
+                "-n",
+                "2",
+                "-w",
+                "1",
+                "--no-plots",
+                "--out",
+                str(tmp_path / "t"),
+                "--json",
+            ],
+        )
+        requests = len(server.requests)
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: game seed 1: llm seat 0 ")
+    assert "'m'" in lines[0] and url in lines[0] and "3 decisions in a row" in lines[0]
+    assert ("HTTP 500" if dead == "http500" else "no answer") in lines[0]
+    assert requests == (3 * 3 if dead == "http500" else 0)
+    assert result.stdout == ""
+
+
+def test_fallback_option_plays_on_with_a_warning_and_counts(tmp_path: Path) -> None:
+    with chat_server(lambda m: Reply(status=503)) as server:
+        spec = f"llm:m@{server.url}:backoff=0.001:give_up=2:http_retries=1"
+        result = CliRunner().invoke(
+            main,
+            [
+                "simulate",
+                "-r",
+                "classic",
+                "-p",
+                "3",
+                "-n",
+                "1",
+                "--seed",
+                "4",
+                "-a",
+                f"{spec},heuristic,heuristic",
+                "--llm-fallback",
+                "heuristic",
+                "--json",
+            ],
+        )
+        requests = len(server.requests)
+    assert result.exit_code == 0, result.output
+    warnings = result.stderr.strip().splitlines()
+    assert len(warnings) == 1 and warnings[0].startswith("warning: game seed 4: llm seat 0 ")
+    counts = json.loads(result.stdout)["llm"]["0"]
+    assert counts["fallbacks"] == 2 and counts["gave_up"] == 1 and counts["skipped"] > 10
+    assert counts["calls"] == requests == 4 and counts["retries"] == 2
+    assert counts["unavailable"] == 4 and counts["invalid"] == 0
+
+
+def test_the_deadline_holds_against_a_trickling_server() -> None:
+    """A server that sends a byte every 0.05 s cannot hold a 1 s decision longer: the
+    deadline is per decision, not per socket read."""
+    game = Game.new("classic", 4, seed=5)
+    with chat_server(lambda m: Reply("plant 1", trickle=0.05)) as server:
+        llm = LLMAgent(0, Endpoint("m", server.url, timeout=1.0, backoff=0.01))
+        start = time.perf_counter()
+        choice = llm.act(game.view(0), game.legal_actions(0), True)
+        seconds = time.perf_counter() - start
+    assert 0.9 <= seconds <= 1.1
+    assert choice in game.legal_actions(0) and llm.counts["fallbacks"] == 1
+    assert "in 1 s" in llm.transcript[0]["errors"][-1]
+
+
+def test_oversized_answers_are_cut_off_while_reading(tmp_path: Path) -> None:
+    """A server that ignores max_tokens and answers 2 MB each time: the body is cut off at
+    max_bytes, never echoed into a retry or the record; memory and record stay small."""
+    huge = "plant 1 " * (2 * 1024 * 1024 // 8)
+    with chat_server(lambda m: (huge, 0.0)) as server:
+        code = (
+            "import resource, sys\n"
+            "from bohnanza.cli import main\n"
+            "try:\n"
+            "    main(sys.argv[1:])\n"
+            "finally:\n"
+            "    kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+            "    print('maxrss', kb, file=sys.stderr)\n"
+        )
+        args = ["simulate", "-r", "classic", "-p", "3", "-n", "1", "-a"]
+        args += [
+            f"llm:m@{server.url}:max_tokens=50,heuristic,heuristic",
+            "--records",
+            str(tmp_path),
+        ]
+        args += ["--llm-fallback", "heuristic", "--json"]
+        run = subprocess.run(
+            [sys.executable, "-c", code, *args],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1] / "src")},
+            timeout=120,
+        )
+        sizes = [r["bytes"] for r in server.requests]
+        bodies = [r["body"] for r in server.requests]
+    assert run.returncode == 0, run.stderr
+    maxrss_mb = int(run.stderr.split("maxrss ")[1].split()[0]) / 1024
+    assert maxrss_mb < 200
+    (path,) = tmp_path.glob("*.json")
+    assert path.stat().st_size < 1_000_000
+    info = json.loads(path.read_text())["seats"][0]["llm"]
+    assert info["invalid"] == 15 and info["fallbacks"] == 5 and info["gave_up"]
+    assert all("longer than 262144 bytes" in a for t in info["transcript"] for a in t["answers"])
+    assert max(sizes) < 50_000 and len(sizes) == 15
+    assert {b["max_tokens"] for b in bodies} == {50}
+
+
+DECORATED = [
+    "<think>Field 2 is empty... maybe harvest 9?\nplant 1\n</think>\nMy move: plant 2",
+    "plant 2\nThis keeps my Blue field growing.",
+    "I considered plant 1.\n\n**Final answer:** `plant 2`",
+    "Reasoning: both fields could take it.\nplant 2.",
+    '{"moves": ["plant 2"]}',
+    '```json\n{"moves": ["plant 2"]}\n```',
+]
+
+
+@pytest.mark.parametrize("answer", DECORATED)
+def test_answers_as_models_give_them(answer: str) -> None:
+    """Reasoning blocks are stripped, a label dropped, and the last line that is a valid
+    command now is taken (the explanation around it does no harm)."""
+    game = Game.new("classic", 3, seed=5)
+    view, legal = game.view(0), game.legal_actions(0)
+    with chat_server(lambda m: (answer, 0.0)) as server:
+        llm = LLMAgent(0, Endpoint("m", server.url, timeout=5))
+        choice = llm.act(view, legal, True)
+    assert choice is not None and render_action(choice, view) == "plant 2"
+    assert llm.counts["invalid"] == 0 and llm.counts["calls"] == 1
+
+
+def test_json_mode_sends_a_schema_of_the_legal_moves() -> None:
+    game = Game.new("classic", 3, seed=5)
+    view, legal = game.view(0), game.legal_actions(0)
+    with chat_server(lambda m: ('{"moves": ["plant 1"]}', 0.0)) as server:
+        llm = make_agent(f"llm:m@{server.url}:json:temperature=0.7:top_p=0.9", 0)
+        choice = llm.act(view, legal, True)
+        body = server.requests[0]["body"]
+    assert choice is not None and render_action(choice, view) == "plant 1"
+    schema = body["response_format"]["json_schema"]["schema"]
+    assert sorted(schema["properties"]["moves"]["items"]["enum"]) == sorted(
+        render_action(a, view) for a in legal
+    )
+    assert (body["temperature"], body["top_p"]) == (0.7, 0.9)
 
 
 def test_specs_and_environment(monkeypatch: pytest.MonkeyPatch) -> None:
