@@ -472,3 +472,62 @@ def test_play_against_a_model_in_the_terminal(tmp_path: Path) -> None:
     assert record["seats"][0] == {"agent": "human"}
     assert record["seats"][1]["llm"]["asked"] > 0
     replay(record)
+
+
+def test_tournament_keeps_the_model_counters_and_transcripts(tmp_path: Path) -> None:
+    with chat_server(_first_listed) as server:
+        spec = f"llm:dull@{server.url}:price_in=1:price_out=2"
+        result = CliRunner().invoke(
+            main,
+            [
+                "tournament",
+                "-a",
+                f"{spec},heuristic,heuristic",
+                "-p",
+                "3",
+                "-n",
+                "1",
+                "-w",
+                "1",
+                "--no-plots",
+                "--out",
+                str(tmp_path / "t"),
+                "--records",
+                str(tmp_path / "r"),
+                "--json",
+            ],
+        )
+        requests = len(server.requests)
+    assert result.exit_code == 0, result.output
+    stats = json.loads(result.stdout)["agents"][spec]["stats"]
+    assert stats["calls"]["total"] == requests > 10
+    assert stats["tokens"]["total"] > 1000 and stats["cost"]["total"] > 0
+    assert stats["seconds"]["total"] > 0
+    assert stats["invalid"]["total"] == stats["fallbacks"]["total"] == 0
+    assert stats["retries"]["total"] == stats["gave_up"]["total"] == 0
+    report = (tmp_path / "t" / "report.md").read_text()
+    assert "completion_tokens" in report
+    (path,) = (tmp_path / "r").glob("game-*.json")
+    record = json.loads(path.read_text())
+    info = record["seats"][0]["llm"]
+    assert record["seats"][0]["agent"] == spec and info["url"] == server.url
+    assert len(info["transcript"]) == info["asked"] and info["calls"] == requests
+    replay(record)
+
+
+def test_web_record_names_the_model_and_url_never_the_key() -> None:
+    from bohnanza.web.model import Seat, Table
+    from bohnanza.web.replays import record_seats
+
+    spec = "llm:m@http://127.0.0.1:9/v1"
+    seats = [Seat(0, "person", "", "Ala"), Seat(1, "bot", spec, "m"), Seat(2, "bot", spec, "m")]
+    table = Table("t1", 0.0, "playing", {"rules": "classic", "players": 3}, seats)
+    agent = LLMAgent(1, endpoint_from_spec(spec, {"OPENAI_API_KEY": "sk-secret"}))
+    agent.counts["calls"] = 7
+    table.agents[(1, spec)] = agent
+    out = record_seats(table)
+    assert "llm" not in out[0]
+    assert out[1]["llm"]["model"] == "m" and out[1]["llm"]["url"] == "http://127.0.0.1:9/v1"
+    assert out[1]["llm"]["calls"] == 7 and "transcript" not in out[1]["llm"]
+    assert out[2]["llm"]["url"] == "http://127.0.0.1:9/v1"  # before its first question
+    assert "sk-secret" not in json.dumps(out)

@@ -711,23 +711,24 @@ class LLMAgent(Agent):
             "gave_up": float(self.gave_up is not None),
         }
 
-    def record_extra(self) -> dict[str, Any]:
-        """What the game record keeps about this seat (no key)."""
+    def summary(self) -> dict[str, Any]:
+        """The model, its endpoint's settings and the counters (no key, no transcript)."""
         return {
-            "agent": self.spec,
-            "llm": {
-                "model": self.endpoint.model,
-                "url": self.endpoint.url,
-                "lang": self.lang,
-                "settings": self.endpoint.settings(),
-                **self.counts,
-                "tokens": self.counts["prompt_tokens"] + self.counts["completion_tokens"],
-                "cost": round(self.cost(), 6),
-                "seconds": round(self.seconds, 3),
-                "gave_up": self.gave_up,
-                "transcript": self.transcript,
-            },
+            "model": self.endpoint.model,
+            "url": self.endpoint.url,
+            "lang": self.lang,
+            "settings": self.endpoint.settings(),
+            **self.counts,
+            "tokens": self.counts["prompt_tokens"] + self.counts["completion_tokens"],
+            "cost": round(self.cost(), 6),
+            "seconds": round(self.seconds, 3),
+            "gave_up": self.gave_up,
         }
+
+    def record_extra(self) -> dict[str, Any]:
+        """What the game record keeps about this seat (no key); the seat's ``agent`` stays
+        the spec it was given, settings included."""
+        return {"llm": {**self.summary(), "transcript": self.transcript}}
 
 
 def _retry_text(error: str, lang: Lang) -> str:
@@ -758,6 +759,19 @@ def llm_line(stats: Mapping[str, Any]) -> str:
         f"{total('fallbacks'):.0f} fallbacks, {total('skipped'):.0f} decisions after giving "
         f"up ({total('gave_up'):.0f} games), {total('seconds'):.1f} s waiting"
     )
+
+
+def llm_seat_summary(spec: str, agent: object | None) -> dict[str, Any]:
+    """What a record where transcripts are not kept (the web's) says about a language-model
+    seat: :meth:`LLMAgent.summary` once the agent has played, else the model and URL its
+    spec names (from the environment for plain ``llm``). Never the key."""
+    if isinstance(agent, LLMAgent):
+        return agent.summary()
+    try:
+        e = endpoint_from_spec(spec)
+    except ConfigError:
+        return {}
+    return {"model": e.model, "url": e.url, "lang": e.lang, "settings": e.settings()}
 
 
 def _llm_of(agent: Agent) -> LLMAgent | None:
@@ -801,6 +815,7 @@ __all__ = [
     "gave_up_warnings",
     "is_llm_spec",
     "llm_line",
+    "llm_seat_summary",
     "make_llm_agent",
     "moves_schema",
     "set_on_failure",
