@@ -57,7 +57,7 @@ class HeuristicModel:
         first = messages[1]["content"]
         m = re.search(r"You are seat (\d+)|Jesteś miejscem (\d+)", first)
         assert m is not None
-        seat = int(m.group(1) or m.group(2))
+        seat = int(m.group(1) or m.group(2)) - 1  # the text counts seats from 1
         lang = "pl" if m.group(2) else "en"
         if len(messages) == 2 and self.rng.random() < self.slow:
             return "pass", self.delay
@@ -67,7 +67,7 @@ class HeuristicModel:
         game = self.game
         view = game.view(seat)
         choice = self.bots[seat].act(view, game.legal_actions(seat), required)
-        return (render_action(choice, view, lang) if choice else "pass"), 0.0
+        return (render_action(choice, view, lang, base=1) if choice else "pass"), 0.0
 
 
 def _play_with_llm(
@@ -531,3 +531,47 @@ def test_web_record_names_the_model_and_url_never_the_key() -> None:
     assert out[1]["llm"]["calls"] == 7 and "transcript" not in out[1]["llm"]
     assert out[2]["llm"]["url"] == "http://127.0.0.1:9/v1"  # before its first question
     assert "sk-secret" not in json.dumps(out)
+
+
+class Quoting(HeuristicModel):
+    """The heuristic's move, with a reasoning block that quotes the latest decline of one
+    of its offers that the question shows (as a model reasoning from its memory would)."""
+
+    def __call__(self, messages: list[dict[str, str]]) -> tuple[str, float]:
+        move, delay = super().__call__(messages)
+        quotes = re.findall(r"Seat \d+ declined your offer [^\n]*", messages[-1]["content"])
+        if quotes:
+            return f"<think>{quotes[-1]}, so I try something else.</think>\n{move}", delay
+        return move, delay
+
+
+def test_the_model_sees_what_happened_since_its_last_question() -> None:
+    """Each question carries the events since the seat's previous one and a summary of
+    what the others refused: a model can quote a decline of its offer, which the engine's
+    own events confirm (seats counted from 1 in the text), and still see it turns later."""
+    game = Game.new("classic", 4, seed=3)
+    model = Quoting(game)
+    with chat_server(model) as server:
+        llm = LLMAgent(0, Endpoint("m", server.url, timeout=5))
+        play(game, [llm] + [make_agent("heuristic", k) for k in range(1, 4)])
+    declined: set[tuple[int, int]] = set()  # (turn, seat) where a seat declined seat 0
+    turn = 0
+    for e in game.record_events():
+        turn = int(e.data["turn"]) if e.type == "turn" else turn
+        if e.type == "decline" and e.data["proposer"] == 0:
+            declined.add((turn, int(e.seat or 0)))
+    quoted = []
+    previous = 0
+    for entry in llm.transcript:
+        found = re.findall(r"^- Seat (\d+) declined your offer ([^\n]*)", entry["prompt"], re.M)
+        for seat, text in found:
+            assert any((t, int(seat) - 1) in declined for t in range(previous, entry["turn"] + 1))
+            quoted.append((entry["turn"], text))
+        if found:  # the model's reasoning quotes the latest
+            assert f"declined your offer {found[-1][1]}" in entry["answers"][0]
+        previous = entry["turn"]
+    assert len(quoted) >= 5 and llm.counts["invalid"] == 0
+    # A decline is still in the summary of a later turn's question.
+    first_turn, first = quoted[0]
+    assert any(e["turn"] > first_turn + 2 and first in e["prompt"] for e in llm.transcript)
+    assert not any("seat 0" in e["prompt"].lower() for e in llm.transcript)

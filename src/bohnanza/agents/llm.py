@@ -45,6 +45,7 @@ from dataclasses import dataclass, fields
 from typing import Any, Literal
 
 from ..actions import Action, ActionType
+from ..chronicle import Chronicle
 from ..errors import BohnanzaError, ConfigError
 from ..text import (
     CommandError,
@@ -68,6 +69,9 @@ OnFailure = Literal["stop", "heuristic"]
 
 #: How much of a model's answer a retry prompt, the transcript or an error message keeps.
 ECHO_CHARS = 2000
+
+#: The number the text gives the first seat: 1, as the rules reference counts.
+BASE = 1
 
 
 class LLMUnavailable(Exception):
@@ -421,7 +425,7 @@ def moves_schema(view: View, legal: Sequence[Action], required: bool, lang: Lang
     item: dict[str, Any] = {"type": "string"}
     listed = [a for a in legal if a.type != _T.PROPOSE]
     if len(listed) == len(legal) and len(legal) <= 100:
-        names = [render_action(a, view, lang) for a in legal]
+        names = [render_action(a, view, lang, base=BASE) for a in legal]
         if not required:
             names.append("pass")
         item["enum"] = names
@@ -465,6 +469,7 @@ class LLMAgent(Agent):
         self.lang: Lang = endpoint.lang
         self.fallback = HeuristicAgent(seed)
         self.transcript: list[dict[str, Any]] = []
+        self.chronicle = Chronicle(self.lang, BASE)
         self.counts = {
             "calls": 0,  # HTTP requests
             "decisions": 0,  # every time the seat was asked to act
@@ -495,6 +500,13 @@ class LLMAgent(Agent):
     # ------------------------------------------------------------------ deciding
 
     def act(self, view: View, legal: Sequence[Action], required: bool) -> Action | None:
+        self.chronicle.see(view)
+        choice = self._act(view, legal, required)
+        if choice is not None:
+            self.chronicle.mine(choice, view)
+        return choice
+
+    def _act(self, view: View, legal: Sequence[Action], required: bool) -> Action | None:
         self.counts["decisions"] += 1
         if view.turn != self._asked_turn and view.phase != "trade":
             self._queue.clear()
@@ -531,7 +543,7 @@ class LLMAgent(Agent):
         while self._queue:
             action = self._queue.pop(0)
             try:
-                check_answer(action, view, legal, self.lang)
+                check_answer(action, view, legal, self.lang, base=BASE)
             except CommandError:
                 continue  # overtaken by events (the offer went, the card was traded)
             return action
@@ -572,7 +584,7 @@ class LLMAgent(Agent):
         lang = self.lang
         e = self.endpoint
         deadline = time.monotonic() + e.timeout
-        prompt = render_prompt(view, legal, required, lang)
+        prompt = self._prompt(view, legal, required)
         messages: list[dict[str, str]] = [
             {"role": "system", "content": system_prompt(lang, view.config)},
             {"role": "user", "content": prompt},
@@ -611,7 +623,7 @@ class LLMAgent(Agent):
                     if actions:
                         self._failures = 0
                         self._queue = actions[1:]
-                        entry["action"] = render_action(actions[0], view, lang)
+                        entry["action"] = render_action(actions[0], view, lang, base=BASE)
                         return actions[0]
                     problem = "you must act now; 'pass' is not allowed"
             self.counts["invalid"] += 1
@@ -642,8 +654,26 @@ class LLMAgent(Agent):
         self.counts["fallbacks"] += 1
         choice = self.fallback.act(view, legal, required)
         entry["fallback"] = True
-        entry["action"] = render_action(choice, view, self.lang) if choice is not None else "pass"
+        entry["action"] = (
+            render_action(choice, view, self.lang, base=BASE) if choice is not None else "pass"
+        )
         return choice
+
+    def _prompt(self, view: View, legal: Sequence[Action], required: bool) -> str:
+        """The question: what happened since the seat was last asked, what each other
+        seat has wanted and refused, then the table and the legal moves."""
+        lang = self.lang
+        parts = []
+        news = self.chronicle.since_last()
+        if news:
+            head = _heading(lang, "news")
+            parts.append(head + "\n" + "\n".join(f"- {x}" for x in news))
+        rivals = self.chronicle.rivals()
+        if rivals:
+            head = _heading(lang, "rivals")
+            parts.append(head + "\n" + "\n".join(f"- {x}" for x in rivals))
+        parts.append(render_prompt(view, legal, required, lang, base=BASE))
+        return "\n\n".join(parts)
 
     def _read(
         self, text: str, view: View, legal: Sequence[Action], multi: bool = False
@@ -659,7 +689,7 @@ class LLMAgent(Agent):
         first_error: CommandError | None = None
         for line in lines[-40:]:
             try:
-                read.append((line, parse_command(line, view, self.lang)))
+                read.append((line, parse_command(line, view, self.lang, base=BASE)))
             except CommandError as exc:
                 if first_error is None or not read:
                     first_error = CommandError(f"{_clip(line, 200)!r}: {exc}")
@@ -672,7 +702,7 @@ class LLMAgent(Agent):
                 if action is None:
                     return [], True
                 try:
-                    check_answer(action, view, legal, self.lang)
+                    check_answer(action, view, legal, self.lang, base=BASE)
                 except CommandError as exc:
                     error = error or CommandError(f"{_clip(line, 200)!r}: {exc}")
                     continue
@@ -687,7 +717,7 @@ class LLMAgent(Agent):
                 continue
             if not actions:  # later lines are checked when their turn comes
                 try:
-                    check_answer(action, view, legal, self.lang)
+                    check_answer(action, view, legal, self.lang, base=BASE)
                 except CommandError as exc:
                     raise CommandError(f"{_clip(line, 200)!r}: {exc}") from None
             actions.append(action)
@@ -729,6 +759,14 @@ class LLMAgent(Agent):
         """What the game record keeps about this seat (no key); the seat's ``agent`` stays
         the spec it was given, settings included."""
         return {"llm": {**self.summary(), "transcript": self.transcript}}
+
+
+def _heading(lang: Lang, what: str) -> str:
+    if what == "news":
+        return "Od twojego ostatniego pytania:" if lang == "pl" else "Since your last question:"
+    if lang == "pl":
+        return "Co inni gracze chcieli i odrzucali w tej grze:"
+    return "What the other seats have wanted and refused this game:"
 
 
 def _retry_text(error: str, lang: Lang) -> str:
