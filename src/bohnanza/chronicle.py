@@ -119,6 +119,24 @@ class Chronicle:
         self._events, self._dropped = [], 0
         return out
 
+    def briefing(self) -> str:
+        """What a question starts with: the events since the previous question, then
+        what each other seat has wanted and refused ("" when there is nothing yet)."""
+        lang = self.lang
+        parts = []
+        news, rivals = self.since_last(), self.rivals()
+        if news:
+            head = _(lang, "Since your last question:", "Od twojego ostatniego pytania:")
+            parts.append("\n".join([head, *(f"- {x}" for x in news)]))
+        if rivals:
+            head = _(
+                lang,
+                "What the other seats have wanted and refused this game:",
+                "Co inni gracze chcieli i odrzucali w tej grze:",
+            )
+            parts.append("\n".join([head, *(f"- {x}" for x in rivals)]))
+        return "\n\n".join(parts)
+
     def rivals(self) -> list[str]:
         """One line per other seat: what it has wanted and refused this game."""
         lines = []

@@ -662,18 +662,9 @@ class LLMAgent(Agent):
     def _prompt(self, view: View, legal: Sequence[Action], required: bool) -> str:
         """The question: what happened since the seat was last asked, what each other
         seat has wanted and refused, then the table and the legal moves."""
-        lang = self.lang
-        parts = []
-        news = self.chronicle.since_last()
-        if news:
-            head = _heading(lang, "news")
-            parts.append(head + "\n" + "\n".join(f"- {x}" for x in news))
-        rivals = self.chronicle.rivals()
-        if rivals:
-            head = _heading(lang, "rivals")
-            parts.append(head + "\n" + "\n".join(f"- {x}" for x in rivals))
-        parts.append(render_prompt(view, legal, required, lang, base=BASE))
-        return "\n\n".join(parts)
+        briefing = self.chronicle.briefing()
+        table = render_prompt(view, legal, required, self.lang, base=BASE)
+        return f"{briefing}\n\n{table}" if briefing else table
 
     def _read(
         self, text: str, view: View, legal: Sequence[Action], multi: bool = False
@@ -759,14 +750,6 @@ class LLMAgent(Agent):
         """What the game record keeps about this seat (no key); the seat's ``agent`` stays
         the spec it was given, settings included."""
         return {"llm": {**self.summary(), "transcript": self.transcript}}
-
-
-def _heading(lang: Lang, what: str) -> str:
-    if what == "news":
-        return "Od twojego ostatniego pytania:" if lang == "pl" else "Since your last question:"
-    if lang == "pl":
-        return "Co inni gracze chcieli i odrzucali w tej grze:"
-    return "What the other seats have wanted and refused this game:"
 
 
 def _retry_text(error: str, lang: Lang) -> str:
