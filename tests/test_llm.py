@@ -334,6 +334,25 @@ def test_specs_and_environment(monkeypatch: pytest.MonkeyPatch) -> None:
         "https://x/v1/chat/completions",
     )
     assert "k2" not in repr(e)
+    # Settings: from the environment, and after the URL in the spec (which wins); a URL's
+    # own colons stay in the URL.
+    env = {"BOHNANZA_LLM_MAX_TOKENS": "900", "BOHNANZA_LLM_TEMPERATURE": "0.3"}
+    e = endpoint_from_spec("llm:m@http://h:8000/v1:max_tokens=50:top_p=0.5:json", env)
+    assert (e.url, e.max_tokens, e.temperature, e.top_p, e.mode) == (
+        "http://h:8000/v1",
+        50,
+        0.3,
+        0.5,
+        "json",
+    )
+    e = endpoint_from_spec("llm:m@http://h:8000/v1", {**env, "BOHNANZA_LLM_MAX_BYTES": "4096"})
+    assert (e.max_tokens, e.max_bytes, e.mode) == (900, 4096, "text")
+    assert "key" not in e.settings() and e.settings()["max_tokens"] == 900
+    for bad_setting in ("max_tokens=-1", "top_p=2", "mode=xml", "give_up=0", "colour=red"):
+        with pytest.raises(ConfigError, match="llm setting"):
+            endpoint_from_spec(f"llm:m@http://h/v1:{bad_setting}", {})
+    with pytest.raises(ConfigError, match="BOHNANZA_LLM_TIMEOUT"):
+        endpoint_from_spec("llm:m@http://h/v1", {"BOHNANZA_LLM_TIMEOUT": "soon"})
     for bad in ("llm", "llm:m", "llm:m@ftp://x", "llmx"):
         with pytest.raises(ConfigError):
             endpoint_from_spec(bad, {})
@@ -573,5 +592,6 @@ def test_the_model_sees_what_happened_since_its_last_question() -> None:
     assert len(quoted) >= 5 and llm.counts["invalid"] == 0
     # A decline is still in the summary of a later turn's question.
     first_turn, first = quoted[0]
+    first = first.split(": ", 1)[-1]  # the summary quotes the terms
     assert any(e["turn"] > first_turn + 2 and first in e["prompt"] for e in llm.transcript)
     assert not any("seat 0" in e["prompt"].lower() for e in llm.transcript)

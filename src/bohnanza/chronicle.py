@@ -148,7 +148,7 @@ class Chronicle:
             if r.offered:
                 bits.append(_(lang, "offered ", "oferował ") + self._counts(r.offered))
             if r.declined_mine:
-                quoted = "; ".join(r.declined_mine[-MAX_QUOTED:])
+                quoted = " | ".join(r.declined_mine[-MAX_QUOTED:])
                 bits.append(
                     _(
                         lang,
@@ -168,7 +168,8 @@ class Chronicle:
                 bits.append(
                     _(
                         lang,
-                        f"let {r.refused_others} offers from others go",
+                        f"let {r.refused_others} offer{'' if r.refused_others == 1 else 's'} "
+                        "from others go",
                         f"nie przyjął {r.refused_others} ofert od innych",
                     )
                 )
@@ -246,7 +247,7 @@ class Chronicle:
                     f"Miejsce {self._n(o.to)} odrzuciło twoją ofertę {line}",
                 )
                 if rival is not None:
-                    rival.declined_mine.append(line)
+                    rival.declined_mine.append(line.split(": ", 1)[-1])
             self._add(text)
 
     def _close_offers(self, last: View, view: View) -> dict[int, int]:
@@ -295,7 +296,7 @@ class Chronicle:
                     f"Miejsce {self._n(o.to)} odrzuciło twoją ofertę {line}",
                 )
                 if rival is not None:
-                    rival.declined_mine.append(line)
+                    rival.declined_mine.append(f"#{oid}: " + line.split(": ", 1)[-1])
             else:
                 text = _(
                     lang,
