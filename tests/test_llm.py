@@ -353,7 +353,7 @@ def test_specs_and_environment(monkeypatch: pytest.MonkeyPatch) -> None:
             endpoint_from_spec(f"llm:m@http://h/v1:{bad_setting}", {})
     with pytest.raises(ConfigError, match="BOHNANZA_LLM_TIMEOUT"):
         endpoint_from_spec("llm:m@http://h/v1", {"BOHNANZA_LLM_TIMEOUT": "soon"})
-    for bad in ("llm", "llm:m", "llm:m@ftp://x", "llmx"):
+    for bad in ("llm", "llm:m", "llm:m@ftp://x", "llmx", "llm:m@http://h:port/v1", "llm:m@http://"):
         with pytest.raises(ConfigError):
             endpoint_from_spec(bad, {})
     assert agent_names("llm:m@http://h/v1,heuristic", 4)[0] == "llm:m@http://h/v1"

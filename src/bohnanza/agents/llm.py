@@ -225,14 +225,21 @@ def endpoint_from_spec(spec: str, env: Mapping[str, str] | None = None) -> Endpo
         )
     if not url.startswith(("http://", "https://")):
         raise ConfigError(f"llm agent URL must start with http:// or https://, not {url!r}")
+    try:
+        parts = urllib.parse.urlsplit(url)
+        parts.port  # noqa: B018 - a port that is not a number raises here
+    except ValueError as exc:
+        raise ConfigError(f"bad llm agent URL {url!r}: {exc}") from None
+    if not parts.hostname:
+        raise ConfigError(f"llm agent URL {url!r} names no host")
     values: dict[str, Any] = {}
     price = env.get("BOHNANZA_LLM_PRICE")
     if price:
-        parts = price.split(",")
-        if len(parts) not in (1, 2):
+        prices = price.split(",")
+        if len(prices) not in (1, 2):
             raise ConfigError(f"BOHNANZA_LLM_PRICE takes IN,OUT dollars, not {price!r}")
-        values["price_in"] = _setting("price_in", parts[0], "BOHNANZA_LLM_PRICE")
-        values["price_out"] = _setting("price_out", parts[-1], "BOHNANZA_LLM_PRICE")
+        values["price_in"] = _setting("price_in", prices[0], "BOHNANZA_LLM_PRICE")
+        values["price_out"] = _setting("price_out", prices[-1], "BOHNANZA_LLM_PRICE")
     for key in SETTINGS:
         name = f"BOHNANZA_LLM_{key.upper()}"
         if env.get(name):
