@@ -206,8 +206,16 @@ def make_env_class() -> type:
                     raise CommandError("you must act now; 'pass' is not allowed")
                 if choice is not None:
                     check_answer(choice, view, self.legal, self.lang, base=BASE)
-                    game.apply(seat, choice)
-            except (CommandError, IllegalAction) as exc:
+                    try:
+                        game.apply(seat, choice)
+                    except IllegalAction as exc:
+                        # The engine's prose counts seats from 0: the rule says enough.
+                        rule = f" ({exc.rule})" if exc.rule else ""
+                        raise CommandError(
+                            f"{text!r} is not allowed now{rule}; choose one of the legal "
+                            "moves listed."
+                        ) from None
+            except CommandError as exc:
                 self.state.game_info[seat]["invalid_moves"] += 1
                 if not self.state.set_invalid_move(reason=str(exc)):
                     # Asked again: the parser's message, then the same question (the
