@@ -595,3 +595,17 @@ def test_the_model_sees_what_happened_since_its_last_question() -> None:
     first = first.split(": ", 1)[-1]  # the summary quotes the terms
     assert any(e["turn"] > first_turn + 2 and first in e["prompt"] for e in llm.transcript)
     assert not any("seat 0" in e["prompt"].lower() for e in llm.transcript)
+
+
+def test_a_run_with_workers_stops_without_playing_the_other_games() -> None:
+    """simulate --workers 2 (games in threads): the first game given up ends the run with
+    its one line; the games not started are dropped, not played before the error."""
+    with chat_server(lambda m: Reply(status=500)) as server:
+        spec = f"llm:m@{server.url}:backoff=0.001:give_up=2:http_retries=0"
+        result = CliRunner().invoke(
+            main,
+            ["simulate", "-p", "3", "-n", "30", "-w", "2", "-a", f"{spec},heuristic,heuristic"],
+        )
+        requests = len(server.requests)
+    assert result.exit_code == 2 and result.stderr.startswith("error: game seed 1: llm seat 0")
+    assert requests <= 2 * 6  # two decisions in each game that had started; not in all 30
