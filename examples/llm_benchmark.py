@@ -7,10 +7,16 @@
 Wilson interval, the share of its answers that were not valid commands, how often the
 heuristic had to decide for it, and tokens (and cost) per game.
 
-``scripted GAMES DIR`` plays GAMES games against three heuristic bots with a *scripted
-stand-in* for a model: a Chat Completions server on loopback whose answer is the
-heuristic bot's move rendered as a command, malformed one time in ten. It checks the
-pipeline end to end; its figures say nothing about any real model.
+``scripted GAMES DIR [STYLE] [MODE]`` plays GAMES games against three heuristic bots with
+a *scripted stand-in* for a model: a Chat Completions server on loopback whose answer is
+the heuristic bot's move rendered as a command, malformed one time in ten. STYLE is how
+the stand-in writes its answer: ``terse`` (the command alone, the default), ``reasoning``
+(a ``<think>`` block, then ``My move: COMMAND`` and a line of explanation) or ``chatty``
+(a sentence, the command in bold, a sentence). MODE is the agent's: ``text`` (the
+default) or ``json`` (``response_format`` with a schema of the legal moves; the stand-in
+then answers ``{"moves": [COMMAND]}``, after a ``<think>`` block when ``reasoning``, in a
+fenced block when ``chatty``). It checks the pipeline end to end; its figures
+say nothing about any real model.
 """
 
 from __future__ import annotations
@@ -85,6 +91,7 @@ class _Scripted(BaseHTTPRequestHandler):
     game: Game
     bots: ClassVar[dict[int, HeuristicAgent]] = {}
     rng = random.Random(5)
+    style = "terse"
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
@@ -95,7 +102,7 @@ class _Scripted(BaseHTTPRequestHandler):
         first = messages[1]["content"]
         m = re.search(r"You are seat (\d+)", first)
         assert m is not None
-        seat = int(m.group(1))
+        seat = int(m.group(1)) - 1  # the text counts seats from 1
         if len(messages) == 2 and self.rng.random() < 0.1:
             text = self.rng.choice(["I plant my bean.", "harvest 9", "accept"])
         else:
@@ -104,7 +111,21 @@ class _Scripted(BaseHTTPRequestHandler):
             bot = self.bots.setdefault(seat, HeuristicAgent(seat))
             required = "\npass   (" not in first
             choice = bot.act(view, game.legal_actions(seat), required)
-            text = render_action(choice, view) if choice is not None else "pass"
+            text = render_action(choice, view, base=1) if choice is not None else "pass"
+        if "response_format" in body:
+            text = json.dumps({"moves": [text]})
+            if self.style == "reasoning":
+                text = f"<think>Which field grows best? Maybe plant 1.</think>\n{text}"
+            elif self.style == "chatty":
+                text = f"```json\n{text}\n```"
+        elif self.style == "reasoning":
+            text = (
+                "<think>Which field grows best? Planting elsewhere could break a field; "
+                f"maybe harvest 9 or plant 1 first.</think>\nMy move: {text}\n"
+                "This keeps my longest field growing."
+            )
+        elif self.style == "chatty":
+            text = f"Let me look at my fields.\n**{text}**\nThat should work well."
         words = sum(len(m["content"].split()) for m in messages)
         data = json.dumps(
             {
@@ -119,8 +140,16 @@ class _Scripted(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
 
-def scripted(games: int, folder: str, rules: str = "classic", players: int = 4) -> None:
+def scripted(
+    games: int,
+    folder: str,
+    style: str = "terse",
+    mode: str = "text",
+    rules: str = "classic",
+    players: int = 4,
+) -> None:
     Path(folder).mkdir(parents=True, exist_ok=True)
+    _Scripted.style = style
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Scripted)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     url = f"http://127.0.0.1:{server.server_address[1]}/v1"
@@ -132,7 +161,10 @@ def scripted(games: int, folder: str, rules: str = "classic", players: int = 4) 
             # The model sits at a different seat each game (seat order matters).
             llm_seat = seed % players
             agents = [
-                LLMAgent(agent_seed(seed, k), Endpoint("scripted-heuristic", url, timeout=30))
+                LLMAgent(
+                    agent_seed(seed, k),
+                    Endpoint("scripted-heuristic", url, timeout=30, mode=mode),  # type: ignore[arg-type]
+                )
                 if k == llm_seat
                 else make_agent("heuristic", agent_seed(seed, k))
                 for k in range(players)
@@ -148,8 +180,8 @@ def scripted(games: int, folder: str, rules: str = "classic", players: int = 4) 
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "report":
         report(sys.argv[2])
-    elif len(sys.argv) == 4 and sys.argv[1] == "scripted":
-        scripted(int(sys.argv[2]), sys.argv[3])
+    elif 4 <= len(sys.argv) <= 6 and sys.argv[1] == "scripted":
+        scripted(int(sys.argv[2]), sys.argv[3], *sys.argv[4:])
         report(sys.argv[3])
     else:
         sys.exit(__doc__)

@@ -1,5 +1,9 @@
 """A Chat Completions server on loopback for the language-model tests: real HTTP
-(``http.server`` in a thread), answers from a scripted policy."""
+(``http.server`` in a thread), answers from a scripted policy.
+
+A policy gets the request's messages and returns ``(answer text, seconds to wait)`` or a
+:class:`Reply` for the servers that misbehave (an HTTP error, a body that is not JSON, an
+answer trickled byte by byte). ``server.requests`` keeps every request body."""
 
 from __future__ import annotations
 
@@ -8,11 +12,22 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-#: messages -> (answer text, seconds to wait before answering)
-Policy = Callable[[list[dict[str, str]]], tuple[str, float]]
+
+@dataclass(frozen=True)
+class Reply:
+    text: str = ""
+    delay: float = 0.0
+    status: int = 200
+    raw: bytes | None = None  # the body as is, instead of a chat completion of ``text``
+    trickle: float = 0.0  # seconds between the bytes of the body
+
+
+#: request body -> (answer text, seconds to wait before answering) or a Reply
+Policy = Callable[[list[dict[str, str]]], "tuple[str, float] | Reply"]
 
 
 class ChatServer(ThreadingHTTPServer):
@@ -39,46 +54,59 @@ class _Handler(BaseHTTPRequestHandler):
         if self.path != "/v1/chat/completions":
             self.send_error(404)
             return
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        raw = self.rfile.read(int(self.headers["Content-Length"]))
+        body = json.loads(raw)
         with self.server.lock:
-            self.server.requests.append({"body": body, "auth": self.headers.get("Authorization")})
-        text, delay = self.server.policy(body["messages"])
-        if delay:
-            time.sleep(delay)
+            self.server.requests.append(
+                {"body": body, "auth": self.headers.get("Authorization"), "bytes": len(raw)}
+            )
+        answer = self.server.policy(body["messages"])
+        reply = answer if isinstance(answer, Reply) else Reply(answer[0], answer[1])
+        if reply.delay:
+            time.sleep(reply.delay)
+        text = reply.text
         words = sum(len(m["content"].split()) for m in body["messages"])
-        data = json.dumps(
-            {
-                "id": "cmpl-test",
-                "object": "chat.completion",
-                "model": body["model"],
-                "choices": [
-                    {
-                        "index": 0,
-                        "message": {"role": "assistant", "content": text},
-                        "finish_reason": "stop",
-                    }
-                ],
-                "usage": {
-                    "prompt_tokens": words,
-                    "completion_tokens": len(text.split()),
-                    "total_tokens": words + len(text.split()),
-                },
-            }
-        ).encode()
+        data = reply.raw
+        if data is None:
+            data = json.dumps(
+                {
+                    "id": "cmpl-test",
+                    "object": "chat.completion",
+                    "model": body["model"],
+                    "choices": [
+                        {
+                            "index": 0,
+                            "message": {"role": "assistant", "content": text},
+                            "finish_reason": "stop",
+                        }
+                    ],
+                    "usage": {
+                        "prompt_tokens": words,
+                        "completion_tokens": len(text.split()),
+                        "total_tokens": words + len(text.split()),
+                    },
+                }
+            ).encode()
         try:
-            self.send_response(200)
+            self.send_response(reply.status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
-            self.wfile.write(data)
+            if reply.trickle:
+                for i in range(len(data)):
+                    self.wfile.write(data[i : i + 1])
+                    self.wfile.flush()
+                    time.sleep(reply.trickle)
+            else:
+                self.wfile.write(data)
         except (BrokenPipeError, ConnectionResetError):
-            pass  # the client gave up waiting (a timeout test)
+            pass  # the client gave up waiting or reading (a timeout or size test)
 
 
 @contextmanager
 def chat_server(policy: Policy) -> Iterator[ChatServer]:
     server = ChatServer(policy)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     try:
         yield server

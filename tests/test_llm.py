@@ -8,6 +8,7 @@ import json
 import os
 import random
 import re
+import socket
 import subprocess
 import sys
 import threading
@@ -31,7 +32,7 @@ from bohnanza.seeding import agent_seed
 from bohnanza.simulate import seat_record
 from bohnanza.text import render_action
 from bohnanza.tournament.runner import build_agent, parse_agent
-from llm_server import chat_server
+from llm_server import Reply, chat_server
 
 MALFORMED = ["I will plant my bean.", "harvest 9", "offer 1 give 99", "accept", "plant"]
 
@@ -56,7 +57,7 @@ class HeuristicModel:
         first = messages[1]["content"]
         m = re.search(r"You are seat (\d+)|Jesteś miejscem (\d+)", first)
         assert m is not None
-        seat = int(m.group(1) or m.group(2))
+        seat = int(m.group(1) or m.group(2)) - 1  # the text counts seats from 1
         lang = "pl" if m.group(2) else "en"
         if len(messages) == 2 and self.rng.random() < self.slow:
             return "pass", self.delay
@@ -66,7 +67,7 @@ class HeuristicModel:
         game = self.game
         view = game.view(seat)
         choice = self.bots[seat].act(view, game.legal_actions(seat), required)
-        return (render_action(choice, view, lang) if choice else "pass"), 0.0
+        return (render_action(choice, view, lang, base=1) if choice else "pass"), 0.0
 
 
 def _play_with_llm(
@@ -140,15 +141,174 @@ def test_timeouts_fall_back_to_the_heuristic() -> None:
     assert replay(record).result() == game.result()
 
 
-def test_unreachable_endpoint_still_finishes_the_game() -> None:
-    game = Game.new("fasolki", 3, seed=2)
-    llm = LLMAgent(0, Endpoint("m", "http://127.0.0.1:9/v1", timeout=0.5))
-    play(game, [llm, make_agent("heuristic", 1), make_agent("heuristic", 2)])
-    c = llm.counts
-    # Five failures in a row, then the heuristic plays on without asking (no timeout
-    # per decision); every decision is accounted for.
-    assert game.over and c["unavailable"] == c["fallbacks"] == c["asked"] == 5
-    assert c["skipped"] > 20
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.parametrize("dead", ["http500", "refused"])
+def test_a_dead_endpoint_stops_the_tournament_with_one_clear_line(
+    tmp_path: Path, dead: str
+) -> None:
+    """The default policy: after ``give_up`` failed decisions in a row the run stops, exit
+    code 2, one line naming the seat, model, URL and game seed; 5xx answers are retried
+    (``http_retries``) before a decision counts as failed."""
+    with chat_server(lambda m: Reply(status=500)) as server:
+        url = server.url if dead == "http500" else f"http://127.0.0.1:{_closed_port()}/v1"
+        spec = f"llm:m@{url}:backoff=0.001:give_up=3:http_retries=2"
+        result = CliRunner().invoke(
+            main,
+            [
+                "tournament",
+                "-a",
+                f"{spec},heuristic",
+                "-p",
+                "4",
+                "-n",
+                "2",
+                "-w",
+                "1",
+                "--no-plots",
+                "--out",
+                str(tmp_path / "t"),
+                "--json",
+            ],
+        )
+        requests = len(server.requests)
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: game seed 1: llm seat 0 ")
+    assert "'m'" in lines[0] and url in lines[0] and "3 decisions in a row" in lines[0]
+    assert ("HTTP 500" if dead == "http500" else "no answer") in lines[0]
+    assert requests == (3 * 3 if dead == "http500" else 0)
+    assert result.stdout == ""
+
+
+def test_fallback_option_plays_on_with_a_warning_and_counts(tmp_path: Path) -> None:
+    with chat_server(lambda m: Reply(status=503)) as server:
+        spec = f"llm:m@{server.url}:backoff=0.001:give_up=2:http_retries=1"
+        result = CliRunner().invoke(
+            main,
+            [
+                "simulate",
+                "-r",
+                "classic",
+                "-p",
+                "3",
+                "-n",
+                "1",
+                "--seed",
+                "4",
+                "-a",
+                f"{spec},heuristic,heuristic",
+                "--llm-fallback",
+                "heuristic",
+                "--json",
+            ],
+        )
+        requests = len(server.requests)
+    assert result.exit_code == 0, result.output
+    warnings = result.stderr.strip().splitlines()
+    assert len(warnings) == 1 and warnings[0].startswith("warning: game seed 4: llm seat 0 ")
+    counts = json.loads(result.stdout)["llm"]["0"]
+    assert counts["fallbacks"] == 2 and counts["gave_up"] == 1 and counts["skipped"] > 10
+    assert counts["calls"] == requests == 4 and counts["retries"] == 2
+    assert counts["unavailable"] == 4 and counts["invalid"] == 0
+
+
+def test_the_deadline_holds_against_a_trickling_server() -> None:
+    """A server that sends a byte every 0.05 s cannot hold a 1 s decision longer: the
+    deadline is per decision, not per socket read."""
+    game = Game.new("classic", 4, seed=5)
+    with chat_server(lambda m: Reply("plant 1", trickle=0.05)) as server:
+        llm = LLMAgent(0, Endpoint("m", server.url, timeout=1.0, backoff=0.01))
+        start = time.perf_counter()
+        choice = llm.act(game.view(0), game.legal_actions(0), True)
+        seconds = time.perf_counter() - start
+    assert 0.9 <= seconds <= 1.1
+    assert choice in game.legal_actions(0) and llm.counts["fallbacks"] == 1
+    assert "in 1 s" in llm.transcript[0]["errors"][-1]
+
+
+def test_oversized_answers_are_cut_off_while_reading(tmp_path: Path) -> None:
+    """A server that ignores max_tokens and answers 2 MB each time: the body is cut off at
+    max_bytes, never echoed into a retry or the record; memory and record stay small."""
+    huge = "plant 1 " * (2 * 1024 * 1024 // 8)
+    with chat_server(lambda m: (huge, 0.0)) as server:
+        code = (
+            "import resource, sys\n"
+            "from bohnanza.cli import main\n"
+            "try:\n"
+            "    main(sys.argv[1:])\n"
+            "finally:\n"
+            "    kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+            "    print('maxrss', kb, file=sys.stderr)\n"
+        )
+        args = ["simulate", "-r", "classic", "-p", "3", "-n", "1", "-a"]
+        args += [
+            f"llm:m@{server.url}:max_tokens=50,heuristic,heuristic",
+            "--records",
+            str(tmp_path),
+        ]
+        args += ["--llm-fallback", "heuristic", "--json"]
+        run = subprocess.run(
+            [sys.executable, "-c", code, *args],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1] / "src")},
+            timeout=120,
+        )
+        sizes = [r["bytes"] for r in server.requests]
+        bodies = [r["body"] for r in server.requests]
+    assert run.returncode == 0, run.stderr
+    maxrss_mb = int(run.stderr.split("maxrss ")[1].split()[0]) / 1024
+    assert maxrss_mb < 200
+    (path,) = tmp_path.glob("*.json")
+    assert path.stat().st_size < 1_000_000
+    info = json.loads(path.read_text())["seats"][0]["llm"]
+    assert info["invalid"] == 15 and info["fallbacks"] == 5 and info["gave_up"]
+    assert all("longer than 262144 bytes" in a for t in info["transcript"] for a in t["answers"])
+    assert max(sizes) < 50_000 and len(sizes) == 15
+    assert {b["max_tokens"] for b in bodies} == {50}
+
+
+DECORATED = [
+    "<think>Field 2 is empty... maybe harvest 9?\nplant 1\n</think>\nMy move: plant 2",
+    "plant 2\nThis keeps my Blue field growing.",
+    "I considered plant 1.\n\n**Final answer:** `plant 2`",
+    "Reasoning: both fields could take it.\nplant 2.",
+    '{"moves": ["plant 2"]}',
+    '```json\n{"moves": ["plant 2"]}\n```',
+]
+
+
+@pytest.mark.parametrize("answer", DECORATED)
+def test_answers_as_models_give_them(answer: str) -> None:
+    """Reasoning blocks are stripped, a label dropped, and the last line that is a valid
+    command now is taken (the explanation around it does no harm)."""
+    game = Game.new("classic", 3, seed=5)
+    view, legal = game.view(0), game.legal_actions(0)
+    with chat_server(lambda m: (answer, 0.0)) as server:
+        llm = LLMAgent(0, Endpoint("m", server.url, timeout=5))
+        choice = llm.act(view, legal, True)
+    assert choice is not None and render_action(choice, view) == "plant 2"
+    assert llm.counts["invalid"] == 0 and llm.counts["calls"] == 1
+
+
+def test_json_mode_sends_a_schema_of_the_legal_moves() -> None:
+    game = Game.new("classic", 3, seed=5)
+    view, legal = game.view(0), game.legal_actions(0)
+    with chat_server(lambda m: ('{"moves": ["plant 1"]}', 0.0)) as server:
+        llm = make_agent(f"llm:m@{server.url}:json:temperature=0.7:top_p=0.9", 0)
+        choice = llm.act(view, legal, True)
+        body = server.requests[0]["body"]
+    assert choice is not None and render_action(choice, view) == "plant 1"
+    schema = body["response_format"]["json_schema"]["schema"]
+    assert sorted(schema["properties"]["moves"]["items"]["enum"]) == sorted(
+        render_action(a, view) for a in legal
+    )
+    assert (body["temperature"], body["top_p"]) == (0.7, 0.9)
 
 
 def test_specs_and_environment(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -174,7 +334,26 @@ def test_specs_and_environment(monkeypatch: pytest.MonkeyPatch) -> None:
         "https://x/v1/chat/completions",
     )
     assert "k2" not in repr(e)
-    for bad in ("llm", "llm:m", "llm:m@ftp://x", "llmx"):
+    # Settings: from the environment, and after the URL in the spec (which wins); a URL's
+    # own colons stay in the URL.
+    env = {"BOHNANZA_LLM_MAX_TOKENS": "900", "BOHNANZA_LLM_TEMPERATURE": "0.3"}
+    e = endpoint_from_spec("llm:m@http://h:8000/v1:max_tokens=50:top_p=0.5:json", env)
+    assert (e.url, e.max_tokens, e.temperature, e.top_p, e.mode) == (
+        "http://h:8000/v1",
+        50,
+        0.3,
+        0.5,
+        "json",
+    )
+    e = endpoint_from_spec("llm:m@http://h:8000/v1", {**env, "BOHNANZA_LLM_MAX_BYTES": "4096"})
+    assert (e.max_tokens, e.max_bytes, e.mode) == (900, 4096, "text")
+    assert "key" not in e.settings() and e.settings()["max_tokens"] == 900
+    for bad_setting in ("max_tokens=-1", "top_p=2", "mode=xml", "give_up=0", "colour=red"):
+        with pytest.raises(ConfigError, match="llm setting"):
+            endpoint_from_spec(f"llm:m@http://h/v1:{bad_setting}", {})
+    with pytest.raises(ConfigError, match="BOHNANZA_LLM_TIMEOUT"):
+        endpoint_from_spec("llm:m@http://h/v1", {"BOHNANZA_LLM_TIMEOUT": "soon"})
+    for bad in ("llm", "llm:m", "llm:m@ftp://x", "llmx", "llm:m@http://h:port/v1", "llm:m@http://"):
         with pytest.raises(ConfigError):
             endpoint_from_spec(bad, {})
     assert agent_names("llm:m@http://h/v1,heuristic", 4)[0] == "llm:m@http://h/v1"
@@ -312,3 +491,121 @@ def test_play_against_a_model_in_the_terminal(tmp_path: Path) -> None:
     assert record["seats"][0] == {"agent": "human"}
     assert record["seats"][1]["llm"]["asked"] > 0
     replay(record)
+
+
+def test_tournament_keeps_the_model_counters_and_transcripts(tmp_path: Path) -> None:
+    with chat_server(_first_listed) as server:
+        spec = f"llm:dull@{server.url}:price_in=1:price_out=2"
+        result = CliRunner().invoke(
+            main,
+            [
+                "tournament",
+                "-a",
+                f"{spec},heuristic,heuristic",
+                "-p",
+                "3",
+                "-n",
+                "1",
+                "-w",
+                "1",
+                "--no-plots",
+                "--out",
+                str(tmp_path / "t"),
+                "--records",
+                str(tmp_path / "r"),
+                "--json",
+            ],
+        )
+        requests = len(server.requests)
+    assert result.exit_code == 0, result.output
+    stats = json.loads(result.stdout)["agents"][spec]["stats"]
+    assert stats["calls"]["total"] == requests > 10
+    assert stats["tokens"]["total"] > 1000 and stats["cost"]["total"] > 0
+    assert stats["seconds"]["total"] > 0
+    assert stats["invalid"]["total"] == stats["fallbacks"]["total"] == 0
+    assert stats["retries"]["total"] == stats["gave_up"]["total"] == 0
+    report = (tmp_path / "t" / "report.md").read_text()
+    assert "completion_tokens" in report
+    (path,) = (tmp_path / "r").glob("game-*.json")
+    record = json.loads(path.read_text())
+    info = record["seats"][0]["llm"]
+    assert record["seats"][0]["agent"] == spec and info["url"] == server.url
+    assert len(info["transcript"]) == info["asked"] and info["calls"] == requests
+    replay(record)
+
+
+def test_web_record_names_the_model_and_url_never_the_key() -> None:
+    from bohnanza.web.model import Seat, Table
+    from bohnanza.web.replays import record_seats
+
+    spec = "llm:m@http://127.0.0.1:9/v1"
+    seats = [Seat(0, "person", "", "Ala"), Seat(1, "bot", spec, "m"), Seat(2, "bot", spec, "m")]
+    table = Table("t1", 0.0, "playing", {"rules": "classic", "players": 3}, seats)
+    agent = LLMAgent(1, endpoint_from_spec(spec, {"OPENAI_API_KEY": "sk-secret"}))
+    agent.counts["calls"] = 7
+    table.agents[(1, spec)] = agent
+    out = record_seats(table)
+    assert "llm" not in out[0]
+    assert out[1]["llm"]["model"] == "m" and out[1]["llm"]["url"] == "http://127.0.0.1:9/v1"
+    assert out[1]["llm"]["calls"] == 7 and "transcript" not in out[1]["llm"]
+    assert out[2]["llm"]["url"] == "http://127.0.0.1:9/v1"  # before its first question
+    assert "sk-secret" not in json.dumps(out)
+
+
+class Quoting(HeuristicModel):
+    """The heuristic's move, with a reasoning block that quotes the latest decline of one
+    of its offers that the question shows (as a model reasoning from its memory would)."""
+
+    def __call__(self, messages: list[dict[str, str]]) -> tuple[str, float]:
+        move, delay = super().__call__(messages)
+        quotes = re.findall(r"Seat \d+ declined your offer [^\n]*", messages[-1]["content"])
+        if quotes:
+            return f"<think>{quotes[-1]}, so I try something else.</think>\n{move}", delay
+        return move, delay
+
+
+def test_the_model_sees_what_happened_since_its_last_question() -> None:
+    """Each question carries the events since the seat's previous one and a summary of
+    what the others refused: a model can quote a decline of its offer, which the engine's
+    own events confirm (seats counted from 1 in the text), and still see it turns later."""
+    game = Game.new("classic", 4, seed=3)
+    model = Quoting(game)
+    with chat_server(model) as server:
+        llm = LLMAgent(0, Endpoint("m", server.url, timeout=5))
+        play(game, [llm] + [make_agent("heuristic", k) for k in range(1, 4)])
+    declined: set[tuple[int, int]] = set()  # (turn, seat) where a seat declined seat 0
+    turn = 0
+    for e in game.record_events():
+        turn = int(e.data["turn"]) if e.type == "turn" else turn
+        if e.type == "decline" and e.data["proposer"] == 0:
+            declined.add((turn, int(e.seat or 0)))
+    quoted = []
+    previous = 0
+    for entry in llm.transcript:
+        found = re.findall(r"^- Seat (\d+) declined your offer ([^\n]*)", entry["prompt"], re.M)
+        for seat, text in found:
+            assert any((t, int(seat) - 1) in declined for t in range(previous, entry["turn"] + 1))
+            quoted.append((entry["turn"], text))
+        if found:  # the model's reasoning quotes the latest
+            assert f"declined your offer {found[-1][1]}" in entry["answers"][0]
+        previous = entry["turn"]
+    assert len(quoted) >= 5 and llm.counts["invalid"] == 0
+    # A decline is still in the summary of a later turn's question.
+    first_turn, first = quoted[0]
+    first = first.split(": ", 1)[-1]  # the summary quotes the terms
+    assert any(e["turn"] > first_turn + 2 and first in e["prompt"] for e in llm.transcript)
+    assert not any("seat 0" in e["prompt"].lower() for e in llm.transcript)
+
+
+def test_a_run_with_workers_stops_without_playing_the_other_games() -> None:
+    """simulate --workers 2 (games in threads): the first game given up ends the run with
+    its one line; the games not started are dropped, not played before the error."""
+    with chat_server(lambda m: Reply(status=500)) as server:
+        spec = f"llm:m@{server.url}:backoff=0.001:give_up=2:http_retries=0"
+        result = CliRunner().invoke(
+            main,
+            ["simulate", "-p", "3", "-n", "30", "-w", "2", "-a", f"{spec},heuristic,heuristic"],
+        )
+        requests = len(server.requests)
+    assert result.exit_code == 2 and result.stderr.startswith("error: game seed 1: llm seat 0")
+    assert requests <= 2 * 6  # two decisions in each game that had started; not in all 30

@@ -291,20 +291,29 @@ def test_check_answer_agrees_with_the_engine(
     assert verdicts[True] > 20 and verdicts[False] > 20, verdicts
 
 
-def test_the_system_prompt_teaches_the_rules_reference_of_the_game() -> None:
-    """The model reads docs/rules.md (as shipped in the package): the base rules and its
-    own module's section, with their rule IDs, and not the other modules' (R-HARV-1,
-    R-LADY-10, R-DUEL-1)."""
+def test_the_system_prompt_is_short_and_teaches_the_game_being_played() -> None:
+    """The model reads the game in brief, the numbers of its rule set and player count,
+    and its own module's section of docs/rules.md (as shipped in the package) with the
+    rule IDs, not the other modules' (R-LADY-10, R-DUEL-1); seats counted from 1 as the
+    rules count them (R-SETUP-4). A few hundred words, the same for every question."""
     from bohnanza.rules import make_config
     from bohnanza.text import system_prompt
 
     docs = (Path(__file__).resolve().parent.parent / "docs" / "rules.md").read_text("utf-8")
     fasolufka = system_prompt("en", make_config("fasolki+fasolufka", 3, None, ()))
-    assert "**R-HARV-1**" in fasolufka and "**R-LADY-10**" in fasolufka
+    section = docs.split("## Module 3", 1)[1].split("\n## ", 1)[0]
+    assert section.strip() in fasolufka and "**R-LADY-10**" in fasolufka
     assert "**R-DUEL-1**" not in fasolufka
     duel = system_prompt("en", make_config("fasolki+duel", 2, None, ()))
     assert "**R-DUEL-1**" in duel and "**R-LADY-10**" not in duel
-    base_section = docs.split("## Setting up", 1)[1].split("\n## ", 1)[0]
-    assert base_section.strip() in system_prompt("en")
+    classic = system_prompt("en", make_config("classic", 4, None, ()))
+    assert "seat 1 takes the first turn" in classic and "seats 1 to 4" in classic
+    assert "Coffee" not in classic and "Cocoa 4 cards, meter -/2/3/4" in classic  # R-VAR-45
+    assert "third field costs 3 coins" in classic and "Module commands" not in classic
+    assert "three fields" in system_prompt("en", make_config("classic", 3, None, ()))
+    for lang in ("en", "pl"):
+        for rules, n in [("classic", 4), ("fasolki+duel", 2), ("fasolki+fasolufka", 5)]:
+            assert len(system_prompt(lang, make_config(rules, n, None, ())).split()) < 900
     polish = system_prompt("pl", make_config("fasolki+duel", 2, None, ()))
     assert "**R-DUEL-1**" in polish and "**R-LADY-1**" not in polish and "Komendy" in polish
+    assert "Wskazówki" in polish and "miejsca 1 do 2" in polish

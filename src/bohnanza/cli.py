@@ -154,6 +154,14 @@ AGENT_SPECS = (
     default=None,
     help="Write one record file per game into this folder.",
 )
+@click.option(
+    "--llm-fallback",
+    type=click.Choice(["stop", "heuristic"]),
+    default="stop",
+    show_default=True,
+    help="When a language model's endpoint fails too often in a row (docs/llm.md): stop "
+    "with an error, or let the heuristic play the rest of that game (a warning, counted).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON summary.")
 def simulate(
     rules: str,
@@ -165,9 +173,11 @@ def simulate(
     workers: int,
     start_method: str | None,
     records: str | None,
+    llm_fallback: str,
     as_json: bool,
 ) -> None:
     """Play many seeded games between bots and summarise them."""
+    from .agents.llm import llm_line
     from .agents.specs import import_paths
     from .simulate import GameSpec, options_tuple
     from .simulate import simulate as run
@@ -188,6 +198,7 @@ def simulate(
         tuple(names),
         records,
         import_paths(names),
+        llm_fallback,
     )
     show = sys.stderr.isatty() and not as_json
     try:
@@ -216,6 +227,8 @@ def simulate(
             f"  seat {k} {names[k]:<10} wins {summary['seat_wins'][k]:>8}  "
             f"mean coins {summary['seat_mean_coins'][k]:.2f}"
         )
+        if str(k) in summary.get("llm", {}):
+            click.echo(f"    {llm_line(summary['llm'][str(k)])}")
 
 
 @main.command()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import sys
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
@@ -17,8 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .actions import Action
 from .agents import make_agent
-from .agents.llm import is_llm_spec
+from .agents.llm import LLMGaveUp, gave_up_warnings, is_llm_spec, set_on_failure
 from .agents.specs import add_import_paths
 from .driver import play
 from .game import Game
@@ -37,6 +39,9 @@ class GameSpec:
     #: Folders external agents were loaded from (``agents.specs.import_paths``): workers
     #: add them to ``sys.path`` and resolve the specs themselves.
     import_paths: tuple[str, ...] = ()
+    #: What a language-model seat does after its endpoint failed ``give_up`` decisions
+    #: in a row: ``stop`` the run (LLMGaveUp) or let the ``heuristic`` play on.
+    llm_fallback: str = "stop"
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +51,8 @@ class GameOutcome:
     winners: tuple[int, ...]
     turns: int
     actions: int
+    #: Per seat, what its agent counted (``Agent.stats()``: a model's calls, tokens...).
+    stats: tuple[dict[str, float], ...] = ()
 
 
 def seat_record(name: str, agent: object) -> dict[str, Any]:
@@ -55,17 +62,38 @@ def seat_record(name: str, agent: object) -> dict[str, Any]:
     return {"agent": name, **(extra() if callable(extra) else {})}
 
 
+def write_record(
+    folder: str | Path,
+    seed: int,
+    game: Game,
+    actions: Sequence[tuple[int, Action]],
+    names: Sequence[str],
+    agents: Sequence[object],
+) -> Path:
+    """``folder/game-SEED.json``: the game's record with what each agent keeps about it
+    (a language model's settings, counters and transcript)."""
+    seats = [seat_record(name, agent) for name, agent in zip(names, agents, strict=True)]
+    record = make_record(game, actions, seats)
+    path = Path(folder) / f"game-{seed}.json"
+    path.write_text(json.dumps(record, separators=(",", ":")) + "\n", encoding="utf-8")
+    return path
+
+
 def play_one(spec: GameSpec, seed: int) -> GameOutcome:
     game = Game.new(spec.rules, spec.players, options=dict(spec.options), seed=seed, events=False)
     agents = [make_agent(name, agent_seed(seed, k)) for k, name in enumerate(spec.agents)]
-    log = play(game, agents)
+    set_on_failure(agents, "heuristic" if spec.llm_fallback == "heuristic" else "stop")
+    try:
+        log = play(game, agents)
+    except LLMGaveUp as exc:
+        raise exc.in_game(seed) from None
+    for line in gave_up_warnings(agents, seed):
+        print(line, file=sys.stderr, flush=True)
     if spec.records:
-        seats = [seat_record(name, agent) for name, agent in zip(spec.agents, agents, strict=True)]
-        record = make_record(game, log.actions, seats)
-        path = Path(spec.records) / f"game-{seed}.json"
-        path.write_text(json.dumps(record, separators=(",", ":")) + "\n", encoding="utf-8")
+        write_record(spec.records, seed, game, log.actions, spec.agents, agents)
     assert game.scores is not None and game.winners is not None
-    return GameOutcome(seed, game.scores, game.winners, game.turn, len(log.actions))
+    stats = tuple(dict(a.stats()) for a in agents)
+    return GameOutcome(seed, game.scores, game.winners, game.turn, len(log.actions), stats)
 
 
 def _play_batch(spec: GameSpec, seeds: Sequence[int]) -> list[GameOutcome]:
@@ -126,6 +154,14 @@ def summarise(
         for k in range(n):
             coins[k] += o.scores[k]
     total_actions = sum(o.actions for o in outcomes)
+    llm: dict[str, dict[str, float]] = {}
+    for k, name in enumerate(spec.agents):
+        if is_llm_spec(name):
+            totals: dict[str, float] = {}
+            for o in outcomes:
+                for key, value in (o.stats[k] if o.stats else {}).items():
+                    totals[key] = totals.get(key, 0) + value
+            llm[str(k)] = {key: round(value, 6) for key, value in totals.items()}
     return {
         "games": games,
         "rules": spec.rules,
@@ -140,6 +176,7 @@ def summarise(
         "seconds": round(seconds, 3),
         "games_per_second": round(games / seconds, 2) if seconds > 0 else None,
         "actions_per_second": round(total_actions / seconds, 1) if seconds > 0 else None,
+        **({"llm": llm} if llm else {}),
     }
 
 

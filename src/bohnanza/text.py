@@ -286,9 +286,10 @@ def _field_number(view: View, token: str, lang: Lang) -> int:
 # ---------------------------------------------------------------------- actions as commands
 
 
-def render_action(action: Action, view: View, lang: Lang = "en") -> str:
+def render_action(action: Action, view: View, lang: Lang = "en", *, base: int = 0) -> str:
     """``action`` as a command the reader could type; :func:`parse_command` reads it back
-    as the same action."""
+    as the same action. ``base``: the number the text gives the first seat (0 in the
+    terminal; 1 for language models, as the rules reference counts)."""
     t = action.type
     say = _say
     if t is _T.PLANT:
@@ -298,7 +299,7 @@ def render_action(action: Action, view: View, lang: Lang = "en") -> str:
         return say("stop", lang)
     if t is _T.PROPOSE:
         assert action.offer is not None
-        return render_offer(action.offer, view, lang)
+        return render_offer(action.offer, view, lang, base=base)
     if t is _T.ACCEPT:
         out = f"{say('accept', lang)} {action.offer_id}"
         if action.cards:
@@ -351,8 +352,8 @@ def _module_actions(view: View) -> frozenset[str]:
     return frozenset(module_info(view.config.module).action_labels)
 
 
-def render_offer(offer: Offer, view: View, lang: Lang = "en") -> str:
-    parts = [_say("offer", lang), str(offer.to)]
+def render_offer(offer: Offer, view: View, lang: Lang = "en", *, base: int = 0) -> str:
+    parts = [_say("offer", lang), str(offer.to + base)]
     if offer.give:
         parts += [_say("give", lang), ",".join(card_token(view, c, "d") for c in offer.give)]
     if offer.want:
@@ -392,10 +393,11 @@ def clean_line(line: str) -> str:
     return s.rstrip(".").strip().strip("`\"'").strip()
 
 
-def parse_command(line: str, view: View, lang: Lang = "en") -> Action | None:
+def parse_command(line: str, view: View, lang: Lang = "en", *, base: int = 0) -> Action | None:
     """One command → the action it names, or ``None`` for ``pass``. Anything that cannot
     be read raises :class:`CommandError` with a message saying what to write; nothing is
-    checked against the engine here beyond what the reader's view shows."""
+    checked against the engine here beyond what the reader's view shows. ``base``: the
+    number of the first seat in the text (:func:`render_action`)."""
     text = clean_line(line)
     tokens = text.replace(",", " , ").replace(";", " , ").split()
     if not tokens:
@@ -420,7 +422,7 @@ def parse_command(line: str, view: View, lang: Lang = "en") -> Action | None:
         _no_args(args, head, lang)
         return None
     if head == "offer":
-        return Action.propose(parse_offer(text, view, lang))
+        return Action.propose(parse_offer(text, view, lang, base=base))
     if head == "stop":
         return Action.stop_planting()
     if head == "end":
@@ -536,7 +538,7 @@ def _arity(args: Sequence[str], n: int, form: str, lang: Lang) -> None:
         )
 
 
-def parse_offer(line: str, view: View, lang: Lang = "en") -> Offer:
+def parse_offer(line: str, view: View, lang: Lang = "en", *, base: int = 0) -> Offer:
     """``offer [SEAT] give 1,3 want chili:1 [declare red]`` → the offer. The seat may be
     left out by a non-active player (it can trade only with the active one, R-TRADE-2)."""
     if view.phase != "trade":
@@ -550,7 +552,7 @@ def parse_offer(line: str, view: View, lang: Lang = "en") -> Offer:
     tokens = clean_line(line).replace(",", " , ").split()[1:]
     to: int | None = None
     if tokens and tokens[0].isdigit():
-        to = int(tokens.pop(0))
+        to = int(tokens.pop(0)) - base
     parts: dict[str, list[str]] = {}
     key: str | None = None
     example = _(lang, "e.g. offer 2 give 1,3 want chili:1", "np. oferta 2 daję 1,3 chcę kowboj:1")
@@ -585,21 +587,23 @@ def parse_offer(line: str, view: View, lang: Lang = "en") -> Offer:
             )
         to = view.active
     if to == me or not 0 <= to < view.players:
+        last = view.players - 1 + base
+        mine = (me or 0) + base
         raise CommandError(
             _(
                 lang,
-                f"seat {to} cannot be your partner; seats are 0 to {view.players - 1}, "
-                f"you are seat {me}.",
-                f"miejsce {to} nie może być partnerem; miejsca 0–{view.players - 1}, "
-                f"ty jesteś {me}.",
+                f"seat {to + base} cannot be your partner; seats are {base} to {last}, "
+                f"you are seat {mine}.",
+                f"miejsce {to + base} nie może być partnerem; miejsca {base}–{last}, "
+                f"ty jesteś {mine}.",
             )
         )
     if me != view.active and to != view.active:
         raise CommandError(
             _(
                 lang,
-                f"you may trade only with the active seat {view.active} (R-TRADE-2).",
-                f"możesz handlować tylko z aktywnym graczem {view.active} (R-TRADE-2).",
+                f"you may trade only with the active seat {view.active + base} (R-TRADE-2).",
+                f"możesz handlować tylko z aktywnym graczem {view.active + base} (R-TRADE-2).",
             )
         )
     allowed = "hd" if me == view.active else "h"
@@ -639,7 +643,9 @@ def parse_offer(line: str, view: View, lang: Lang = "en") -> Offer:
     return Offer(to, give, tuple(want), declared)
 
 
-def check_answer(action: Action, view: View, legal: Sequence[Action], lang: Lang = "en") -> None:
+def check_answer(
+    action: Action, view: View, legal: Sequence[Action], lang: Lang = "en", *, base: int = 0
+) -> None:
     """Raise :class:`CommandError` unless ``action`` is allowed now, as far as the view can
     tell: listed in ``legal``, or an offer or acceptance built by the rules of R-TRADE-1…4
     (the legal list holds only a sample of those)."""
@@ -679,9 +685,9 @@ def check_answer(action: Action, view: View, legal: Sequence[Action], lang: Lang
     raise CommandError(
         _(
             lang,
-            f"{render_action_safe(action, view, lang)!r} is not allowed now; "
+            f"{render_action_safe(action, view, lang, base)!r} is not allowed now; "
             "choose one of the legal moves listed.",
-            f"{render_action_safe(action, view, lang)!r} nie jest teraz dozwolone; "
+            f"{render_action_safe(action, view, lang, base)!r} nie jest teraz dozwolone; "
             "wybierz jeden z wymienionych ruchów.",
         )
     )
@@ -738,9 +744,9 @@ def _check_offer(o: Offer, view: View, lang: Lang) -> None:
             raise CommandError(err)
 
 
-def render_action_safe(action: Action, view: View, lang: Lang) -> str:
+def render_action_safe(action: Action, view: View, lang: Lang, base: int = 0) -> str:
     try:
-        return render_action(action, view, lang)
+        return render_action(action, view, lang, base=base)
     except (ValueError, AssertionError):
         return action.type.value
 
@@ -806,50 +812,54 @@ def _shown_text(view: View, card: int | None, shown: dict[str, Any], lang: Lang)
     return text
 
 
-def _offer_line(view: View, o: OfferView, lang: Lang) -> str:
+def offer_line(view: View, o: OfferView, lang: Lang = "en", *, base: int = 0) -> str:
+    """An open offer as its reader sees it (``#7 from seat 2 TO YOU: ...``)."""
     give = ", ".join(
         _shown_text(view, c, s, lang) for c, s in zip(o.give, o.shown, strict=True)
     ) or _(lang, "nothing", "nic")
     want = _want_text(o.want, lang) or _(lang, "nothing (a gift)", "nic (prezent)")
     me = view.seat
+    to, proposer = o.to + base, o.proposer + base
     if o.proposer == me:
         return _(
             lang,
-            f"#{o.offer_id} yours to seat {o.to}: you give {give}; you want {want}",
-            f"#{o.offer_id} twoja do miejsca {o.to}: dajesz {give}; chcesz {want}",
+            f"#{o.offer_id} yours to seat {to}: you give {give}; you want {want}",
+            f"#{o.offer_id} twoja do miejsca {to}: dajesz {give}; chcesz {want}",
         )
     if o.to == me:
         return _(
             lang,
-            f"#{o.offer_id} from seat {o.proposer} TO YOU: you get {give}; you give {want}",
-            f"#{o.offer_id} od miejsca {o.proposer} DO CIEBIE: dostajesz {give}; dajesz {want}",
+            f"#{o.offer_id} from seat {proposer} TO YOU: you get {give}; you give {want}",
+            f"#{o.offer_id} od miejsca {proposer} DO CIEBIE: dostajesz {give}; dajesz {want}",
         )
     return _(
         lang,
-        f"#{o.offer_id} seat {o.proposer} to seat {o.to}: gives {give}; wants {want}",
-        f"#{o.offer_id} miejsce {o.proposer} do miejsca {o.to}: daje {give}; chce {want}",
+        f"#{o.offer_id} seat {proposer} to seat {to}: gives {give}; wants {want}",
+        f"#{o.offer_id} miejsce {proposer} do miejsca {to}: daje {give}; chce {want}",
     )
 
 
-def render_view(view: View, lang: Lang = "en") -> str:
-    """What ``view.seat`` sees, in a compact text a language model can read."""
+def render_view(view: View, lang: Lang = "en", *, base: int = 0) -> str:
+    """What ``view.seat`` sees, in a compact text a language model can read (seats
+    numbered from ``base``)."""
     if view.seat is None:
         raise ValueError("render_view needs a seat's view")
     cfg = view.config
     me = view.seat
     L: list[str] = []
+    act = view.active + base
     active = (
         _(lang, "you are the active player", "jesteś aktywnym graczem")
         if view.active == me
-        else _(lang, f"seat {view.active} is active", f"aktywny jest gracz {view.active}")
+        else _(lang, f"seat {act} is active", f"aktywny jest gracz {act}")
     )
     L.append(
         _(
             lang,
-            f"Bohnanza, rules {cfg.rules}, {view.players} players. You are seat {me}. "
+            f"Bohnanza, rules {cfg.rules}, {view.players} players. You are seat {me + base}. "
             f"Turn {view.turn}, {active}; {phase_name(view.phase, lang)}.",
             f"Fasolki/Bohnanza, zasady {cfg.rules}, {view.players} graczy. Jesteś miejscem "
-            f"{me}. Tura {view.turn}, {active}; {phase_name(view.phase, lang)}.",
+            f"{me + base}. Tura {view.turn}, {active}; {phase_name(view.phase, lang)}.",
         )
     )
     top = card_name(view, view.discard_top, lang) if view.discard_top is not None else "-"
@@ -876,10 +886,10 @@ def render_view(view: View, lang: Lang = "en") -> str:
         )
         line = _(
             lang,
-            f"Seat {s.seat}{mark}{' (' + who + ')' if who else ''}: {s.coins} "
+            f"Seat {s.seat + base}{mark}{' (' + who + ')' if who else ''}: {s.coins} "
             f"coin{'' if s.coins == 1 else 's'}, {s.hand_size} "
             f"card{'' if s.hand_size == 1 else 's'} in hand; fields: {fields}",
-            f"Miejsce {s.seat}{mark}{' (' + who + ')' if who else ''}: {s.coins} monet, "
+            f"Miejsce {s.seat + base}{mark}{' (' + who + ')' if who else ''}: {s.coins} monet, "
             f"{s.hand_size} kart w ręce; pola: {fields}",
         )
         if s.trade_area:
@@ -917,7 +927,7 @@ def render_view(view: View, lang: Lang = "en") -> str:
             L.append(f"{key.replace('_', ' ').capitalize()}: {value}")
     if view.offers:
         L.append(_(lang, "Open offers:", "Otwarte oferty:"))
-        L += ["  " + _offer_line(view, o, lang) for o in view.offers]
+        L += ["  " + offer_line(view, o, lang, base=base) for o in view.offers]
     if view.pending is not None:
         who, what, *rest = view.pending
         if what == "place_child" and rest:
@@ -930,20 +940,25 @@ def render_view(view: View, lang: Lang = "en") -> str:
             text = _(lang, "move a lady two places up, or not (R-LADY-8)", "przesunąć damę")
         else:
             text = " ".join(str(x) for x in (what, *rest))
-        L.append(_(lang, f"Waiting for seat {who} to {text}.", f"Czekamy, aż gracz {who}: {text}."))
+        waits = int(who) + base
+        L.append(
+            _(lang, f"Waiting for seat {waits} to {text}.", f"Czekamy, aż gracz {waits}: {text}.")
+        )
     if view.over:
+        winners = [w + base for w in view.winners or ()]
         L.append(
             _(
                 lang,
-                f"Game over. Scores {list(view.scores or ())}, winners {list(view.winners or ())}.",
-                f"Koniec gry. Wyniki {list(view.scores or ())}, zwycięzcy "
-                f"{list(view.winners or ())}.",
+                f"Game over. Scores {list(view.scores or ())}, winners {winners}.",
+                f"Koniec gry. Wyniki {list(view.scores or ())}, zwycięzcy {winners}.",
             )
         )
     return "\n".join(L)
 
 
-def render_moves(view: View, legal: Sequence[Action], required: bool, lang: Lang = "en") -> str:
+def render_moves(
+    view: View, legal: Sequence[Action], required: bool, lang: Lang = "en", *, base: int = 0
+) -> str:
     """The legal moves as commands. Ready-made offers are grouped by their terms with the
     seats they may go to; any other offer in the grammar may be made as well."""
     lines: list[str] = []
@@ -957,9 +972,9 @@ def render_moves(view: View, legal: Sequence[Action], required: bool, lang: Lang
             o = a.offer
             text = render_offer(o._replace(to=0), view, lang)
             head = _say("offer", lang) + " 0 "
-            groups.setdefault(text[len(head) :], []).append(o.to)
+            groups.setdefault(text[len(head) :], []).append(o.to + base)
         else:
-            lines.append(render_action(a, view, lang))
+            lines.append(render_action(a, view, lang, base=base))
     if groups:
         lines.append(
             _(
@@ -985,7 +1000,9 @@ def render_moves(view: View, legal: Sequence[Action], required: bool, lang: Lang
     return "\n".join(lines)
 
 
-def render_prompt(view: View, legal: Sequence[Action], required: bool, lang: Lang = "en") -> str:
+def render_prompt(
+    view: View, legal: Sequence[Action], required: bool, lang: Lang = "en", *, base: int = 0
+) -> str:
     """The user message of one decision: the table, the moves, and how to answer."""
     to_me = [o for o in view.offers if o.to == view.seat]
     if to_me and view.phase == "trade":
@@ -1007,11 +1024,11 @@ def render_prompt(view: View, legal: Sequence[Action], required: bool, lang: Lan
             "Odpowiedz jedną komendą w jednej linii, bez niczego więcej.",
         )
     return (
-        render_view(view, lang)
+        render_view(view, lang, base=base)
         + "\n\n"
         + _(lang, "Legal moves now:", "Dozwolone ruchy:")
         + "\n"
-        + render_moves(view, legal, required, lang)
+        + render_moves(view, legal, required, lang, base=base)
         + "\n\n"
         + ask
     )
@@ -1019,36 +1036,106 @@ def render_prompt(view: View, legal: Sequence[Action], required: bool, lang: Lan
 
 RULES_EN = """\
 You play the card game Bohnanza (bean trading). Goal: most coins at the end; ties go to \
-the player with more cards in hand, then share the win.
+the player with more cards in hand, then share the win. Seats are numbered from 1; seat 1 \
+takes the first turn, then play goes round in seat order.
 Each player has 2 bean fields (a third may be bought). A field holds one variety only. \
 Harvesting a field pays coins by its beanometer: "meter 4/6/8/10" means 4 beans pay 1 coin, \
 6 pay 2, 8 pay 3, 10 pay 4 ("-" = no such level). A field with exactly one bean may not be \
-harvested while you have a field with more beans.
+harvested while you have a field with more beans. Coins leave the game.
 Your hand order is fixed: you always plant from the front (card 1); new cards go to the back.
 A turn of the active player: (1) plant the front hand card (must), then optionally the \
-next one; (2) two cards are turned up (d1, d2); the active player trades them and hand \
+next one; (2) cards are turned up (d1, d2); the active player trades them and hand \
 cards with anyone, the others trade hand cards with the active player only; received \
 cards go to the trade area; offers name the cards given (by position) and the varieties \
 wanted; gifts are allowed; (3) everybody plants their trade-area cards, the active \
 player also the turned-up cards kept; (4) the active player draws cards to the back of \
 the hand. When you must plant a card of a variety you have no field for, harvest one \
-first. The game ends when the draw pile runs out for the last time.
+first.
 Strategy hints: keep long fields growing, trade away cards that would force you to \
 harvest early, avoid planting a variety that breaks a valuable field."""
 
 RULES_PL = """\
-Grasz w grę karcianą Fasolki (Bohnanza). Cel: najwięcej monet na końcu; przy remisie \
-wygrywa gracz z większą liczbą kart w ręce, dalej zwycięstwo jest dzielone.
-Każdy ma 2 pola fasolek (trzecie można kupić). Na polu rośnie jedna odmiana. Zbiór pola \
+Grasz w grę karcianą Fasolki (Bohnanza, handel fasolą). Cel: najwięcej monet na końcu; przy \
+remisie wygrywa gracz z większą liczbą kart w ręce, a gdy i to jest równe, zwycięstwo jest \
+dzielone. Miejsca są numerowane od 1; miejsce 1 zaczyna, dalej gra idzie kolejno według miejsc.
+Każdy ma 2 pola fasolek (trzecie można kupić). Na polu rośnie tylko jedna odmiana. Zbiór pola \
 płaci monety według miernika: "miernik 4/6/8/10" znaczy, że 4 fasolki dają 1 monetę, 6 \
-dwie, 8 trzy, 10 cztery ("-" = brak takiego progu). Pola z jedną fasolką nie wolno zebrać, \
-gdy masz pole z większą liczbą fasolek.
+dwie, 8 trzy, 10 cztery ("-" = brak takiego progu). Pola z dokładnie jedną fasolką nie wolno \
+zebrać, gdy masz pole z większą liczbą fasolek. Monety wychodzą z gry.
 Kolejność kart w ręce jest stała: sadzisz zawsze z przodu (karta 1), nowe karty idą na koniec.
 Tura aktywnego gracza: (1) zasadź pierwszą kartę z ręki (obowiązkowo), potem ewentualnie \
-następną; (2) odkrywa się dwie karty (d1, d2); aktywny gracz wymienia je i karty z ręki z \
+następną; (2) odkrywa się karty (d1, d2); aktywny gracz wymienia je i karty z ręki z \
 każdym, pozostali wymieniają karty z ręki tylko z aktywnym; otrzymane karty trafiają na \
-pole wymiany; (3) wszyscy sadzą karty z pola wymiany; (4) aktywny gracz dobiera karty na \
-koniec ręki. Gra kończy się, gdy talia skończy się po raz ostatni."""
+pole wymiany; oferta podaje dawane karty (według pozycji) i chciane odmiany; wolno też \
+dawać prezenty; (3) wszyscy sadzą karty z pola wymiany, aktywny gracz także zatrzymane \
+odkryte karty; (4) aktywny gracz dobiera karty na koniec ręki. Gdy musisz zasadzić \
+odmianę, dla której nie masz pola, najpierw zbierz któreś pole.
+Wskazówki: pozwól długim polom rosnąć, oddawaj karty, które zmusiłyby cię do wczesnego \
+zbioru, nie sadź odmiany, która zniszczyłaby cenne pole."""
+
+
+def _nth(n: int, lang: Lang) -> str:
+    if lang == "pl":
+        return f"{n}."
+    return f"{n}{'st' if n == 1 else 'nd' if n == 2 else 'rd' if n == 3 else 'th'}"
+
+
+def game_facts(config: GameConfig, lang: Lang = "en") -> str:
+    """The numbers of this rule set and player count: the deck with its beanometers,
+    hands, fields and the end (what the brief leaves to the rule set)."""
+    counts = [0] * len(config.varieties)
+    for v in config.card_variety:
+        counts[v] += 1
+    beans = "; ".join(
+        f"{variety_name(key, lang)} {counts[i]} "
+        + _(lang, "cards, meter ", "kart, miernik ")
+        + "/".join(str(b) if b else "-" for b in varieties()[key].beanometer)
+        for i, key in enumerate(config.varieties)
+    )
+    hands = "/".join(str(h) for h in config.hand_sizes)
+    n = config.players
+    module = f" + {config.module}" if config.module else ""
+    fields = (
+        _(
+            lang,
+            "Everybody starts with three fields.",
+            "Każdy zaczyna z trzema polami.",
+        )
+        if config.start_with_third_field
+        else _(
+            lang,
+            f"A third field costs {config.field_price} coins ({config.third_fields} for the "
+            "whole table).",
+            f"Trzecie pole kosztuje {config.field_price} monety ({config.third_fields} na "
+            "cały stół).",
+        )
+    )
+    end = (
+        _(
+            lang,
+            "The game ends the moment the draw pile runs out.",
+            "Gra kończy się w chwili, gdy skończy się talia.",
+        )
+        if config.end_immediately
+        else _(
+            lang,
+            f"The discard pile is reshuffled when the draw pile runs out; the game ends when "
+            f"it runs out for the {_nth(config.runouts_to_end, lang)} time (that turn is "
+            "finished).",
+            f"Gdy talia się skończy, tasuje się odrzucone; gra kończy się, gdy talia skończy "
+            f"się po raz {_nth(config.runouts_to_end, lang)} (ta tura jest dokańczana).",
+        )
+    )
+    return _(
+        lang,
+        f"This game: rules {config.base}{module}, {n} players (seats 1 to {n}). Deck: {beans}. "
+        f"Starting hands by seat: {hands} cards. In phase 2, {config.drawn_count} cards are "
+        f"turned up; in phase 4 the active player draws {config.draw_count}. {fields} {end}",
+        f"Ta gra: zasady {config.base}{module}, {n} graczy (miejsca 1 do {n}). Talia: {beans}. "
+        f"Ręce na start według miejsc: {hands} kart. W fazie 2 odkrywa się "
+        f"{config.drawn_count} karty; w fazie 4 aktywny gracz dobiera {config.draw_count}. "
+        f"{fields} {end}",
+    )
 
 
 @cache
@@ -1074,30 +1161,62 @@ def rules_reference(lang: Lang = "en", module: str | None = None) -> str:
     return "\n".join(out).strip()
 
 
+@cache
+def module_rules(lang: Lang, module: str) -> str:
+    """The section of the rules reference on ``module`` alone (with its rule IDs)."""
+    order = tuple(catalogue()["modules"])
+    if module not in order:
+        return ""
+    keep = f"{order.index(module) + 1}:"
+    out: list[str] = []
+    inside = False
+    for line in rules_reference(lang, module).splitlines():
+        if line.startswith("## "):
+            words = line.split()
+            inside = len(words) > 2 and words[1] in ("Module", "Moduł") and words[2] == keep
+        if inside:
+            out.append(line)
+    return "\n".join(out).strip()
+
+
+@cache
 def system_prompt(lang: Lang = "en", config: GameConfig | None = None) -> str:
-    """The system message for a model: the game in brief, the rules reference of the
-    game's rule set and module, and the command language."""
-    rules = rules_reference(lang, config.module if config is not None else None)
+    """The system message for a model: short and the same for every question of a game
+    (endpoints that cache a prompt prefix then send it once): the game in brief, the
+    numbers of this rule set and player count, the rules of its module (if any) from
+    the rules reference, and the command language. Seats are numbered from 1."""
+    parts = [RULES_PL if lang == "pl" else RULES_EN]
+    modules = config is None or config.module is not None  # its commands are listed
+    if config is not None:
+        parts.append(game_facts(config, lang))
+        if config.module:
+            parts.append(module_rules(lang, config.module))
     if lang == "pl":
-        grammar = (
-            "Komendy (pola numerowane od 1, karty według pozycji: 1,2,… w ręce, d1,d2 odkryte, "
-            "t1,… pole wymiany):\n"
+        parts.append(
+            "Komendy (pola numerowane od 1, miejsca od 1, karty według pozycji: 1,2,… w ręce, "
+            "d1,d2 odkryte, t1,… pole wymiany):\n"
             "  zasadź POLE | dość | oferta MIEJSCE daję 1,3 chcę kowboj:1 | "
             "przyjmij N dając 2,4 | odrzuć N | wycofaj N | koniec | zasadź t1 POLE | "
             "zbierz POLE | kup | pas\n"
             "Komendy modułów, gdy są wymienione: połóż POLE, przesuń POLE MIEJSCE, przesuń nic, "
-            "wyrzuć o1, zatrzymaj, zostaw, zasadź r1 POLE, deklaruję KOLOR,... na końcu oferty."
+            "wyrzuć o1, zatrzymaj, zostaw, zasadź r1 POLE, deklaruję KOLOR,... na końcu oferty.\n"
+            "Odpowiadaj samymi komendami, każda w osobnej linii."
         )
-        return RULES_PL + "\n\n" + rules + "\n\n" + grammar
-    grammar = (
-        "Commands (fields numbered from 1; cards by position: 1,2,... in your hand, d1,d2 "
-        "turned-up, t1,... your trade area):\n"
-        "  plant FIELD | stop | offer SEAT give 1,3 want chili:1 | accept N with 2,4 | "
-        "decline N | withdraw N | end | plant t1 FIELD | harvest FIELD | buy | pass\n"
-        "Module commands when listed: place FIELD, move FIELD PLACE, move none, discard o1, "
-        "keep, leave, plant r1 FIELD, declare CLAIM,... at the end of an offer."
-    )
-    return RULES_EN + "\n\n" + rules + "\n\n" + grammar
+        if modules is False:
+            parts[-1] = parts[-1].replace(parts[-1].splitlines()[2] + "\n", "")
+    else:
+        parts.append(
+            "Commands (fields and seats numbered from 1; cards by position: 1,2,... in your "
+            "hand, d1,d2 turned-up, t1,... your trade area):\n"
+            "  plant FIELD | stop | offer SEAT give 1,3 want chili:1 | accept N with 2,4 | "
+            "decline N | withdraw N | end | plant t1 FIELD | harvest FIELD | buy | pass\n"
+            "Module commands when listed: place FIELD, move FIELD PLACE, move none, discard o1, "
+            "keep, leave, plant r1 FIELD, declare CLAIM,... at the end of an offer.\n"
+            "Answer with commands only, one per line."
+        )
+        if modules is False:
+            parts[-1] = parts[-1].replace(parts[-1].splitlines()[2] + "\n", "")
+    return "\n\n".join(p for p in parts if p)
 
 
 __all__ = [
@@ -1107,7 +1226,10 @@ __all__ = [
     "card_token",
     "check_answer",
     "clean_line",
+    "game_facts",
     "is_command",
+    "module_rules",
+    "offer_line",
     "parse_card",
     "parse_command",
     "parse_offer",

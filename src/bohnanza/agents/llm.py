@@ -1,41 +1,58 @@
 """A language model as a player, through any OpenAI-compatible Chat Completions endpoint.
 
-Spec: ``llm:MODEL@URL`` (``URL`` is the API base, e.g. ``http://127.0.0.1:8000/v1``, or a
-full ``.../chat/completions`` address); plain ``llm`` takes both from the environment
-(``BOHNANZA_LLM_MODEL``, ``BOHNANZA_LLM_URL``). The key comes from ``BOHNANZA_LLM_KEY`` or
-``OPENAI_API_KEY`` and is never written to a record. Other settings from the environment:
-``BOHNANZA_LLM_TIMEOUT`` (seconds per request, default 60), ``BOHNANZA_LLM_RETRIES``
-(answers that may be wrong per decision before the heuristic decides, default 2),
-``BOHNANZA_LLM_LANG`` (``en``/``pl``), ``BOHNANZA_LLM_PRICE`` (``IN,OUT`` dollars per
-million tokens, for the cost count).
+Spec: ``llm:MODEL@URL[:SETTING...]`` (``URL`` is the API base, e.g.
+``http://127.0.0.1:8000/v1``, or a full ``.../chat/completions`` address); plain ``llm``
+(or ``llm:MODEL``) takes what is missing from the environment (``BOHNANZA_LLM_MODEL``,
+``BOHNANZA_LLM_URL``). The key comes from ``BOHNANZA_LLM_KEY`` or ``OPENAI_API_KEY`` and
+is never written to a record. Settings (:data:`SETTINGS`) come after the URL as
+``:key=value`` (``llm:m@http://h:8000/v1:max_tokens=400:temperature=0.7``, the mode as
+``:json``) or from the environment as ``BOHNANZA_LLM_<KEY>`` (the spec wins).
+
+A decision has one deadline (``timeout`` seconds, for every request, retry and backoff
+it takes): a server that trickles its answer cannot hold it longer, since a watchdog
+closes the connection when the time is up. 5xx answers, 429, timeouts, refused
+connections and malformed bodies are retried with backoff (``http_retries``); an answer
+that is not a valid command gets the parser's message and another try (``retries``). An
+answer body is read up to ``max_bytes`` and cut off there (never kept whole). When a
+decision cannot be had from the model the heuristic takes it (counted); after
+``give_up`` such decisions in a row the agent gives up: :class:`LLMGaveUp` is raised
+(``on_failure="stop"``, the default of ``simulate`` and ``tournament``) or the heuristic
+plays the rest of the game (``on_failure="heuristic"``).
 
 The model is asked only when a decision has more than one sensible option: a single legal
 move is taken without asking, and a seat that is not the active player is asked once per
 turn unless an offer waits for its answer. All offers addressed to the seat are answered
 in one call (one command per line); the answers are then played in the next rounds while
-they stay legal. Only the standard library is used for HTTP (``urllib``, with timeouts):
-one request at a time per agent, so concurrent games (``simulate``/``tournament``
-workers, web tables in their threads) make concurrent requests.
+they stay legal. Only the standard library is used for HTTP (``http.client``): one
+request at a time per agent, so concurrent games (``simulate``/``tournament`` workers,
+web tables in their threads) make concurrent requests.
 """
 
 from __future__ import annotations
 
+import contextlib
+import http.client
 import json
 import os
+import random
+import re
+import socket
+import threading
 import time
-import urllib.error
-import urllib.request
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+import urllib.parse
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, fields
+from typing import Any, Literal
 
 from ..actions import Action, ActionType
-from ..errors import ConfigError
+from ..chronicle import Chronicle
+from ..errors import BohnanzaError, ConfigError
 from ..text import (
     CommandError,
     Lang,
     check_answer,
     clean_line,
+    is_command,
     parse_command,
     render_action,
     render_prompt,
@@ -47,12 +64,50 @@ from .heuristic import HeuristicAgent
 
 _T = ActionType
 
-#: Endpoint failures in a row after which the heuristic plays the rest of the game.
-GIVE_UP_AFTER = 5
+Mode = Literal["text", "json"]
+OnFailure = Literal["stop", "heuristic"]
+
+#: How much of a model's answer a retry prompt, the transcript or an error message keeps.
+ECHO_CHARS = 2000
+
+#: The number the text gives the first seat: 1, as the rules reference counts.
+BASE = 1
 
 
 class LLMUnavailable(Exception):
-    """The endpoint did not answer usefully (timeout, connection or HTTP error, bad JSON)."""
+    """The endpoint did not answer usefully (timeout, connection or HTTP error, bad JSON).
+    ``retry``: whether asking again may help (5xx, 429, timeouts, connections, bodies)."""
+
+    def __init__(self, message: str, retry: bool = True) -> None:
+        super().__init__(message)
+        self.retry = retry
+
+
+class AnswerTooLong(Exception):
+    """The answer's body passed ``max_bytes`` and was cut off while being read: the model's
+    fault (it ignored ``max_tokens``), so it counts as an invalid answer, not an outage."""
+
+
+class LLMGaveUp(BohnanzaError):
+    """``give_up`` decisions in a row could not be had from the model: the game is abandoned.
+    The message names the seat, the model and the URL (never the key); the caller that
+    knows the game adds its seed (:meth:`in_game`)."""
+
+    def __init__(self, message: str, *, seat: int, model: str, url: str) -> None:
+        super().__init__(message)
+        self.seat, self.model, self.url = seat, model, url
+
+    def __reduce__(self) -> tuple[Any, ...]:  # across process pools and Ray
+        return (_gave_up, (str(self), self.seat, self.model, self.url))
+
+    def in_game(self, seed: int) -> LLMGaveUp:
+        return LLMGaveUp(
+            f"game seed {seed}: {self}", seat=self.seat, model=self.model, url=self.url
+        )
+
+
+def _gave_up(message: str, seat: int, model: str, url: str) -> LLMGaveUp:
+    return LLMGaveUp(message, seat=seat, model=model, url=url)
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,13 +117,19 @@ class Endpoint:
     model: str
     url: str
     key: str = ""
-    timeout: float = 60.0
-    retries: int = 2
+    timeout: float = 60.0  # seconds per decision, every request and retry included
+    retries: int = 2  # wrong answers allowed per decision
     lang: Lang = "en"
     price_in: float = 0.0  # dollars per million prompt tokens
     price_out: float = 0.0  # dollars per million completion tokens
     temperature: float = 0.0
-    max_tokens: int = 200
+    max_tokens: int = 200  # 0: not sent
+    top_p: float | None = None  # None: not sent
+    max_bytes: int = 262_144  # an answer's body is cut off past this
+    http_retries: int = 3  # 5xx, 429, timeouts, connections: retried per decision
+    give_up: int = 5  # failed decisions in a row before the game is abandoned
+    mode: Mode = "text"  # json: response_format with a JSON schema of the legal moves
+    backoff: float = 0.5  # seconds before the first HTTP retry, doubled each time
 
     @property
     def chat_url(self) -> str:
@@ -78,17 +139,85 @@ class Endpoint:
     def __repr__(self) -> str:
         return f"Endpoint(model={self.model!r}, url={self.url!r})"
 
+    def settings(self) -> dict[str, Any]:
+        """What a record keeps about the endpoint: everything but the key."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "key"}
+
+
+def _positive(x: float) -> bool:
+    return x > 0
+
+
+def _at_least(n: float) -> Callable[[float], bool]:
+    return lambda x: x >= n
+
+
+#: The settings a spec (``:key=value``) or the environment (``BOHNANZA_LLM_KEY``) may
+#: give: their type, the check and what to say when the check fails.
+SETTINGS: dict[str, tuple[Callable[[str], Any], Callable[[Any], bool], str]] = {
+    "timeout": (float, _positive, "seconds per decision, more than 0"),
+    "retries": (int, _at_least(0), "wrong answers allowed per decision, 0 or more"),
+    "http_retries": (int, _at_least(0), "HTTP retries per decision, 0 or more"),
+    "give_up": (int, _at_least(1), "failed decisions in a row, 1 or more"),
+    "max_tokens": (int, _at_least(0), "tokens per answer (0: not sent)"),
+    "temperature": (float, _at_least(0), "0 or more"),
+    "top_p": (float, lambda x: 0 < x <= 1, "more than 0, at most 1"),
+    "max_bytes": (int, _at_least(256), "bytes per answer body, 256 or more"),
+    "backoff": (float, _at_least(0), "seconds, 0 or more"),
+    "price_in": (float, _at_least(0), "dollars per million prompt tokens"),
+    "price_out": (float, _at_least(0), "dollars per million completion tokens"),
+    "mode": (str, lambda x: x in ("text", "json"), "text or json"),
+    "lang": (str, lambda x: x in ("en", "pl"), "en or pl"),
+}
+
+_WORD_SETTINGS = {"json": ("mode", "json"), "text": ("mode", "text")}
+
+
+def _setting(key: str, raw: str, where: str) -> Any:
+    kind, ok, what = SETTINGS[key]
+    try:
+        value = kind(raw.strip())
+    except ValueError:
+        raise ConfigError(f"bad llm setting {where}={raw!r}: {what}") from None
+    if not ok(value):
+        raise ConfigError(f"bad llm setting {where}={raw!r}: {what}")
+    return value
+
+
+def _split_settings(rest: str) -> tuple[str, dict[str, str]]:
+    """``m@http://h:8000/v1:max_tokens=9:json`` → (``m@http://h:8000/v1``, settings): the
+    trailing ``:``-parts that are settings, so that a URL's own colons stay in place."""
+    parts = rest.split(":")
+    found: dict[str, str] = {}
+    while len(parts) > 1:
+        last = parts[-1].strip()
+        key, sep, value = last.partition("=")
+        if sep and key.strip() in SETTINGS:
+            found.setdefault(key.strip(), value)
+        elif last in _WORD_SETTINGS:
+            found.setdefault(*_WORD_SETTINGS[last])
+        elif sep and key.strip().isidentifier():
+            raise ConfigError(f"unknown llm setting {key.strip()!r}; known: {', '.join(SETTINGS)}")
+        else:
+            break
+        parts.pop()
+    return ":".join(parts), found
+
 
 def endpoint_from_spec(spec: str, env: Mapping[str, str] | None = None) -> Endpoint:
-    """``llm:MODEL@URL`` or ``llm`` (+ environment) → an :class:`Endpoint`."""
+    """``llm:MODEL@URL[:key=value...]`` or ``llm`` (+ environment) → an :class:`Endpoint`."""
     env = os.environ if env is None else env
     rest = spec.strip()[len("llm") :]
     model, url = env.get("BOHNANZA_LLM_MODEL", ""), env.get("BOHNANZA_LLM_URL", "")
+    given: dict[str, str] = {}
     if rest:
         if not rest.startswith(":"):
             raise ConfigError(f"bad llm agent {spec!r}: write llm:MODEL@URL")
-        model, sep, url_part = rest[1:].partition("@")
-        url = url_part if sep else url
+        target, given = _split_settings(rest[1:])
+        if target:
+            m, sep, url_part = target.partition("@")
+            model = m or model
+            url = url_part if sep else url
     if not model or not url:
         raise ConfigError(
             f"llm agent {spec!r} needs a model and a URL: write llm:MODEL@URL or set "
@@ -96,46 +225,139 @@ def endpoint_from_spec(spec: str, env: Mapping[str, str] | None = None) -> Endpo
         )
     if not url.startswith(("http://", "https://")):
         raise ConfigError(f"llm agent URL must start with http:// or https://, not {url!r}")
-    lang = env.get("BOHNANZA_LLM_LANG", "en")
-    if lang not in ("en", "pl"):
-        raise ConfigError(f"BOHNANZA_LLM_LANG must be en or pl, not {lang!r}")
     try:
-        timeout = float(env.get("BOHNANZA_LLM_TIMEOUT", "60"))
-        retries = int(env.get("BOHNANZA_LLM_RETRIES", "2"))
-        prices = [float(x) for x in env.get("BOHNANZA_LLM_PRICE", "0,0").split(",")]
-        price_in, price_out = prices if len(prices) == 2 else (prices[0], prices[0])
+        parts = urllib.parse.urlsplit(url)
+        parts.port  # noqa: B018 - a port that is not a number raises here
     except ValueError as exc:
-        raise ConfigError(f"bad BOHNANZA_LLM_* setting: {exc}") from None
-    if timeout <= 0 or retries < 0:
-        raise ConfigError("BOHNANZA_LLM_TIMEOUT must be positive and RETRIES at least 0")
+        raise ConfigError(f"bad llm agent URL {url!r}: {exc}") from None
+    if not parts.hostname:
+        raise ConfigError(f"llm agent URL {url!r} names no host")
+    values: dict[str, Any] = {}
+    price = env.get("BOHNANZA_LLM_PRICE")
+    if price:
+        prices = price.split(",")
+        if len(prices) not in (1, 2):
+            raise ConfigError(f"BOHNANZA_LLM_PRICE takes IN,OUT dollars, not {price!r}")
+        values["price_in"] = _setting("price_in", prices[0], "BOHNANZA_LLM_PRICE")
+        values["price_out"] = _setting("price_out", prices[-1], "BOHNANZA_LLM_PRICE")
+    for key in SETTINGS:
+        name = f"BOHNANZA_LLM_{key.upper()}"
+        if env.get(name):
+            values[key] = _setting(key, env[name], name)
+    for key, raw in given.items():
+        values[key] = _setting(key, raw, key)
     key = env.get("BOHNANZA_LLM_KEY") or env.get("OPENAI_API_KEY") or ""
-    return Endpoint(
-        model, url, key, timeout, retries, "pl" if lang == "pl" else "en", price_in, price_out
+    return Endpoint(model, url, key, **values)
+
+
+# ---------------------------------------------------------------------------- HTTP
+
+
+def _post(endpoint: Endpoint, body: bytes, deadline: float) -> tuple[int, bytes]:
+    """POST ``body``; (status, the body read up to ``max_bytes``). The deadline holds for
+    the whole exchange: a watchdog shuts the socket when it passes, whatever the server
+    trickles. Raises LLMUnavailable (time out, connection) or AnswerTooLong."""
+    parts = urllib.parse.urlsplit(endpoint.chat_url)
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise LLMUnavailable(f"no answer from {endpoint.chat_url} in {endpoint.timeout:g} s")
+    conn_type = (
+        http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
     )
+    conn = conn_type(parts.hostname or "", parts.port, timeout=left)
+    expired = threading.Event()
 
+    def watchdog() -> None:
+        expired.set()
+        sock = conn.sock
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
 
-def chat(endpoint: Endpoint, messages: Sequence[Mapping[str, str]]) -> tuple[str, dict[str, int]]:
-    """One Chat Completions request → (answer text, usage). Raises LLMUnavailable."""
-    body = json.dumps(
-        {
-            "model": endpoint.model,
-            "messages": list(messages),
-            "temperature": endpoint.temperature,
-            "max_tokens": endpoint.max_tokens,
-        }
-    ).encode()
+    timer = threading.Timer(left, watchdog)
+    timer.daemon = True
+    timer.start()
     headers = {"Content-Type": "application/json"}
     if endpoint.key:
         headers["Authorization"] = f"Bearer {endpoint.key}"
-    req = urllib.request.Request(endpoint.chat_url, data=body, headers=headers, method="POST")
+    path = parts.path + (f"?{parts.query}" if parts.query else "")
     try:
-        with urllib.request.urlopen(req, timeout=endpoint.timeout) as resp:
-            data = json.loads(resp.read().decode("utf-8"))
-    except urllib.error.HTTPError as exc:
-        raise LLMUnavailable(f"HTTP {exc.code} from {endpoint.chat_url}") from None
-    except (urllib.error.URLError, TimeoutError, OSError) as exc:
-        reason = getattr(exc, "reason", exc)
+        conn.request("POST", path, body, headers)
+        resp = conn.getresponse()
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or expired.is_set():
+                raise TimeoutError
+            if conn.sock is not None:
+                conn.sock.settimeout(left)
+            chunk = resp.read1(65_536)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > endpoint.max_bytes and resp.status == 200:
+                raise AnswerTooLong(
+                    f"the answer was longer than {endpoint.max_bytes} bytes and was cut off"
+                )
+            if size > endpoint.max_bytes:
+                break  # an error page: its start says enough
+        if expired.is_set():
+            raise TimeoutError
+        return resp.status, b"".join(chunks)[: endpoint.max_bytes]
+    except TimeoutError:
+        raise LLMUnavailable(
+            f"no answer from {endpoint.chat_url} in {endpoint.timeout:g} s"
+        ) from None
+    except (OSError, http.client.HTTPException) as exc:
+        if expired.is_set():
+            raise LLMUnavailable(
+                f"no answer from {endpoint.chat_url} in {endpoint.timeout:g} s"
+            ) from None
+        reason = getattr(exc, "strerror", None) or type(exc).__name__
         raise LLMUnavailable(f"no answer from {endpoint.chat_url}: {reason}") from None
+    finally:
+        timer.cancel()
+        conn.close()
+
+
+def _clip(text: str, limit: int = ECHO_CHARS) -> str:
+    return (
+        text
+        if len(text) <= limit
+        else text[:limit] + f" [... {len(text) - limit} more characters cut]"
+    )
+
+
+def chat(
+    endpoint: Endpoint,
+    messages: Sequence[Mapping[str, str]],
+    deadline: float | None = None,
+    response_format: Mapping[str, Any] | None = None,
+) -> tuple[str, dict[str, int]]:
+    """One Chat Completions request → (answer text, usage), by ``deadline`` (a
+    ``time.monotonic()`` instant; default: ``timeout`` from now). Raises LLMUnavailable
+    or AnswerTooLong."""
+    if deadline is None:
+        deadline = time.monotonic() + endpoint.timeout
+    request: dict[str, Any] = {
+        "model": endpoint.model,
+        "messages": list(messages),
+        "temperature": endpoint.temperature,
+    }
+    if endpoint.max_tokens:
+        request["max_tokens"] = endpoint.max_tokens
+    if endpoint.top_p is not None:
+        request["top_p"] = endpoint.top_p
+    if response_format is not None:
+        request["response_format"] = dict(response_format)
+    status, raw = _post(endpoint, json.dumps(request).encode(), deadline)
+    if status != 200:
+        retry = status >= 500 or status in (408, 409, 429)
+        raise LLMUnavailable(f"HTTP {status} from {endpoint.chat_url}", retry=retry)
+    try:
+        data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise LLMUnavailable(f"not JSON from {endpoint.chat_url}: {exc}") from None
     try:
@@ -143,7 +365,7 @@ def chat(endpoint: Endpoint, messages: Sequence[Mapping[str, str]]) -> tuple[str
         if not isinstance(text, str):
             raise TypeError("content is not a string")
     except (KeyError, IndexError, TypeError) as exc:
-        raise LLMUnavailable(f"not a chat completion: {exc}") from None
+        raise LLMUnavailable(f"not a chat completion from {endpoint.chat_url}: {exc!r}") from None
     usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
     return text, {
         "prompt": int(usage.get("prompt_tokens", 0) or 0),
@@ -151,36 +373,129 @@ def chat(endpoint: Endpoint, messages: Sequence[Mapping[str, str]]) -> tuple[str
     }
 
 
+# ---------------------------------------------------------------------------- answers
+
+
+_THINK = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.DOTALL | re.IGNORECASE)
+_OPEN_THINK = re.compile(r"<(think|thinking|reasoning)>", re.IGNORECASE)
+_CLOSE_THINK = re.compile(r"</(think|thinking|reasoning)>", re.IGNORECASE)
+
+
+def strip_reasoning(text: str) -> str:
+    """The answer without its reasoning: ``<think>…</think>`` blocks go, and so does
+    everything before a lone closing tag (servers that cut the opening one) or after a
+    lone opening tag (reasoning cut off by ``max_tokens``: no answer in it)."""
+    text = _THINK.sub("\n", text)
+    closing = list(_CLOSE_THINK.finditer(text))
+    if closing:
+        text = text[closing[-1].end() :]
+    opening = _OPEN_THINK.search(text)
+    if opening:
+        text = text[: opening.start()]
+    return text
+
+
+def command_lines(text: str) -> list[str]:
+    """The lines of an answer that may be commands, decoration gone: reasoning blocks
+    stripped, a JSON answer's ``moves`` taken, a ``My move: plant 1`` label dropped."""
+    text = strip_reasoning(text).strip()
+    if text.startswith("```"):
+        text = text.strip("`").removeprefix("json").strip()
+    if text.startswith("{"):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError:
+            data = None
+        if isinstance(data, dict):
+            moves = data.get("moves", data.get("move"))
+            if isinstance(moves, str):
+                return [clean_line(moves)]
+            if isinstance(moves, list):
+                return [clean_line(str(m)) for m in moves if str(m).strip()]
+    out: list[str] = []
+    for raw in text.splitlines():
+        line = clean_line(raw)
+        if not line:
+            continue
+        head = line.split(maxsplit=1)[0]
+        if ":" in line and not is_command(head.rstrip(":")):
+            label, _, after = line.partition(":")
+            if len(label.split()) <= 4 and after.strip():
+                line = clean_line(after)  # "My move: plant 1", "Final answer: end"
+        out.append(line)
+    return out
+
+
+def moves_schema(view: View, legal: Sequence[Action], required: bool, lang: Lang) -> dict[str, Any]:
+    """``response_format`` for JSON mode: ``{"moves": [...]}``, each a legal command when
+    there are few enough to list (an offer of one's own may be any the grammar allows)."""
+    item: dict[str, Any] = {"type": "string"}
+    listed = [a for a in legal if a.type != _T.PROPOSE]
+    if len(listed) == len(legal) and len(legal) <= 100:
+        names = [render_action(a, view, lang, base=BASE) for a in legal]
+        if not required:
+            names.append("pass")
+        item["enum"] = names
+    return {
+        "type": "json_schema",
+        "json_schema": {
+            "name": "bohnanza_moves",
+            "strict": True,
+            "schema": {
+                "type": "object",
+                "properties": {"moves": {"type": "array", "items": item, "minItems": 1}},
+                "required": ["moves"],
+                "additionalProperties": False,
+            },
+        },
+    }
+
+
 class LLMAgent(Agent):
     """A seat played by a language model; :meth:`record_extra` is stored with the record
-    (prompts, answers, token and cost counts, and every decision the heuristic took over)."""
+    (settings, prompts, answers, counters, every decision the heuristic took over) and
+    :meth:`stats` gives a tournament the counters.
+
+    ``on_failure``: what happens after ``give_up`` failed decisions in a row: ``"stop"``
+    raises :class:`LLMGaveUp`; ``"heuristic"`` (the default, for the web and the
+    terminal, where a game should go on) lets the heuristic play the rest of the game."""
 
     name = "llm"
 
-    def __init__(self, seed: int = 0, endpoint: Endpoint | None = None) -> None:
+    def __init__(
+        self,
+        seed: int = 0,
+        endpoint: Endpoint | None = None,
+        on_failure: OnFailure = "heuristic",
+    ) -> None:
         super().__init__(seed)
         if endpoint is None:
             endpoint = endpoint_from_spec("llm")
         self.endpoint = endpoint
+        self.on_failure: OnFailure = on_failure
         self.lang: Lang = endpoint.lang
         self.fallback = HeuristicAgent(seed)
         self.transcript: list[dict[str, Any]] = []
+        self.chronicle = Chronicle(self.lang, BASE)
         self.counts = {
-            "calls": 0,
+            "calls": 0,  # HTTP requests
             "decisions": 0,  # every time the seat was asked to act
             "asked": 0,  # decisions the model was asked about
-            "invalid": 0,
-            "fallbacks": 0,
-            "unavailable": 0,
-            "skipped": 0,  # decisions not asked after GIVE_UP_AFTER failures in a row
+            "invalid": 0,  # answers that were not a valid command
+            "retries": 0,  # HTTP requests repeated after an outage (5xx, time-out, ...)
+            "fallbacks": 0,  # decisions the heuristic took because the model gave none
+            "unavailable": 0,  # requests that failed (HTTP error, time-out, connection)
+            "skipped": 0,  # decisions not asked after giving up (on_failure="heuristic")
             "prompt_tokens": 0,
             "completion_tokens": 0,
         }
         self.seconds = 0.0
+        self.gave_up: str | None = None  # why, once given up
         self._queue: list[Action] = []
         self._asked_turn = -1
         self._answered: set[int] = set()
-        self._failures = 0  # endpoint failures in a row
+        self._failures = 0  # failed decisions in a row
+        self._jitter = random.Random(seed)
 
     @property
     def spec(self) -> str:
@@ -192,6 +507,13 @@ class LLMAgent(Agent):
     # ------------------------------------------------------------------ deciding
 
     def act(self, view: View, legal: Sequence[Action], required: bool) -> Action | None:
+        self.chronicle.see(view)
+        choice = self._act(view, legal, required)
+        if choice is not None:
+            self.chronicle.mine(choice, view)
+        return choice
+
+    def _act(self, view: View, legal: Sequence[Action], required: bool) -> Action | None:
         self.counts["decisions"] += 1
         if view.turn != self._asked_turn and view.phase != "trade":
             self._queue.clear()
@@ -217,9 +539,9 @@ class LLMAgent(Agent):
             return None  # asked once this turn already, and no new offer waits
         self._asked_turn = view.turn
         self._answered.update(waiting)
-        if self._failures >= GIVE_UP_AFTER:
-            # The endpoint failed again and again: the heuristic plays on without
-            # waiting for a timeout at every decision (counted, not asked).
+        if self.gave_up is not None:
+            # Given up on the endpoint: the heuristic plays on without waiting for a
+            # deadline at every decision (counted, not asked).
             self.counts["skipped"] += 1
             return self.fallback.act(view, legal, required)
         return self._ask(view, legal, required)
@@ -228,94 +550,174 @@ class LLMAgent(Agent):
         while self._queue:
             action = self._queue.pop(0)
             try:
-                check_answer(action, view, legal, self.lang)
+                check_answer(action, view, legal, self.lang, base=BASE)
             except CommandError:
                 continue  # overtaken by events (the offer went, the card was traded)
             return action
         return None
 
+    def _request(
+        self,
+        messages: Sequence[Mapping[str, str]],
+        deadline: float,
+        response_format: Mapping[str, Any] | None,
+        errors: list[str],
+    ) -> tuple[str, dict[str, int]]:
+        """One answer, retrying outages with backoff while the decision's time and the
+        HTTP retries last. Raises LLMUnavailable (given up) or AnswerTooLong."""
+        e = self.endpoint
+        for attempt in range(e.http_retries + 1):
+            if attempt:
+                self.counts["retries"] += 1
+            start = time.perf_counter()
+            try:
+                return chat(e, messages, deadline, response_format)
+            except LLMUnavailable as exc:
+                self.counts["unavailable"] += 1
+                errors.append(str(exc))
+                wait = e.backoff * 2**attempt * (0.75 + 0.5 * self._jitter.random())
+                if not exc.retry or time.monotonic() + wait >= deadline:
+                    raise
+                if attempt < e.http_retries:
+                    time.sleep(wait)
+                else:
+                    raise
+            finally:
+                self.seconds += time.perf_counter() - start
+                self.counts["calls"] += 1
+        raise AssertionError("unreachable")  # pragma: no cover
+
     def _ask(self, view: View, legal: Sequence[Action], required: bool) -> Action | None:
         lang = self.lang
-        prompt = render_prompt(view, legal, required, lang)
+        e = self.endpoint
+        deadline = time.monotonic() + e.timeout
+        prompt = self._prompt(view, legal, required)
         messages: list[dict[str, str]] = [
             {"role": "system", "content": system_prompt(lang, view.config)},
             {"role": "user", "content": prompt},
         ]
+        fmt = moves_schema(view, legal, required, lang) if e.mode == "json" else None
         entry: dict[str, Any] = {"turn": view.turn, "phase": view.phase, "prompt": prompt}
         answers: list[str] = []
         errors: list[str] = []
         entry["answers"], entry["errors"] = answers, errors
         self.transcript.append(entry)
         self.counts["asked"] += 1
-        for _attempt in range(self.endpoint.retries + 1):
-            start = time.perf_counter()
+        multi = any(o.to == view.seat for o in view.offers) and view.phase == "trade"
+        for _attempt in range(e.retries + 1):
             try:
-                text, usage = chat(self.endpoint, messages)
+                text, usage = self._request(messages, deadline, fmt, errors)
             except LLMUnavailable as exc:
-                self.counts["unavailable"] += 1
-                self._failures += 1
-                errors.append(str(exc))
-                break
-            finally:
-                self.seconds += time.perf_counter() - start
-                self.counts["calls"] += 1
-            self._failures = 0
+                return self._fail(view, legal, required, entry, str(exc))
+            except AnswerTooLong as exc:
+                text, usage, problem = "", {"prompt": 0, "completion": 0}, str(exc)
+                answers.append(f"[{problem}]")
+            else:
+                answers.append(_clip(text))
+                problem = ""
             self.counts["prompt_tokens"] += usage["prompt"]
             self.counts["completion_tokens"] += usage["completion"]
-            answers.append(text)
-            try:
-                actions, passed = self._read(text, view, legal)
-            except CommandError as exc:
-                self.counts["invalid"] += 1
-                errors.append(str(exc))
-                messages += [
-                    {"role": "assistant", "content": text},
-                    {"role": "user", "content": _retry_text(str(exc), lang)},
-                ]
-                continue
-            if passed and not actions and not required:
-                entry["action"] = "pass"
-                return None
-            if actions:
-                self._queue = actions[1:]
-                entry["action"] = render_action(actions[0], view, lang)
-                return actions[0]
+            if not problem:
+                try:
+                    actions, passed = self._read(text, view, legal, multi)
+                except CommandError as exc:
+                    problem = str(exc)
+                else:
+                    if passed and not actions and not required:
+                        self._failures = 0
+                        entry["action"] = "pass"
+                        return None
+                    if actions:
+                        self._failures = 0
+                        self._queue = actions[1:]
+                        entry["action"] = render_action(actions[0], view, lang, base=BASE)
+                        return actions[0]
+                    problem = "you must act now; 'pass' is not allowed"
             self.counts["invalid"] += 1
-            msg = "you must act now; 'pass' is not allowed"
-            errors.append(msg)
+            errors.append(problem)
+            if time.monotonic() >= deadline:
+                break
             messages += [
-                {"role": "assistant", "content": text},
-                {"role": "user", "content": _retry_text(msg, lang)},
+                {"role": "assistant", "content": _clip(text, 500) or "..."},
+                {"role": "user", "content": _retry_text(problem, lang)},
             ]
-        # The retry budget is spent or the endpoint failed: the heuristic decides.
+        return self._fail(view, legal, required, entry, errors[-1] if errors else "no answer")
+
+    def _fail(
+        self, view: View, legal: Sequence[Action], required: bool, entry: dict[str, Any], why: str
+    ) -> Action | None:
+        """The model gave no move for this decision: the heuristic takes it; after
+        ``give_up`` of these in a row the agent gives up (:attr:`on_failure`)."""
+        self._failures += 1
+        if self._failures >= self.endpoint.give_up:
+            e = self.endpoint
+            seat = view.seat if view.seat is not None else -1
+            self.gave_up = (
+                f"llm seat {seat} (model {e.model!r} at {e.url}): {self._failures} decisions "
+                f"in a row got no valid move; last: {_clip(' '.join(why.split()), 300)}"
+            )
+            if self.on_failure == "stop":
+                raise LLMGaveUp(self.gave_up, seat=seat, model=e.model, url=e.url)
         self.counts["fallbacks"] += 1
         choice = self.fallback.act(view, legal, required)
         entry["fallback"] = True
-        entry["action"] = render_action(choice, view, lang) if choice is not None else "pass"
+        entry["action"] = (
+            render_action(choice, view, self.lang, base=BASE) if choice is not None else "pass"
+        )
         return choice
 
-    def _read(self, text: str, view: View, legal: Sequence[Action]) -> tuple[list[Action], bool]:
-        """Every command of an answer, checked against the view (any bad line: the
-        whole answer is refused, with that line's message)."""
-        lines = [clean_line(x) for x in text.strip().splitlines()]
-        lines = [x for x in lines if x]
+    def _prompt(self, view: View, legal: Sequence[Action], required: bool) -> str:
+        """The question: what happened since the seat was last asked, what each other
+        seat has wanted and refused, then the table and the legal moves."""
+        briefing = self.chronicle.briefing()
+        table = render_prompt(view, legal, required, self.lang, base=BASE)
+        return f"{briefing}\n\n{table}" if briefing else table
+
+    def _read(
+        self, text: str, view: View, legal: Sequence[Action], multi: bool = False
+    ) -> tuple[list[Action], bool]:
+        """The commands of an answer. One command wanted (``multi`` false): the last line
+        that is a valid command now, so that an explanation before or after it does no
+        harm. Offers to answer (``multi``): every line that reads as a command, in order,
+        the first checked now and the others when their turn comes."""
+        lines = command_lines(text)
         if not lines:
             raise CommandError("the answer is empty; write one command")
+        read: list[tuple[str, Action | None]] = []
+        first_error: CommandError | None = None
+        for line in lines[-40:]:
+            try:
+                read.append((line, parse_command(line, view, self.lang, base=BASE)))
+            except CommandError as exc:
+                if first_error is None or not read:
+                    first_error = CommandError(f"{_clip(line, 200)!r}: {exc}")
+        if not read:
+            assert first_error is not None
+            raise first_error
+        if not multi:
+            error: CommandError | None = None
+            for line, action in reversed(read):
+                if action is None:
+                    return [], True
+                try:
+                    check_answer(action, view, legal, self.lang, base=BASE)
+                except CommandError as exc:
+                    error = error or CommandError(f"{_clip(line, 200)!r}: {exc}")
+                    continue
+                return [action], False
+            assert error is not None
+            raise error
         actions: list[Action] = []
         passed = False
-        for line in lines[:8]:
-            try:
-                action = parse_command(line, view, self.lang)
-            except CommandError as exc:
-                raise CommandError(f"{line!r}: {exc}") from None
+        for line, action in read[:8]:
             if action is None:
                 passed = True
                 continue
             if not actions:  # later lines are checked when their turn comes
                 try:
-                    check_answer(action, view, legal, self.lang)
+                    check_answer(action, view, legal, self.lang, base=BASE)
                 except CommandError as exc:
-                    raise CommandError(f"{line!r}: {exc}") from None
+                    raise CommandError(f"{_clip(line, 200)!r}: {exc}") from None
             actions.append(action)
         return actions, passed
 
@@ -326,20 +728,35 @@ class LLMAgent(Agent):
         c = self.counts
         return (c["prompt_tokens"] * e.price_in + c["completion_tokens"] * e.price_out) / 1e6
 
-    def record_extra(self) -> dict[str, Any]:
-        """What the game record keeps about this seat (no key)."""
+    def stats(self) -> Mapping[str, float]:
+        """The counters a tournament stores per game and sums per agent."""
+        c = self.counts
         return {
-            "agent": self.spec,
-            "llm": {
-                "model": self.endpoint.model,
-                "lang": self.lang,
-                **self.counts,
-                "tokens": self.counts["prompt_tokens"] + self.counts["completion_tokens"],
-                "cost": round(self.cost(), 6),
-                "seconds": round(self.seconds, 3),
-                "transcript": self.transcript,
-            },
+            **{k: float(v) for k, v in c.items()},
+            "tokens": float(c["prompt_tokens"] + c["completion_tokens"]),
+            "cost": round(self.cost(), 6),
+            "seconds": round(self.seconds, 3),
+            "gave_up": float(self.gave_up is not None),
         }
+
+    def summary(self) -> dict[str, Any]:
+        """The model, its endpoint's settings and the counters (no key, no transcript)."""
+        return {
+            "model": self.endpoint.model,
+            "url": self.endpoint.url,
+            "lang": self.lang,
+            "settings": self.endpoint.settings(),
+            **self.counts,
+            "tokens": self.counts["prompt_tokens"] + self.counts["completion_tokens"],
+            "cost": round(self.cost(), 6),
+            "seconds": round(self.seconds, 3),
+            "gave_up": self.gave_up,
+        }
+
+    def record_extra(self) -> dict[str, Any]:
+        """What the game record keeps about this seat (no key); the seat's ``agent`` stays
+        the spec it was given, settings included."""
+        return {"llm": {**self.summary(), "transcript": self.transcript}}
 
 
 def _retry_text(error: str, lang: Lang) -> str:
@@ -348,20 +765,87 @@ def _retry_text(error: str, lang: Lang) -> str:
     return f"Error: {error}\nAnswer again with a valid command."
 
 
-def make_llm_agent(spec: str, seed: int = 0) -> LLMAgent:
-    return LLMAgent(seed, endpoint_from_spec(spec))
+def make_llm_agent(spec: str, seed: int = 0, on_failure: OnFailure = "heuristic") -> LLMAgent:
+    return LLMAgent(seed, endpoint_from_spec(spec), on_failure)
 
 
 def is_llm_spec(name: str) -> bool:
     return name == "llm" or name.startswith("llm:")
 
 
+def llm_line(stats: Mapping[str, Any]) -> str:
+    """A model's counters in one line of a summary: ``stats`` maps each counter to a
+    number or to a tournament's ``{"total", "mean"}``."""
+
+    def total(key: str) -> float:
+        value = stats.get(key, 0)
+        return float(value["total"] if isinstance(value, Mapping) else value)
+
+    return (
+        f"{total('calls'):.0f} calls, {total('tokens'):.0f} tokens, ${total('cost'):.4f}, "
+        f"{total('invalid'):.0f} invalid answers, {total('retries'):.0f} retries, "
+        f"{total('fallbacks'):.0f} fallbacks, {total('skipped'):.0f} decisions after giving "
+        f"up ({total('gave_up'):.0f} games), {total('seconds'):.1f} s waiting"
+    )
+
+
+def llm_seat_summary(spec: str, agent: object | None) -> dict[str, Any]:
+    """What a record where transcripts are not kept (the web's) says about a language-model
+    seat: :meth:`LLMAgent.summary` once the agent has played, else the model and URL its
+    spec names (from the environment for plain ``llm``). Never the key."""
+    if isinstance(agent, LLMAgent):
+        return agent.summary()
+    try:
+        e = endpoint_from_spec(spec)
+    except ConfigError:
+        return {}
+    return {"model": e.model, "url": e.url, "lang": e.lang, "settings": e.settings()}
+
+
+def _llm_of(agent: Agent) -> LLMAgent | None:
+    inner = getattr(agent, "inner", agent)  # tournament.runner.Timed wraps agents
+    return inner if isinstance(inner, LLMAgent) else None
+
+
+def set_on_failure(agents: Sequence[Agent], policy: OnFailure) -> None:
+    """The failure policy of every language-model seat among ``agents``."""
+    if policy not in ("stop", "heuristic"):
+        raise ConfigError(f"unknown llm fallback {policy!r}; use stop or heuristic")
+    for agent in agents:
+        llm = _llm_of(agent)
+        if llm is not None:
+            llm.on_failure = policy
+
+
+def gave_up_warnings(agents: Sequence[Agent], seed: int) -> list[str]:
+    """One warning line per language-model seat that gave up in the game of ``seed``."""
+    lines = []
+    for agent in agents:
+        llm = _llm_of(agent)
+        if llm is not None and llm.gave_up is not None:
+            lines.append(
+                f"warning: game seed {seed}: {llm.gave_up}; the heuristic played the rest "
+                f"of the game ({llm.counts['skipped']} decisions)"
+            )
+    return lines
+
+
 __all__ = [
+    "SETTINGS",
+    "AnswerTooLong",
     "Endpoint",
     "LLMAgent",
+    "LLMGaveUp",
     "LLMUnavailable",
     "chat",
+    "command_lines",
     "endpoint_from_spec",
+    "gave_up_warnings",
     "is_llm_spec",
+    "llm_line",
+    "llm_seat_summary",
     "make_llm_agent",
+    "moves_schema",
+    "set_on_failure",
+    "strip_reasoning",
 ]

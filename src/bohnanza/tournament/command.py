@@ -12,6 +12,7 @@ from typing import Any, NoReturn
 import click
 
 from ..agents import DESCRIPTIONS
+from ..agents.llm import is_llm_spec, llm_line
 from ..errors import BohnanzaError
 from ..rules import make_config, player_range
 
@@ -108,6 +109,20 @@ def _clock(seconds: float) -> str:
     default=None,
     help="Progress with ETA on stderr (default: when stderr is a terminal).",
 )
+@click.option(
+    "--records",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Also write each game's record (a language model's transcript included) here.",
+)
+@click.option(
+    "--llm-fallback",
+    type=click.Choice(["stop", "heuristic"]),
+    default="stop",
+    show_default=True,
+    help="When a language model's endpoint fails too often in a row (docs/llm.md): stop "
+    "with an error, or let the heuristic play the rest of that game (a warning, counted).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 def tournament(
     agents: str,
@@ -125,6 +140,8 @@ def tournament(
     no_rotate: bool,
     no_plots: bool,
     progress: bool | None,
+    records: str | None,
+    llm_fallback: str,
     as_json: bool,
 ) -> None:
     """Play a tournament between bots: ratings, win rates, plots and a report."""
@@ -162,6 +179,8 @@ def tournament(
             tuple(sorted(config.options.items())),
             seed,
             not no_rotate,
+            llm_fallback,
+            records,
         )
     except BohnanzaError as exc:
         _fail(str(exc))
@@ -251,6 +270,8 @@ def tournament(
             f"  {name:<14} win rate {100 * a['win_rate']:5.1f}% "
             f"[{100 * lo:.1f}–{100 * hi:.1f}]  mean coins {a['mean_coins']:.2f}  {rating}"
         )
+        if is_llm_spec(name):
+            click.echo(f"    {llm_line(a['stats'])}")
     gl = summary["game_length"]
     click.echo(f"  mean length {gl['mean_turns']:.1f} turns; report: {report}")
 

@@ -16,6 +16,7 @@ import multiprocessing
 import os
 import signal
 import statistics
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -35,6 +36,7 @@ from typing import Any
 from ..actions import Action
 from ..agents import Agent
 from ..agents.base import MAX_STATS
+from ..agents.llm import LLMGaveUp, gave_up_warnings, is_llm_spec, set_on_failure
 from ..agents.specs import (
     add_import_paths,
     check_agent,
@@ -131,9 +133,18 @@ class TournamentSpec:
     #: Folders the line-up's external agents were loaded from: workers add them to
     #: ``sys.path`` before resolving the specs themselves (Ray workers lack them).
     import_paths: tuple[str, ...] = field(default=(), init=False, compare=False, repr=False)
+    #: What a language-model seat does after its endpoint failed ``give_up`` decisions
+    #: in a row: ``stop`` the tournament (LLMGaveUp) or let the ``heuristic`` play on.
+    #: Not part of the identity: a rerun may change it.
+    llm_fallback: str = field(default="stop", compare=False)
+    #: A folder for each game's record (``game-SEED.json``, a model's transcript
+    #: included), or None.
+    records: str | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         make_config(self.rules, self.players, dict(self.options))
+        if self.llm_fallback not in ("stop", "heuristic"):
+            raise ConfigError(f"unknown llm fallback {self.llm_fallback!r}; use stop or heuristic")
         if len(self.lineup) != self.players:
             raise ConfigError(f"{len(self.lineup)} agents for {self.players} seats")
         for a in self.lineup:
@@ -167,9 +178,19 @@ def play_game(spec: TournamentSpec, index: int) -> Row:
     seats = spec.seats_for(index)
     game = Game.new(spec.rules, spec.players, options=dict(spec.options), seed=seed, events=False)
     agents = [Timed(build_agent(name, agent_seed(seed, k))) for k, name in enumerate(seats)]
+    set_on_failure(agents, "heuristic" if spec.llm_fallback == "heuristic" else "stop")
     start = time.perf_counter()
-    log = play(game, agents)
+    try:
+        log = play(game, agents)
+    except LLMGaveUp as exc:
+        raise exc.in_game(seed) from None
     seconds = time.perf_counter() - start
+    for line in gave_up_warnings(agents, seed):
+        print(line, file=sys.stderr, flush=True)
+    if spec.records:
+        from ..simulate import write_record
+
+        write_record(spec.records, seed, game, log.actions, seats, [a.inner for a in agents])
     assert game.scores is not None and game.winners is not None
     held: dict[str, list[int]] = {}
     for k, name in enumerate(seats):
@@ -269,7 +290,7 @@ def run_local(
             yield play_batch(spec, b)
         return
     # A language model's games wait on HTTP: threads keep ``workers`` requests in flight.
-    llm = any(a == "llm" or a.startswith("llm:") for a in spec.lineup)
+    llm = any(is_llm_spec(a) for a in spec.lineup)
     pool: Executor = (
         ThreadPoolExecutor(max_workers=workers)
         if llm
@@ -371,6 +392,8 @@ def run_tournament(
     methods = multiprocessing.get_all_start_methods()
     if start_method is not None and start_method not in methods:
         raise ConfigError(f"unknown start method {start_method!r}; use {', '.join(methods)}")
+    if spec.records:
+        Path(spec.records).mkdir(parents=True, exist_ok=True)
     with Store(out) as store:
         store.claim(spec.identity())
         have = store.seeds()

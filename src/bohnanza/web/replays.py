@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..actions import Action
+from ..agents.llm import is_llm_spec, llm_seat_summary
 from ..events import Event
 from ..game import Game
 from ..records import make_record, replay
@@ -39,11 +40,19 @@ def rebuild(
 
 
 def record_seats(table: Table) -> list[dict[str, Any]]:
-    """The seats as a record names them (who played, which bot)."""
-    return [
-        {"kind": s.kind, **({"bot": s.bot} if s.kind == "bot" else {}), "name": s.name}
-        for s in table.seats
-    ]
+    """The seats as a record names them (who played, which bot; a language model's
+    model, URL and counters, never its key)."""
+    seats = []
+    for s in table.seats:
+        entry: dict[str, Any] = {
+            "kind": s.kind,
+            **({"bot": s.bot} if s.kind == "bot" else {}),
+            "name": s.name,
+        }
+        if s.kind == "bot" and is_llm_spec(s.bot):
+            entry["llm"] = llm_seat_summary(s.bot, table.agents.get((s.seat, s.bot)))
+        seats.append(entry)
+    return seats
 
 
 def table_record(table: Table) -> dict[str, Any]:
