@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 import re
 from collections.abc import Callable
@@ -17,7 +18,7 @@ from bohnanza.driver import play
 from bohnanza.game import TRADE, Game
 from bohnanza.records import load, replay
 from bohnanza.seeding import agent_seed
-from bohnanza.terminal import PASS, TerminalGame
+from bohnanza.terminal import PASS, TerminalGame, _count
 
 Chooser = Callable[[TerminalGame, str], str]
 
@@ -26,7 +27,15 @@ class Session:
     """A TerminalGame whose input comes from ``choose(session, prompt)``."""
 
     def __init__(
-        self, game: Game, seat: int, bots: str, choose: Chooser, max_prompts: int = 20_000
+        self,
+        game: Game,
+        seat: int,
+        bots: str,
+        choose: Chooser,
+        max_prompts: int = 20_000,
+        *,
+        confirm: bool = True,
+        width: int = 80,
     ):
         others = [s for s in range(game.players) if s != seat]
         names = agent_names(bots, game.players - 1)
@@ -37,7 +46,10 @@ class Session:
         self.prompts = 0
         self.max_prompts = max_prompts
         self.choose = choose
-        self.term = TerminalGame(game, seat, agents, read=self._read, write=self._write)
+        self.confirm = confirm  # answer "y" to "... (y/N)" questions (a 0-coin harvest)
+        self.term = TerminalGame(
+            game, seat, agents, read=self._read, write=self._write, width=width
+        )
 
     def _write(self, text: str) -> None:
         self.lines.extend(text.split("\n"))
@@ -46,11 +58,23 @@ class Session:
         self.prompts += 1
         assert self.prompts <= self.max_prompts, "the game does not end"
         self.lines.append(prompt + "> ")
+        if self.confirm and prompt.endswith("(y/N)"):
+            return "y"
         return self.choose(self.term, prompt)
 
     @property
     def text(self) -> str:
         return "\n".join(self.lines)
+
+    @property
+    def flat(self) -> str:
+        """The output with every run of spaces and line breaks as one space: wrapped
+        lines read as one."""
+        return flat(self.text)
+
+
+def flat(text: str) -> str:
+    return " ".join(text.split())
 
 
 def first_option(term: TerminalGame, prompt: str) -> str:
@@ -58,14 +82,22 @@ def first_option(term: TerminalGame, prompt: str) -> str:
 
 
 def hand_line(term: TerminalGame) -> str:
+    """The hand as printed, spaces folded (a long hand wraps under itself)."""
     hand = term.game.hands[term.human]
     cfg = term.game.config
     if not hand:
         return "Your hand: empty"
-    cards = "  ".join(
+    cards = " ".join(
         f"{i + 1} {cfg.describe(c)}{'*' if i == 0 else ''}" for i, c in enumerate(hand)
     )
-    return f"Your hand: {cards}   (* front card, planted next)"
+    return f"Your hand: {cards} (* front card, planted next)"
+
+
+def last_hand(lines: list[str]) -> str:
+    """The last "Your hand:" line printed with its continuation lines, spaces folded."""
+    i = next(i for i in range(len(lines) - 1, -1, -1) if lines[i].startswith("Your hand:"))
+    more = itertools.takewhile(lambda x: x.startswith("   "), lines[i + 1 :])
+    return flat(" ".join([lines[i], *more]))
 
 
 # ---------------------------------------------------------------------- whole games via the CLI
@@ -84,8 +116,12 @@ def test_whole_game_piped_through_the_cli(tmp_path: Path) -> None:
     assert record["seats"] == [{"agent": "human"}] + [{"agent": "heuristic"}] * 3  # the default
     game = replay(record)
     assert game.over and record["result"] == game.result()
+    # One aligned row per seat: no padding inside brackets ("(you    )", issue 31).
     for s, score in enumerate(game.result()["scores"]):
-        assert re.search(rf"seat {s} \(.*\) +{score} coins", result.output)
+        who = "you" if s == 0 else "heuristic"
+        assert re.search(rf"^  seat {s}  {who} +{_count(score, 'coin')}  ", result.output, re.M)
+    assert not re.search(r"\(you +\)", result.output)
+    assert "\x1b[" not in result.output  # not a terminal: plain text
     # The seed gives away the deck: shown only once the game is over.
     before, _, after = result.output.partition("Final scores")
     assert "--seed 3" in after and "seed 3" not in before.lower()
@@ -175,8 +211,7 @@ def test_the_printed_hand_is_always_the_persons_own() -> None:
     rng = random.Random(1)
 
     def choose(term: TerminalGame, prompt: str) -> str:
-        shown = [line for line in session.lines if line.startswith("Your hand:")]
-        assert shown[-1] == hand_line(term)
+        assert last_hand(session.lines) == hand_line(term)
         return str(rng.randint(1, len(term.menu)))
 
     game = Game.new("classic", 4, seed=8)
@@ -203,7 +238,7 @@ def test_other_hands_are_never_shown() -> None:
     session = Session(game, 0, "autarky", choose)
     session.term.play()
     seen = session.text
-    assert "Your hand: 1 Blue*  2 Chili  3 Wax  4 Soy  5 Red" in seen
+    assert "Your hand: 1 Blue* 2 Chili 3 Wax 4 Soy 5 Red" in flat(seen)
     assert "Turn 2: seat 1" in seen
     before = seen.split("Turn 2: seat 1")[0]
     assert "Garden" not in before and "Cocoa" not in before
@@ -227,7 +262,7 @@ def test_illegal_custom_offer_is_refused_and_changes_nothing() -> None:
     game = Game.new("classic", 4, seed=3)
     session = Session(game, 0, "autarky", choose)
     session.term.play()
-    assert "Not allowed: seat 0 cannot propose this offer: at most 12 cards" in session.text
+    assert "Not allowed: seat 0 cannot propose this offer: at most 12 cards" in session.flat
     assert len(snapshots) == 1
 
 
@@ -306,13 +341,16 @@ def test_board_shows_the_public_information() -> None:
     board = term.board(view)
     d1, d2 = (game.config.describe(c) for c in game.drawn)
     assert f"Draw pile {len(game.draw)} · discard pile 1 (top: Blue) · run-outs 0 of 3" in board
-    assert "*seat 0 you" in board and "0 coins, hand  3 │ [1] empty  [2] Chili x1 pays 0" in board
-    assert board.count("0 coins, hand  5 │ [1] empty  [2] empty") == 3
-    assert f"Drawn cards: d1 {d1}  d2 {d2}" in board
-    assert "Your hand: 1 Wax*  2 Soy  3 Black-eyed" in board
+    # A table: a row per seat (* the active one), a column per field.
+    assert re.search(r"^ +Seat +Coins +Hand +Field 1 +Field 2$", board, re.M)
+    assert re.search(r"^\* +0 you +0 +3 +empty +Chili x1 pays 0$", board, re.M)
+    assert len(re.findall(r"^ +[123] autarky +0 +5 +empty +empty$", board, re.M)) == 3
+    assert f"Drawn cards: d1 {d1} d2 {d2}" in flat(board)
+    assert "Your hand: 1 Wax* 2 Soy 3 Black-eyed" in flat(board)
     game.apply(0, Action.end_trading())
     board = term.board(game.view(0))
-    assert f"trade area: {d1}, {d2}" in board and "phase 3" in board
+    assert re.search(r"Field 2 +Trade area$", board, re.M) and "phase 3" in board
+    assert re.search(rf"Chili x1 pays 0 +{d1}, {d2}$", board, re.M)
 
 
 def test_menu_describes_actions_in_words() -> None:
@@ -395,7 +433,7 @@ def test_typed_commands_use_the_shared_grammar() -> None:
     game = Game.new("classic", 4, seed=3, deck=["blue", "chili", "wax", "soy", "black-eyed"])
     session = Session(game, 0, "autarky", choose)
     session.term.play()
-    assert "'5' is not a field; your fields are numbered 1 to 2." in session.text
+    assert "'5' is not a field; your fields are numbered 1 to 2." in session.flat
     assert [f[0] for f in game.fields[0] if f] and game.fields[0][1] and not game.fields[0][0]
     assert seen == ["harvest 5", "plant 2", "stop", "q"]
     assert game.phase == TRADE
@@ -425,7 +463,7 @@ def test_fasolufka_buyer_picks_the_coins_in_order_r_lady_10() -> None:
 
     session = Session(game, 0, "autarky", choose)
     session.term.play()
-    text = session.text
+    text = session.flat
     describe = game.config.describe
     assert "Your coins: " + ", ".join(describe(c) for c in coins) in text
     assert "Your coins: 1 " + describe(coins[0]) in text
@@ -453,6 +491,8 @@ def test_menus_fit_80_columns_list_each_choice_once_and_count_coins_right() -> N
     rng = random.Random(13)
 
     def pick(term: TerminalGame, prompt: str) -> str:
+        if prompt.startswith("Coins to pay"):
+            return ""  # the suggested coins (fasolufka)
         return str(rng.randint(1, max(1, len(term.menu))))
 
     for rules, players in (("classic", 5), ("fasolki+fasolufka", 4)):
@@ -463,11 +503,12 @@ def test_menus_fit_80_columns_list_each_choice_once_and_count_coins_right() -> N
         for line in [*session.lines, "end"]:
             if re.match(r"^  +\d+\. ", line):
                 menu.append(line.split(". ", 1)[1])
-            elif menu and not line.startswith(" "):
+            elif menu and re.match(r"^ {5,}\S", line):  # a long entry wraps under itself
+                menu[-1] += " " + line.strip()
+            elif menu:
                 assert len(menu) == len(set(menu)), menu  # no repeated choices (phase 3)
                 menu = []
-            if line.startswith(("  Ready-made", "     ")) or re.match(r"^ +\d+ → ", line):
-                assert len(line) <= 80, line
+        assert all(len(line) <= 80 for line in session.lines)
         # The board is shown again within one turn and phase only when someone else acted
         # (phase 3: the person's own plantings show just their side).
         last: tuple[str, int] | None = None
