@@ -18,7 +18,7 @@ from bohnanza.driver import play
 from bohnanza.game import TRADE, Game
 from bohnanza.records import load, replay
 from bohnanza.seeding import agent_seed
-from bohnanza.terminal import PASS, TerminalGame, _count
+from bohnanza.terminal import PASS, Submenu, TerminalGame, _count
 
 Chooser = Callable[[TerminalGame, str], str]
 
@@ -525,3 +525,169 @@ def test_menus_fit_80_columns_list_each_choice_once_and_count_coins_right() -> N
 def test_bench_refuses_zero_games() -> None:
     result = CliRunner().invoke(main, ["bench", "--games", "0"])
     assert result.exit_code == 2 and "0 is not in the range" in result.output
+
+
+# ---------------------------------------------------------------------- issue 31: the terminal
+
+
+def scripted(width: int, seat: int = 0) -> Session:
+    """A few turns of a 5-player game against heuristic bots (long names), typed as a
+    person would: help, the board, plantings, the "more…" offers (into a group, back,
+    another group, an offer), answers to bots' offers, then quit in turn 4."""
+    steps = iter(["?", "b"])
+    visited: list[str] = []
+
+    def choose(term: TerminalGame, prompt: str) -> str:
+        g = term.game
+        if g.turn >= 4:
+            return "q"
+        step = next(steps, None)
+        if step is not None:
+            return step
+        if g.phase == TRADE and g.active == term.human and "offer" not in visited:
+            if not term.submenus:
+                more = next(e for e in term.menu if isinstance(e, Submenu))
+                return str(term.menu.index(more) + 1)
+            if len(visited) < 3 and any(isinstance(e, Submenu) for e in term.menu):
+                visited.append("group")
+                return "1" if len(visited) != 2 else "0"
+            if len(visited) == 2:
+                visited.append("back")
+                return "0"
+            visited.append("offer")
+            return "1"
+        return "1"
+
+    game = Game.new("classic", 5, seed=31)
+    session = Session(game, seat, "heuristic", choose, width=width)
+    session.term.play()
+    return session
+
+
+def test_scripted_session_wraps_at_word_boundaries_at_80_and_100_columns() -> None:
+    # Issue 31: at 80 and 100 columns lines broke mid-word ("heuri/stic"). The same game
+    # on a very wide screen prints every word whole: at 80 and 100 columns every line fits
+    # and holds only those words (a split word would be a new one), in the same order.
+    wide = scripted(10_000)
+    words = set(wide.text.split())
+    words |= {"Fields", "1:", "2:", "3:"}  # the board's narrow layout (fields stacked)
+    assert max(len(line) for line in wide.lines) > 100  # there is something to wrap
+    assert "Ready-made offers" in wide.text and "to seat 4" in wide.text  # the grid
+    for width in (80, 100):
+        narrow = scripted(width)
+        assert narrow.term.log == wide.term.log  # the same game
+        assert all(len(line) <= width for line in narrow.lines), width
+        split = [(line, w) for line in narrow.lines for w in line.split() if w not in words]
+        assert not split, split[:5]
+        assert len(narrow.lines) > len(wide.lines)  # it did wrap
+        assert " heuristic," in narrow.text and "heuri\n" not in narrow.text
+
+
+def test_ready_made_offers_sit_behind_more_grouped_by_the_cards_given() -> None:
+    # Issue 31: up to 40 ready-made offers were listed in one menu. Now one "more…" entry
+    # opens a menu per cards given (0 goes back), and each of those a grid of terms by
+    # partner; together they hold every ready-made offer, each once.
+    shown: dict[str, object] = {}
+
+    def choose(term: TerminalGame, prompt: str) -> str:
+        g = term.game
+        if "offer" in shown:
+            return "q"
+        if g.phase != TRADE or g.active != term.human:
+            return "1"
+        if "top" not in shown:
+            shown["top"] = list(term.menu)
+            shown["legal"] = [a for a in g.legal_actions(term.human) if a.offer]
+            shown["at"] = len(session.lines)
+            return str(len(term.menu))  # "more…" is the last entry
+        if "groups" not in shown:
+            shown["groups"] = list(term.menu)
+            return "3"
+        if "grid" not in shown:
+            shown["grid"] = list(term.menu)
+            return "0"
+        if "back" not in shown:
+            shown["back"] = list(term.menu)
+            return "3"
+        shown["offer"] = term.menu[4]
+        return "5"
+
+    game = Game.new("classic", 4, seed=3)
+    session = Session(game, 0, "autarky", choose)
+    session.term.play()
+    top = shown["top"]
+    assert isinstance(top, list) and len(top) <= 6
+    more = top[-1]
+    legal = shown["legal"]
+    assert isinstance(more, Submenu) and isinstance(legal, list) and len(legal) > 20
+    assert more.label == f"more… {len(legal)} ready-made offers, by the cards you give"
+    groups = shown["groups"]
+    assert isinstance(groups, list) and all(isinstance(e, Submenu) for e in groups)
+    inside = [a for grp in groups for a in grp.entries]
+    assert sorted(map(repr, inside)) == sorted(map(repr, legal))
+    assert all(len({a.offer.give for a in grp.entries}) == 1 for grp in groups)
+    assert shown["grid"] == list(groups[2].entries)
+    assert shown["back"] == groups  # 0 went back one level
+    text = "\n".join(session.lines[shown["at"] :])  # type: ignore[misc]
+    assert re.search(r"^ +\d+\. more… \d+ ready-made offers", text, re.M)
+    assert "  0. back" in text
+    assert re.search(r"^ +to seat 1 +to seat 2 +to seat 3$", text, re.M)  # the grid's head
+    assert re.search(r"^ +as a gift +1\. +2\. +3\.$", text, re.M)
+    # The fifth offer of the group was made, to the partner its grid column names.
+    offer = shown["offer"]
+    assert isinstance(offer, Action) and offer.offer is not None
+    made = [e for s, e in session.term.log if e.type is ActionType.PROPOSE]
+    assert made == [offer] and offer.offer.to == 2
+
+
+def test_a_zero_coin_harvest_asks_first_and_no_changes_nothing() -> None:
+    # Issue 31: a 0-coin harvest was one keystroke. Now it is explained and asked (y/N);
+    # anything but yes leaves the game as it was. A harvest that pays is not asked.
+    answers = iter(["n", "y"])
+    states: list[dict[str, object]] = []  # before "n", at the next prompt
+
+    def choose(term: TerminalGame, prompt: str) -> str:
+        g = term.game
+        if prompt == "Harvest it anyway? (y/N)":
+            answer = next(answers)
+            if answer == "n":
+                states.append(g.to_dict())
+            return answer
+        if len(states) == 1:
+            states.append(g.to_dict())
+        elif states and g.to_dict() != states[0]:
+            return "q"
+        harvest = Action.harvest(0)
+        if g.phase == "plant" and harvest in term.menu and len(g.fields[0][0]) == 1:
+            return str(term.menu.index(harvest) + 1)
+        return "1"
+
+    game = Game.new("classic", 4, seed=3, deck=["blue", "chili", "wax", "soy", "black-eyed"])
+    session = Session(game, 0, "autarky", choose, confirm=False)
+    session.term.play()
+    text = session.flat
+    assert (
+        "Field 1 (Blue x1) pays 0 coins: harvesting it now sends its beans to the discard "
+        "pile for nothing." in text
+    )
+    assert "Nothing harvested: choose again." in text
+    assert text.count("Harvest it anyway? (y/N)>") == 2
+    assert "You harvest field 1: Blue x1 → 0 coins" in text
+    assert states[0] == states[1]  # "n" changed nothing
+    assert [game.config.variety_of(c) for c in game.discard] == ["blue"]
+    log = session.term.log
+    assert [a for _, a in log][:2] == [Action.plant(0), Action.harvest(0)]
+
+
+def test_colour_only_when_forced_and_no_clock_words() -> None:
+    # Piped output is plain text; FORCE_COLOR brings colour. The terminal has no clock:
+    # a bot's trading ends after a quiet round or the round limit, and says so.
+    plain = CliRunner().invoke(main, ["play", "--seed", "3"], input="1\n" * 40 + "q\n")
+    coloured = CliRunner().invoke(
+        main, ["play", "--seed", "3"], input="1\n" * 40 + "q\n", env={"FORCE_COLOR": "1"}
+    )
+    assert plain.exit_code == coloured.exit_code == 0, plain.output
+    assert "\x1b[" not in plain.output and "\x1b[" in coloured.output
+    assert re.sub(r"\x1b\[[0-9;]*m", "", coloured.output) == plain.output
+    assert "time is up" not in plain.output.lower()
+    assert "Nobody traded for a whole round, so trading ends (R-TRADE-6)." in flat(plain.output)

@@ -232,12 +232,26 @@ class Screen:
     def hang(self, head: str, body: str, style: str = "") -> Text:
         """``head`` then ``body``; a body too long for one line wraps under itself
         (menus: "  12. ...", labels: "Your hand: ...")."""
-        lines = self.wrap(body, self.width - cell_len(head))
+        lines = [
+            x for part in body.split("\n") for x in self.wrap(part, self.width - cell_len(head))
+        ]
         pad = " " * cell_len(head)
         text = Text(head + lines[0] + "".join(f"\n{pad}{line}" for line in lines[1:]))
         if style:
             text.stylize(_STYLE.get(style, style), len(head))
         return text
+
+    def pack(self, head: str, items: Sequence[str], sep: str = "  ", style: str = "") -> Text:
+        """``head`` then ``items`` (cards), as many to a line as fit, so that a card's name
+        ("Fatty (man)") stays on one line; further lines go under the first item."""
+        room = self.width - cell_len(head)
+        lines: list[str] = []
+        for item in items:
+            if lines and cell_len(lines[-1] + sep + item) <= room:
+                lines[-1] += sep + item
+            else:
+                lines += self.wrap(item.lstrip(), room)  # wider than the room: by words
+        return self.hang(head, "\n".join(lines), style)
 
     def grid(
         self,
@@ -995,25 +1009,24 @@ class TerminalGame:
     def _cards_lines(self, view: View) -> list[Text]:
         """The drawn cards and the person's hand, each after its label (a long hand wraps
         under itself)."""
-        rows = []
+        rows: list[tuple[str, list[str]]] = []
         if view.drawn:
             rows.append(
-                (
-                    "Drawn cards: ",
-                    "  ".join(f"d{i + 1} {self._card(c)}" for i, c in enumerate(view.drawn)),
-                )
+                ("Drawn cards: ", [f"d{i + 1} {self._card(c)}" for i, c in enumerate(view.drawn)])
             )
         hand = view.hand or ()
         if hand:
-            cards = "  ".join(
-                f"{i + 1} {self._card(c)}{'*' if i == 0 else ''}" for i, c in enumerate(hand)
-            )
-            rows.append(("Your hand: ", f"{cards}   (* front card, planted next)"))
+            cards = [f"{i + 1} {self._card(c)}{'*' if i == 0 else ''}" for i, c in enumerate(hand)]
+            rows.append(("Your hand: ", [*cards, " (* front card, planted next)"]))
         else:
-            rows.append(("Your hand: ", "empty"))
+            rows.append(("Your hand: ", ["empty"]))
         if view.treasury:  # fasolufka: one's own coins are known (R-LADY-10)
-            rows.append(("Your coins: ", ", ".join(self._card(c) for c in view.treasury)))
-        return [self.screen.hang(label, cards, "me") for label, cards in rows]
+            coins = [self._card(c) for c in view.treasury]
+            rows.append(("Your coins: ", [f"{c}," for c in coins[:-1]] + coins[-1:]))
+        return [
+            self.screen.pack(label, cards, " " if label == "Your coins: " else "  ", "me")
+            for label, cards in rows
+        ]
 
     def board(self, view: View) -> str:
         """The table as the person may see it (R-INFO-1/2)."""
