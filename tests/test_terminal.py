@@ -679,6 +679,32 @@ def test_a_zero_coin_harvest_asks_first_and_no_changes_nothing() -> None:
     assert [a for _, a in log][:2] == [Action.plant(0), Action.harvest(0)]
 
 
+def test_two_farmers_harvested_for_a_third_field_are_not_questioned_r_farm_1() -> None:
+    # R-FARM-1: two Farmers pay no coins but give a free third field: not a wasted harvest.
+    game = Game.new(
+        "fasolki+new-varieties",
+        4,
+        options={"remove": "glutton"},
+        seed=3,
+        deck=["farmer", "farmer", "cowboy", "fatty", "hippie"],
+    )
+
+    def choose(term: TerminalGame, prompt: str) -> str:
+        assert not prompt.endswith("(y/N)")
+        g = term.game
+        if len(g.fields[0]) == 3:
+            return "q"
+        if g.phase == TRADE:
+            return str(term.menu.index(Action.harvest(0)) + 1)
+        plant = Action.plant(0)
+        return str(term.menu.index(plant) + 1) if plant in term.menu else "1"
+
+    session = Session(game, 0, "autarky", choose, confirm=False)
+    session.term.play()
+    assert "You harvest field 1: Farmer x2 → 0 coins and a free third field" in session.flat
+    assert len(game.fields[0]) == 3
+
+
 def test_colour_only_when_forced_and_no_clock_words() -> None:
     # Piped output is plain text; FORCE_COLOR brings colour. The terminal has no clock:
     # a bot's trading ends after a quiet round or the round limit, and says so.

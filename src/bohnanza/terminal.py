@@ -549,7 +549,7 @@ class TerminalGame:
         me = view.me()
         if not 0 <= action.field < len(me.fields) or me.payouts[action.field] > 0:
             return True  # the engine refuses a bad field with its own words
-        if all(a.type is _T.HARVEST for a in legal):
+        if all(a.type is _T.HARVEST for a in legal) or self._gains_field(view, action.field):
             return True
         cards = self._field(me.fields[action.field])
         self.say(
@@ -559,6 +559,18 @@ class TerminalGame:
         )
         answer = self.read("Harvest it anyway? (y/N)")  # a prompt is not wrapped: short
         return answer.strip().lower() in ("y", "yes")
+
+    def _gains_field(self, view: View, field: int) -> bool:
+        """R-FARM-1: exactly two Farmers harvested give a free third field (no coins) to a
+        player without one, while the supply lasts."""
+        me = view.me()
+        cards = me.fields[field]
+        return (
+            len(cards) == 2
+            and self.config.variety_of(cards[-1]) == "farmer"
+            and len(me.fields) < 3
+            and view.third_fields_left > 0
+        )
 
     def _ask_coins(self, view: View) -> Action | None:
         """Fasolufka (R-LADY-10): which three treasury coins pay for the field, in the order
