@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 import re
 from collections.abc import Callable
@@ -17,7 +18,7 @@ from bohnanza.driver import play
 from bohnanza.game import TRADE, Game
 from bohnanza.records import load, replay
 from bohnanza.seeding import agent_seed
-from bohnanza.terminal import PASS, TerminalGame
+from bohnanza.terminal import PASS, Submenu, TerminalGame, _count
 
 Chooser = Callable[[TerminalGame, str], str]
 
@@ -26,7 +27,15 @@ class Session:
     """A TerminalGame whose input comes from ``choose(session, prompt)``."""
 
     def __init__(
-        self, game: Game, seat: int, bots: str, choose: Chooser, max_prompts: int = 20_000
+        self,
+        game: Game,
+        seat: int,
+        bots: str,
+        choose: Chooser,
+        max_prompts: int = 20_000,
+        *,
+        confirm: bool = True,
+        width: int = 80,
     ):
         others = [s for s in range(game.players) if s != seat]
         names = agent_names(bots, game.players - 1)
@@ -37,7 +46,10 @@ class Session:
         self.prompts = 0
         self.max_prompts = max_prompts
         self.choose = choose
-        self.term = TerminalGame(game, seat, agents, read=self._read, write=self._write)
+        self.confirm = confirm  # answer "y" to "... (y/N)" questions (a 0-coin harvest)
+        self.term = TerminalGame(
+            game, seat, agents, read=self._read, write=self._write, width=width
+        )
 
     def _write(self, text: str) -> None:
         self.lines.extend(text.split("\n"))
@@ -46,11 +58,23 @@ class Session:
         self.prompts += 1
         assert self.prompts <= self.max_prompts, "the game does not end"
         self.lines.append(prompt + "> ")
+        if self.confirm and prompt.endswith("(y/N)"):
+            return "y"
         return self.choose(self.term, prompt)
 
     @property
     def text(self) -> str:
         return "\n".join(self.lines)
+
+    @property
+    def flat(self) -> str:
+        """The output with every run of spaces and line breaks as one space: wrapped
+        lines read as one."""
+        return flat(self.text)
+
+
+def flat(text: str) -> str:
+    return " ".join(text.split())
 
 
 def first_option(term: TerminalGame, prompt: str) -> str:
@@ -58,14 +82,22 @@ def first_option(term: TerminalGame, prompt: str) -> str:
 
 
 def hand_line(term: TerminalGame) -> str:
+    """The hand as printed, spaces folded (a long hand wraps under itself)."""
     hand = term.game.hands[term.human]
     cfg = term.game.config
     if not hand:
         return "Your hand: empty"
-    cards = "  ".join(
+    cards = " ".join(
         f"{i + 1} {cfg.describe(c)}{'*' if i == 0 else ''}" for i, c in enumerate(hand)
     )
-    return f"Your hand: {cards}   (* front card, planted next)"
+    return f"Your hand: {cards} (* front card, planted next)"
+
+
+def last_hand(lines: list[str]) -> str:
+    """The last "Your hand:" line printed with its continuation lines, spaces folded."""
+    i = next(i for i in range(len(lines) - 1, -1, -1) if lines[i].startswith("Your hand:"))
+    more = itertools.takewhile(lambda x: x.startswith("   "), lines[i + 1 :])
+    return flat(" ".join([lines[i], *more]))
 
 
 # ---------------------------------------------------------------------- whole games via the CLI
@@ -84,8 +116,12 @@ def test_whole_game_piped_through_the_cli(tmp_path: Path) -> None:
     assert record["seats"] == [{"agent": "human"}] + [{"agent": "heuristic"}] * 3  # the default
     game = replay(record)
     assert game.over and record["result"] == game.result()
+    # One aligned row per seat: no padding inside brackets ("(you    )", issue 31).
     for s, score in enumerate(game.result()["scores"]):
-        assert re.search(rf"seat {s} \(.*\) +{score} coins", result.output)
+        who = "you" if s == 0 else "heuristic"
+        assert re.search(rf"^  seat {s}  {who} +{_count(score, 'coin')}  ", result.output, re.M)
+    assert not re.search(r"\(you +\)", result.output)
+    assert "\x1b[" not in result.output  # not a terminal: plain text
     # The seed gives away the deck: shown only once the game is over.
     before, _, after = result.output.partition("Final scores")
     assert "--seed 3" in after and "seed 3" not in before.lower()
@@ -175,8 +211,7 @@ def test_the_printed_hand_is_always_the_persons_own() -> None:
     rng = random.Random(1)
 
     def choose(term: TerminalGame, prompt: str) -> str:
-        shown = [line for line in session.lines if line.startswith("Your hand:")]
-        assert shown[-1] == hand_line(term)
+        assert last_hand(session.lines) == hand_line(term)
         return str(rng.randint(1, len(term.menu)))
 
     game = Game.new("classic", 4, seed=8)
@@ -203,7 +238,7 @@ def test_other_hands_are_never_shown() -> None:
     session = Session(game, 0, "autarky", choose)
     session.term.play()
     seen = session.text
-    assert "Your hand: 1 Blue*  2 Chili  3 Wax  4 Soy  5 Red" in seen
+    assert "Your hand: 1 Blue* 2 Chili 3 Wax 4 Soy 5 Red" in flat(seen)
     assert "Turn 2: seat 1" in seen
     before = seen.split("Turn 2: seat 1")[0]
     assert "Garden" not in before and "Cocoa" not in before
@@ -227,7 +262,7 @@ def test_illegal_custom_offer_is_refused_and_changes_nothing() -> None:
     game = Game.new("classic", 4, seed=3)
     session = Session(game, 0, "autarky", choose)
     session.term.play()
-    assert "Not allowed: seat 0 cannot propose this offer: at most 12 cards" in session.text
+    assert "Not allowed: seat 0 cannot propose this offer: at most 12 cards" in session.flat
     assert len(snapshots) == 1
 
 
@@ -306,13 +341,16 @@ def test_board_shows_the_public_information() -> None:
     board = term.board(view)
     d1, d2 = (game.config.describe(c) for c in game.drawn)
     assert f"Draw pile {len(game.draw)} · discard pile 1 (top: Blue) · run-outs 0 of 3" in board
-    assert "*seat 0 you" in board and "0 coins, hand  3 │ [1] empty  [2] Chili x1 pays 0" in board
-    assert board.count("0 coins, hand  5 │ [1] empty  [2] empty") == 3
-    assert f"Drawn cards: d1 {d1}  d2 {d2}" in board
-    assert "Your hand: 1 Wax*  2 Soy  3 Black-eyed" in board
+    # A table: a row per seat (* the active one), a column per field.
+    assert re.search(r"^ +Seat +Coins +Hand +Field 1 +Field 2$", board, re.M)
+    assert re.search(r"^\* +0 you +0 +3 +empty +Chili x1 pays 0$", board, re.M)
+    assert len(re.findall(r"^ +[123] autarky +0 +5 +empty +empty$", board, re.M)) == 3
+    assert f"Drawn cards: d1 {d1} d2 {d2}" in flat(board)
+    assert "Your hand: 1 Wax* 2 Soy 3 Black-eyed" in flat(board)
     game.apply(0, Action.end_trading())
     board = term.board(game.view(0))
-    assert f"trade area: {d1}, {d2}" in board and "phase 3" in board
+    assert re.search(r"Field 2 +Trade area$", board, re.M) and "phase 3" in board
+    assert re.search(rf"Chili x1 pays 0 +{d1}, {d2}$", board, re.M)
 
 
 def test_menu_describes_actions_in_words() -> None:
@@ -395,7 +433,7 @@ def test_typed_commands_use_the_shared_grammar() -> None:
     game = Game.new("classic", 4, seed=3, deck=["blue", "chili", "wax", "soy", "black-eyed"])
     session = Session(game, 0, "autarky", choose)
     session.term.play()
-    assert "'5' is not a field; your fields are numbered 1 to 2." in session.text
+    assert "'5' is not a field; your fields are numbered 1 to 2." in session.flat
     assert [f[0] for f in game.fields[0] if f] and game.fields[0][1] and not game.fields[0][0]
     assert seen == ["harvest 5", "plant 2", "stop", "q"]
     assert game.phase == TRADE
@@ -425,7 +463,7 @@ def test_fasolufka_buyer_picks_the_coins_in_order_r_lady_10() -> None:
 
     session = Session(game, 0, "autarky", choose)
     session.term.play()
-    text = session.text
+    text = session.flat
     describe = game.config.describe
     assert "Your coins: " + ", ".join(describe(c) for c in coins) in text
     assert "Your coins: 1 " + describe(coins[0]) in text
@@ -453,6 +491,8 @@ def test_menus_fit_80_columns_list_each_choice_once_and_count_coins_right() -> N
     rng = random.Random(13)
 
     def pick(term: TerminalGame, prompt: str) -> str:
+        if prompt.startswith("Coins to pay"):
+            return ""  # the suggested coins (fasolufka)
         return str(rng.randint(1, max(1, len(term.menu))))
 
     for rules, players in (("classic", 5), ("fasolki+fasolufka", 4)):
@@ -463,11 +503,12 @@ def test_menus_fit_80_columns_list_each_choice_once_and_count_coins_right() -> N
         for line in [*session.lines, "end"]:
             if re.match(r"^  +\d+\. ", line):
                 menu.append(line.split(". ", 1)[1])
-            elif menu and not line.startswith(" "):
+            elif menu and re.match(r"^ {5,}\S", line):  # a long entry wraps under itself
+                menu[-1] += " " + line.strip()
+            elif menu:
                 assert len(menu) == len(set(menu)), menu  # no repeated choices (phase 3)
                 menu = []
-            if line.startswith(("  Ready-made", "     ")) or re.match(r"^ +\d+ → ", line):
-                assert len(line) <= 80, line
+        assert all(len(line) <= 80 for line in session.lines)
         # The board is shown again within one turn and phase only when someone else acted
         # (phase 3: the person's own plantings show just their side).
         last: tuple[str, int] | None = None
@@ -484,3 +525,195 @@ def test_menus_fit_80_columns_list_each_choice_once_and_count_coins_right() -> N
 def test_bench_refuses_zero_games() -> None:
     result = CliRunner().invoke(main, ["bench", "--games", "0"])
     assert result.exit_code == 2 and "0 is not in the range" in result.output
+
+
+# ---------------------------------------------------------------------- issue 31: the terminal
+
+
+def scripted(width: int, seat: int = 0) -> Session:
+    """A few turns of a 5-player game against heuristic bots (long names), typed as a
+    person would: help, the board, plantings, the "more…" offers (into a group, back,
+    another group, an offer), answers to bots' offers, then quit in turn 4."""
+    steps = iter(["?", "b"])
+    visited: list[str] = []
+
+    def choose(term: TerminalGame, prompt: str) -> str:
+        g = term.game
+        if g.turn >= 4:
+            return "q"
+        step = next(steps, None)
+        if step is not None:
+            return step
+        if g.phase == TRADE and g.active == term.human and "offer" not in visited:
+            if not term.submenus:
+                more = next(e for e in term.menu if isinstance(e, Submenu))
+                return str(term.menu.index(more) + 1)
+            if len(visited) < 3 and any(isinstance(e, Submenu) for e in term.menu):
+                visited.append("group")
+                return "1" if len(visited) != 2 else "0"
+            if len(visited) == 2:
+                visited.append("back")
+                return "0"
+            visited.append("offer")
+            return "1"
+        return "1"
+
+    game = Game.new("classic", 5, seed=31)
+    session = Session(game, seat, "heuristic", choose, width=width)
+    session.term.play()
+    return session
+
+
+def test_scripted_session_wraps_at_word_boundaries_at_80_and_100_columns() -> None:
+    # Issue 31: at 80 and 100 columns lines broke mid-word ("heuri/stic"). The same game
+    # on a very wide screen prints every word whole: at 80 and 100 columns every line fits
+    # and holds only those words (a split word would be a new one), in the same order.
+    wide = scripted(10_000)
+    words = set(wide.text.split())
+    words |= {"Fields", "1:", "2:", "3:"}  # the board's narrow layout (fields stacked)
+    assert max(len(line) for line in wide.lines) > 100  # there is something to wrap
+    assert "Ready-made offers" in wide.text and "to seat 4" in wide.text  # the grid
+    for width in (80, 100):
+        narrow = scripted(width)
+        assert narrow.term.log == wide.term.log  # the same game
+        assert all(len(line) <= width for line in narrow.lines), width
+        split = [(line, w) for line in narrow.lines for w in line.split() if w not in words]
+        assert not split, split[:5]
+        assert len(narrow.lines) > len(wide.lines)  # it did wrap
+        assert " heuristic," in narrow.text and "heuri\n" not in narrow.text
+
+
+def test_ready_made_offers_sit_behind_more_grouped_by_the_cards_given() -> None:
+    # Issue 31: up to 40 ready-made offers were listed in one menu. Now one "more…" entry
+    # opens a menu per cards given (0 goes back), and each of those a grid of terms by
+    # partner; together they hold every ready-made offer, each once.
+    shown: dict[str, object] = {}
+
+    def choose(term: TerminalGame, prompt: str) -> str:
+        g = term.game
+        if "offer" in shown:
+            return "q"
+        if g.phase != TRADE or g.active != term.human:
+            return "1"
+        if "top" not in shown:
+            shown["top"] = list(term.menu)
+            shown["legal"] = [a for a in g.legal_actions(term.human) if a.offer]
+            shown["at"] = len(session.lines)
+            return str(len(term.menu))  # "more…" is the last entry
+        if "groups" not in shown:
+            shown["groups"] = list(term.menu)
+            return "3"
+        if "grid" not in shown:
+            shown["grid"] = list(term.menu)
+            return "0"
+        if "back" not in shown:
+            shown["back"] = list(term.menu)
+            return "3"
+        shown["offer"] = term.menu[4]
+        return "5"
+
+    game = Game.new("classic", 4, seed=3)
+    session = Session(game, 0, "autarky", choose)
+    session.term.play()
+    top = shown["top"]
+    assert isinstance(top, list) and len(top) <= 6
+    more = top[-1]
+    legal = shown["legal"]
+    assert isinstance(more, Submenu) and isinstance(legal, list) and len(legal) > 20
+    assert more.label == f"more… {len(legal)} ready-made offers, by the cards you give"
+    groups = shown["groups"]
+    assert isinstance(groups, list) and all(isinstance(e, Submenu) for e in groups)
+    inside = [a for grp in groups for a in grp.entries]
+    assert sorted(map(repr, inside)) == sorted(map(repr, legal))
+    assert all(len({a.offer.give for a in grp.entries}) == 1 for grp in groups)
+    assert shown["grid"] == list(groups[2].entries)
+    assert shown["back"] == groups  # 0 went back one level
+    text = "\n".join(session.lines[shown["at"] :])  # type: ignore[misc]
+    assert re.search(r"^ +\d+\. more… \d+ ready-made offers", text, re.M)
+    assert "  0. back" in text
+    assert re.search(r"^ +to seat 1 +to seat 2 +to seat 3$", text, re.M)  # the grid's head
+    assert re.search(r"^ +as a gift +1\. +2\. +3\.$", text, re.M)
+    # The fifth offer of the group was made, to the partner its grid column names.
+    offer = shown["offer"]
+    assert isinstance(offer, Action) and offer.offer is not None
+    made = [e for s, e in session.term.log if e.type is ActionType.PROPOSE]
+    assert made == [offer] and offer.offer.to == 2
+
+
+def test_a_zero_coin_harvest_asks_first_and_no_changes_nothing() -> None:
+    # Issue 31: a 0-coin harvest was one keystroke. Now it is explained and asked (y/N);
+    # anything but yes leaves the game as it was. A harvest that pays is not asked.
+    answers = iter(["n", "y"])
+    states: list[dict[str, object]] = []  # before "n", at the next prompt
+
+    def choose(term: TerminalGame, prompt: str) -> str:
+        g = term.game
+        if prompt == "Harvest it anyway? (y/N)":
+            answer = next(answers)
+            if answer == "n":
+                states.append(g.to_dict())
+            return answer
+        if len(states) == 1:
+            states.append(g.to_dict())
+        elif states and g.to_dict() != states[0]:
+            return "q"
+        harvest = Action.harvest(0)
+        if g.phase == "plant" and harvest in term.menu and len(g.fields[0][0]) == 1:
+            return str(term.menu.index(harvest) + 1)
+        return "1"
+
+    game = Game.new("classic", 4, seed=3, deck=["blue", "chili", "wax", "soy", "black-eyed"])
+    session = Session(game, 0, "autarky", choose, confirm=False)
+    session.term.play()
+    text = session.flat
+    assert (
+        "Field 1 (Blue x1) pays 0 coins: harvesting it now sends its beans to the discard "
+        "pile for nothing." in text
+    )
+    assert "Nothing harvested: choose again." in text
+    assert text.count("Harvest it anyway? (y/N)>") == 2
+    assert "You harvest field 1: Blue x1 → 0 coins" in text
+    assert states[0] == states[1]  # "n" changed nothing
+    assert [game.config.variety_of(c) for c in game.discard] == ["blue"]
+    log = session.term.log
+    assert [a for _, a in log][:2] == [Action.plant(0), Action.harvest(0)]
+
+
+def test_two_farmers_harvested_for_a_third_field_are_not_questioned_r_farm_1() -> None:
+    # R-FARM-1: two Farmers pay no coins but give a free third field: not a wasted harvest.
+    game = Game.new(
+        "fasolki+new-varieties",
+        4,
+        options={"remove": "glutton"},
+        seed=3,
+        deck=["farmer", "farmer", "cowboy", "fatty", "hippie"],
+    )
+
+    def choose(term: TerminalGame, prompt: str) -> str:
+        assert not prompt.endswith("(y/N)")
+        g = term.game
+        if len(g.fields[0]) == 3:
+            return "q"
+        if g.phase == TRADE:
+            return str(term.menu.index(Action.harvest(0)) + 1)
+        plant = Action.plant(0)
+        return str(term.menu.index(plant) + 1) if plant in term.menu else "1"
+
+    session = Session(game, 0, "autarky", choose, confirm=False)
+    session.term.play()
+    assert "You harvest field 1: Farmer x2 → 0 coins and a free third field" in session.flat
+    assert len(game.fields[0]) == 3
+
+
+def test_colour_only_when_forced_and_no_clock_words() -> None:
+    # Piped output is plain text; FORCE_COLOR brings colour. The terminal has no clock:
+    # a bot's trading ends after a quiet round or the round limit, and says so.
+    plain = CliRunner().invoke(main, ["play", "--seed", "3"], input="1\n" * 40 + "q\n")
+    coloured = CliRunner().invoke(
+        main, ["play", "--seed", "3"], input="1\n" * 40 + "q\n", env={"FORCE_COLOR": "1"}
+    )
+    assert plain.exit_code == coloured.exit_code == 0, plain.output
+    assert "\x1b[" not in plain.output and "\x1b[" in coloured.output
+    assert re.sub(r"\x1b\[[0-9;]*m", "", coloured.output) == plain.output
+    assert "time is up" not in plain.output.lower()
+    assert "Nobody traded for a whole round, so trading ends (R-TRADE-6)." in flat(plain.output)

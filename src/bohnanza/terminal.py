@@ -11,15 +11,27 @@ The person sees only their own :class:`~bohnanza.views.View` and events as
 :meth:`~bohnanza.events.Event.for_seat` shows them to their seat (R-INFO-3): no other
 seat's hand is ever printed. All text goes through two callables (``read`` and ``write``)
 so that tests can drive a game without a terminal.
+
+Output is laid out by Rich (:class:`Screen`): tables for the board and the scores, lines
+wrapped at word boundaries to the terminal's width, colour only on a terminal (or when
+``FORCE_COLOR`` asks for it), so that piped output stays plain text. Long menus are
+grouped: the ready-made offers sit behind one "more…" entry, by the cards given.
 """
 
 from __future__ import annotations
 
+import io
+import shutil
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from itertools import groupby
 from typing import Any
 
 import click
+from rich.cells import cell_len
+from rich.console import Console, RenderableType
+from rich.table import Table
+from rich.text import Text
 
 from . import text
 from .actions import Action, ActionType, Offer
@@ -40,7 +52,8 @@ _T = ActionType
 
 HELP = """\
 How to play (type one of these at the prompt):
-  NUMBER      pick an action from the list
+  NUMBER      pick an action from the list; "more…" opens a shorter list (the
+              ready-made offers, by the cards you give), 0 goes back from it
   offer [SEAT] give POSITIONS [want VARIETY[:COUNT],...] [declare CLAIM,...]
               propose a trade in phase 2, for example:
                 offer 2 give 1,3 want chili:1     your cards 1 and 3 to seat 2 for 1 Chili
@@ -123,8 +136,175 @@ class _Pass:
         return "PASS"
 
 
+class _Back:
+    """The entry "0. back" of a sub-menu."""
+
+    def __repr__(self) -> str:
+        return "BACK"
+
+
 PASS = _Pass()
-MenuEntry = Action | _Pass
+BACK = _Back()
+
+
+@dataclass(frozen=True)
+class Submenu:
+    """A menu entry that opens a menu of its own ("more…"): long lists of ready-made
+    offers are grouped so that no menu shows dozens of lines at once."""
+
+    label: str  #: the entry in the parent menu
+    title: str  #: the heading of the sub-menu
+    entries: tuple[Action | Submenu, ...]
+
+
+MenuEntry = Action | _Pass | _Back | Submenu
+
+#: Styles (shown only when colour is on).
+_STYLE = {
+    "turn": "bold cyan",
+    "board": "bold",
+    "me": "bold",
+    "active": "bold yellow",
+    "number": "bold cyan",
+    "error": "red",
+    "note": "yellow",
+    "you": "green",
+    "winner": "bold green",
+    "dim": "dim",
+}
+
+
+class Screen:
+    """Renders text and tables with Rich into strings for ``write``.
+
+    Rich wraps at word boundaries (a word is split only when it alone is wider than the
+    screen), lays tables out to the width, and emits escape codes only when ``colour``
+    is on, so that tests and pipes read plain text. ``width=None`` follows the terminal
+    (read again for every output, so that a resized window is used at once).
+    """
+
+    def __init__(self, write: Callable[[str], None], width: int | None, colour: bool) -> None:
+        self.write = write
+        self.fixed_width = width
+        self.colour = colour
+        self.console = Console(
+            file=io.StringIO(),
+            width=width or 80,
+            force_terminal=colour,
+            color_system="auto" if colour else None,
+            highlight=False,
+            markup=False,  # card kinds in brackets ("[lady,-]") are text, not markup
+            emoji=False,
+            soft_wrap=False,
+        )
+
+    @property
+    def width(self) -> int:
+        if self.fixed_width is not None:
+            return self.fixed_width
+        return max(40, shutil.get_terminal_size((80, 24)).columns)
+
+    def render(self, *items: RenderableType) -> str:
+        """``items`` one below the other, as the screen shows them (no final newline)."""
+        width = self.width
+        out: list[str] = []
+        for item in items:
+            if isinstance(item, Text) and not self.colour and _fits(item.plain, width):
+                out.append(item.plain)  # what Rich prints for it, without the detour
+                continue
+            console = self.console
+            console.width = width
+            with console.capture() as capture:
+                console.print(item)
+            out.append(capture.get().rstrip("\n"))
+        return "\n".join(line.rstrip() for line in "\n".join(out).split("\n"))
+
+    def show(self, *items: RenderableType) -> None:
+        self.write(self.render(*items))
+
+    def wrap(self, text: str, width: int) -> list[str]:
+        """``text`` in lines of at most ``width`` cells, broken at word boundaries."""
+        if _fits(text, width):
+            return text.split("\n")
+        lines = Text(text).wrap(self.console, max(1, width))
+        return [line.plain.rstrip() for line in lines]
+
+    def hang(self, head: str, body: str, style: str = "") -> Text:
+        """``head`` then ``body``; a body too long for one line wraps under itself
+        (menus: "  12. ...", labels: "Your hand: ...")."""
+        lines = [
+            x for part in body.split("\n") for x in self.wrap(part, self.width - cell_len(head))
+        ]
+        pad = " " * cell_len(head)
+        text = Text(head + lines[0] + "".join(f"\n{pad}{line}" for line in lines[1:]))
+        if style:
+            text.stylize(_STYLE.get(style, style), len(head))
+        return text
+
+    def pack(self, head: str, items: Sequence[str], sep: str = "  ", style: str = "") -> Text:
+        """``head`` then ``items`` (cards), as many to a line as fit, so that a card's name
+        ("Fatty (man)") stays on one line; further lines go under the first item."""
+        room = self.width - cell_len(head)
+        lines: list[str] = []
+        for item in items:
+            if lines and cell_len(lines[-1] + sep + item) <= room:
+                lines[-1] += sep + item
+            else:
+                lines += self.wrap(item.lstrip(), room)  # wider than the room: by words
+        return self.hang(head, "\n".join(lines), style)
+
+    def grid(
+        self,
+        header: Sequence[str] | None,
+        rows: Sequence[tuple[Sequence[str], str]],
+        right: frozenset[int] = frozenset(),
+        wrap: int = -1,
+    ) -> Text:
+        """Rows of cells in aligned columns (two spaces apart; ``right``: right-aligned
+        columns), a rule under the ``header``; each row with its style. A cell may hold
+        several lines. When the screen is too narrow, the cells of column ``wrap`` are
+        wrapped at word boundaries to the room left. Laid out by hand, not by
+        ``rich.table``: the board is shown for every decision, and a Rich table costs
+        milliseconds each time (whole games in the tests)."""
+        table = [list(header)] if header is not None else []
+        table += [list(cells) for cells, _ in rows]
+        ncols = len(table[0])
+        wrap %= ncols
+
+        def widths() -> list[int]:
+            return [
+                max(cell_len(line) for row in table for line in row[j].split("\n"))
+                for j in range(ncols)
+            ]
+
+        w = widths()
+        room = self.width - (sum(w) - w[wrap] + 2 * (ncols - 1))
+        if w[wrap] > room:
+            for row in table[1 if header is not None else 0 :]:
+                row[wrap] = "\n".join(self.wrap(row[wrap], max(room, 8)))
+            w = widths()
+        out = Text()
+        for i, row in enumerate(table):
+            cells = [c.split("\n") for c in row]
+            height = max(len(c) for c in cells)
+            style = ""
+            if i or header is None:
+                style = rows[i - 1 if header is not None else i][1]
+            for k in range(height):
+                parts = []
+                for j, c in enumerate(cells):
+                    line = c[k] if k < len(c) else ""
+                    pad = " " * (w[j] - cell_len(line))
+                    parts.append(pad + line if j in right else line + pad)
+                if out:
+                    out.append("\n")
+                out.append("  ".join(parts).rstrip(), style=_STYLE.get(style, style))
+            if i == 0 and header is not None:
+                out.append("\n" + "─" * (sum(w) + 2 * (ncols - 1)), style=_STYLE["dim"])
+        return out
+
+    def text(self, line: str, style: str = "") -> Text:
+        return Text(line, style=_STYLE.get(style, style))
 
 
 class BadInput(ValueError):
@@ -152,12 +332,17 @@ def run_terminal_game(
     bots = {
         s: make_agent(name, agent_seed(seed, s)) for s, name in zip(others, bot_names, strict=True)
     }
+    # Colour and the width come from the real terminal; Rich reads FORCE_COLOR, NO_COLOR
+    # and TERM, so that a pipe gets plain text unless colour is forced.
+    colour = Console().is_terminal
     session = TerminalGame(
         game,
         seat,
         bots,
         read=_click_read,
-        write=click.echo,
+        write=lambda line: click.echo(line, color=colour),
+        width=None,
+        colour=colour,
         # "llm:MODEL@URL" is shown as "llm:MODEL" (the record keeps the whole spec).
         names={k: n.split("@")[0] for k, n in zip(others, bot_names, strict=True)},
         max_trade_rounds=max_trade_rounds,
@@ -192,6 +377,8 @@ class TerminalGame:
         write: Callable[[str], None],
         names: Mapping[int, str] | None = None,
         max_trade_rounds: int = MAX_TRADE_ROUNDS,
+        width: int | None = 80,
+        colour: bool = False,
     ) -> None:
         if set(bots) != set(range(game.players)) - {human}:
             raise ConfigError(f"need one bot for every seat but {human}")
@@ -203,10 +390,14 @@ class TerminalGame:
         self.names[human] = "you"
         self.read = read
         self.write = write
+        self.screen = Screen(write, width, colour)
         self.max_trade_rounds = max_trade_rounds
         self.config = game.config
         self.log: list[tuple[int, Action]] = []
         self.menu: list[MenuEntry] = []
+        #: The open sub-menus ("more…"), outermost first; empty: the decision's own menu.
+        self.submenus: list[Submenu] = []
+        self._top_menu: list[MenuEntry] = []
         self._board_stale = True
         self._board_key: tuple[int, str] | None = None  # (turn, phase) of the last board
         self._others_acted = False  # anybody but the person acted since then
@@ -217,27 +408,42 @@ class TerminalGame:
         """Play until the game ends (True) or the person quits (False)."""
         g = self.game
         names = ", ".join(f"seat {s} {self.names[s]}" for s in sorted(self.bots))
-        self.write(
+        self.say(
             f"Bohnanza: {self.config.rules}, {g.players} players. "
             f"You are seat {self.human}; bots: {names}. Type ? for help."
         )
         if not g.over:
-            self.write(self._turn_header(g.active, g.turn))
-        # The person ends their own trading (asked every round, required); bots' trading
-        # time runs out after a quiet round or ``max_trade_rounds`` rounds (R-TRADE-6).
+            self.say(self._turn_header(g.active, g.turn), "turn")
+        # The person ends their own trading (asked every round, required). There is no
+        # clock: a bot's trading ends after a quiet round or ``max_trade_rounds`` rounds,
+        # when the bot (the active player) ends it for the scheduler (R-TRADE-6).
         scheduler = TradeScheduler(self.max_trade_rounds, self_ending={self.human})
         try:
             while (ask := scheduler.next(g)) is not None:
                 if ask.time_up:
-                    self.write("Trading time is up (R-TRADE-6).")
+                    self.say(self._trading_stops(scheduler.rounds), "dim")
                     self._apply(ask.seat, Action.end_trading())
                     continue
                 scheduler.report(self._decide(ask.seat, ask.required))
         except _Quit:
-            self.write(f"You left the game in turn {g.turn}.")
+            self.say(f"You left the game in turn {g.turn}.")
             return False
         self._show_result()
         return True
+
+    def say(self, line: str, style: str = "") -> None:
+        """One line (or several) of text, wrapped at word boundaries."""
+        self.screen.show(self.screen.text(line, style))
+
+    def _trading_stops(self, rounds: int) -> str:
+        """Why a bot's trading ends: the terminal has no clock, only rounds (the
+        scheduler's quiet round or its round limit)."""
+        if rounds >= self.max_trade_rounds:
+            return (
+                f"Trading ends after {_count(self.max_trade_rounds, 'round')}, the most a "
+                "bot's turn trades here (R-TRADE-6)."
+            )
+        return "Nobody traded for a whole round, so trading ends (R-TRADE-6)."
 
     def _decide(self, seat: int, required: bool) -> bool:
         """Ask ``seat`` for one decision; False when it passes."""
@@ -266,7 +472,10 @@ class TerminalGame:
         if seat != self.human:
             self._others_acted = True
         for line in self._event_lines([e.for_seat(self.human) for e in events]):
-            self.write(line)
+            if line.startswith("\n──── Turn"):
+                self.say(line, "turn")
+            else:
+                self.say(line, "you" if line.startswith("You ") else "")
 
     # ------------------------------------------------------------------ the person's decisions
 
@@ -289,31 +498,79 @@ class TerminalGame:
             self._board_key = key
             self._others_acted = False
             self._board_stale = False
-        self.menu = self._menu(view, legal, required)
+        self.menu = self._top_menu = self._menu(view, legal, required)
+        self.submenus = []
         self.write(self._menu_text(view))
         while True:
-            line = self.read(f"Your choice (1-{len(self.menu)}, ? help, q quit)").strip()
+            back = ", 0 back" if self.submenus else ""
+            line = self.read(f"Your choice (1-{len(self.menu)}{back}, ? help, q quit)").strip()
             try:
                 entry = self._parse(line, view)
             except BadInput as exc:
-                self.write(str(exc))
+                self.say(str(exc), "note")
                 continue
             if entry is None:
                 continue
+            if isinstance(entry, (Submenu, _Back)):
+                self._open(entry)
+                self.write(self._menu_text(view))
+                continue
             if isinstance(entry, _Pass):
-                self.write("You pass.")
+                self.say("You pass.", "you")
                 return False
             if entry.type is _T.BUY_FIELD and not entry.cards and view.treasury is not None:
                 entry = self._ask_coins(view)
                 if entry is None:
                     self.write(self._menu_text(view))
                     continue
+            if not self._confirmed(entry, view, legal):
+                self.say("Nothing harvested: choose again.", "note")
+                continue
             try:
                 self._apply(self.human, entry)
             except IllegalAction as exc:
-                self.write(f"Not allowed: {exc}")
+                self.say(f"Not allowed: {exc}", "error")
                 continue
             return True
+
+    def _open(self, entry: Submenu | _Back) -> None:
+        """Into a sub-menu, or back out of one."""
+        if isinstance(entry, Submenu):
+            self.submenus.append(entry)
+        elif self.submenus:
+            self.submenus.pop()
+        self.menu = list(self.submenus[-1].entries) if self.submenus else self._top_menu
+
+    def _confirmed(self, action: Action, view: View, legal: Sequence[Action]) -> bool:
+        """A harvest that pays nothing throws the beans away: asked again (y/N) unless a
+        harvest is all the person can do (R-PLANT-1: the front card needs a field)."""
+        if action.type is not _T.HARVEST or action.field is None:
+            return True
+        me = view.me()
+        if not 0 <= action.field < len(me.fields) or me.payouts[action.field] > 0:
+            return True  # the engine refuses a bad field with its own words
+        if all(a.type is _T.HARVEST for a in legal) or self._gains_field(view, action.field):
+            return True
+        cards = self._field(me.fields[action.field])
+        self.say(
+            f"Field {action.field + 1} ({cards}) pays 0 coins: harvesting it now sends its "
+            "beans to the discard pile for nothing.",
+            "note",
+        )
+        answer = self.read("Harvest it anyway? (y/N)")  # a prompt is not wrapped: short
+        return answer.strip().lower() in ("y", "yes")
+
+    def _gains_field(self, view: View, field: int) -> bool:
+        """R-FARM-1: exactly two Farmers harvested give a free third field (no coins) to a
+        player without one, while the supply lasts."""
+        me = view.me()
+        cards = me.fields[field]
+        return (
+            len(cards) == 2
+            and self.config.variety_of(cards[-1]) == "farmer"
+            and len(me.fields) < 3
+            and view.third_fields_left > 0
+        )
 
     def _ask_coins(self, view: View) -> Action | None:
         """Fasolufka (R-LADY-10): which three treasury coins pay for the field, in the order
@@ -321,7 +578,7 @@ class TerminalGame:
         coins = view.treasury or ()
         price = self.config.field_price
         suggestion = choose_coins(view)
-        self.write(
+        self.say(
             "Your coins: "
             + "  ".join(f"{i + 1} {self._card(c)}" for i, c in enumerate(coins))
             + f"\nPick {price} of them, in the order they go onto the discard pile (the last "
@@ -341,7 +598,7 @@ class TerminalGame:
             try:
                 return Action.buy_field(self._coins_at(line, coins, price))
             except BadInput as exc:
-                self.write(str(exc))
+                self.say(str(exc), "note")
 
     @staticmethod
     def _coins_at(line: str, coins: Sequence[int], price: int) -> tuple[int, ...]:
@@ -366,7 +623,7 @@ class TerminalGame:
         if word in ("q", "quit", "exit"):
             raise _Quit
         if word in ("?", "h", "help"):
-            self.write(HELP + self._varieties_help())
+            self.say(HELP + self._varieties_help())
             return None
         if word in ("b", "board"):
             self.write(self.board(view))
@@ -390,7 +647,12 @@ class TerminalGame:
             k = int(word)
             if 1 <= k <= len(self.menu):
                 return self.menu[k - 1]
-            raise BadInput(f"There is no action {k}: type a number from 1 to {len(self.menu)}.")
+            if k == 0 and self.submenus:
+                return BACK
+            back = " (0: back)" if self.submenus else ""
+            raise BadInput(
+                f"There is no action {k}: type a number from 1 to {len(self.menu)}{back}."
+            )
         raise BadInput(
             f"Unknown input {line!r}: type a number from 1 to {len(self.menu)}, "
             "an offer (see ?), ? for help or q to quit."
@@ -412,7 +674,9 @@ class TerminalGame:
             main = [a for a in legal if a.type is not _T.PROPOSE]
             main.sort(key=lambda a: _TRADE_ORDER.get(a.type, 4))
             entries += main
-            entries += _grouped_offers([a for a in legal if a.type is _T.PROPOSE])
+            offers = [a for a in legal if a.type is _T.PROPOSE]
+            if offers:
+                entries.append(self._offers_menu(offers, view))
         else:
             # Equal choices (two received Chilis onto the same field, say) read the same:
             # one line each, the first of them stands for all.
@@ -424,53 +688,99 @@ class TerminalGame:
                     entries.append(a)
         return entries
 
-    def _menu_text(self, view: View) -> str:
-        you = (
-            "you are the active player"
-            if view.active == self.human
-            else f"seat {view.active} is the active player"
+    def _offers_menu(self, offers: Sequence[Action], view: View) -> Submenu:
+        """The ready-made offers behind one "more…" entry: a sub-menu per cards given
+        (skipped when there is only one), in it the terms and partners."""
+        groups: dict[tuple[Any, ...], list[Action]] = {}
+        for a in offers:
+            assert a.offer is not None
+            groups.setdefault((a.offer.give, a.offer.declared), []).append(a)
+        partners = sorted({a.offer.to for a in offers if a.offer is not None})
+        to = f" to {self._seat(partners[0])}" if len(partners) == 1 else ""
+        subs = tuple(self._offer_group(group, view) for group in groups.values())
+        label = f"more… {_count(len(offers), 'ready-made offer')}{to}, by the cards you give"
+        title = f"Ready-made offers{to} (or type your own; ? shows how):"
+        if len(subs) == 1:
+            return Submenu(label, subs[0].title, subs[0].entries)
+        return Submenu(label, title, subs)
+
+    def _offer_group(self, offers: Sequence[Action], view: View) -> Submenu:
+        """Offers of the same cards: by terms, then partner (the grid's reading order)."""
+        terms: dict[str, int] = {}
+        for a in offers:
+            assert a.offer is not None
+            terms.setdefault(self._terms(a.offer), len(terms))
+        ordered = sorted(
+            offers, key=lambda a: (terms[self._terms(a.offer)], a.offer.to) if a.offer else (0, 0)
         )
-        lines = [f"Your decision ({_phase_label(view.phase)}; {you}):"]
-        offers: list[tuple[int, Action]] = []
-        for k, entry in enumerate(self.menu, start=1):
-            if isinstance(entry, Action) and entry.type is _T.PROPOSE:
-                offers.append((k, entry))
-            else:
-                lines.append(f"  {k:>2}. {self.describe(entry, view)}")
-        if offers:
-            lines.append(
-                "  Ready-made offers (the number picks the partner), or your own (? shows how):"
+        first = ordered[0].offer
+        assert first is not None
+        give = self._give(first, view)
+        partners = sorted({a.offer.to for a in offers if a.offer is not None})
+        seats = f" (to seats {', '.join(str(p) for p in partners)})" if len(partners) > 1 else ""
+        label = f"{give or 'ask for cards'}: {', '.join(terms)}{seats}"
+        title = f"Offer {give}:" if give else "Ask for cards, giving nothing:"
+        return Submenu(label, title, tuple(ordered))
+
+    def _menu_text(self, view: View) -> str:
+        """The current menu (the decision's own, or the open sub-menu) as it is shown."""
+        scr = self.screen
+        if self.submenus:
+            head = self.submenus[-1].title
+        else:
+            you = (
+                "you are the active player"
+                if view.active == self.human
+                else f"seat {view.active} is the active player"
             )
-            rows: dict[str, list[tuple[int, int]]] = {}
-            for k, a in offers:
-                assert a.offer is not None
-                rows.setdefault(self._offer_terms(a.offer, view), []).append((k, a.offer.to))
-            if len({to for picks in rows.values() for _, to in picks}) == 1:
-                # One possible partner (the active player): pack the offers in columns.
-                to = next(iter(rows.values()))[0][1]
-                lines[-1] = lines[-1].replace(
-                    "(the number picks the partner)", f"to {self._seat(to)}"
-                )
-                cells = [f"{picks[0][0]:>3}. {label}" for label, picks in rows.items()]
-                lines += _columns(cells, width=_WIDTH, indent=2)
-            else:
-                # One row per offer's terms, its partners after it, wrapped by whole
-                # items so that no line is longer than the terminal (80 columns).
-                for label, picks in rows.items():
-                    items = [f"{k:>2} → {self._seat(to)}" for k, to in picks]
-                    line = f"     {label}:"
-                    for item in items:
-                        if len(line) + 3 + len(item) > _WIDTH:
-                            lines.append(line)
-                            line = "        "
-                        line += ("   " if line.strip() else "") + item
-                    lines.append(line)
-        return "\n".join(lines)
+            head = f"Your decision ({_phase_label(view.phase)}; {you}):"
+        number = _STYLE["number"] if scr.colour else ""
+        grid = self._offer_grid(view)
+        rows: list[tuple[str, str]] = []
+        if grid is None:
+            rows = [(f"{k}.", self.describe(e, view)) for k, e in enumerate(self.menu, start=1)]
+        if self.submenus:
+            rows.append(("0.", "back"))
+        items: list[RenderableType] = [scr.text(head, "board")]
+        if grid is not None:
+            items.append(grid)
+        # Indented by two spaces, the numbers right-aligned: "   1. ...", "  12. ...".
+        width = max((len(k) for k, _ in rows), default=0)
+        for k, words in rows:
+            line = scr.hang(f"{' ' * (2 + width - len(k))}{k} ", words)
+            line.stylize(number, 0, 3 + width)
+            items.append(line)
+        return scr.render(*items)
+
+    def _offer_grid(self, view: View) -> Table | None:
+        """An open group of ready-made offers to several partners, as a table: a row per
+        terms, a column per partner, the menu numbers in the cells."""
+        offers = [e.offer for e in self.menu if isinstance(e, Action) and e.offer is not None]
+        if not self.submenus or len(offers) != len(self.menu):
+            return None
+        partners = sorted({o.to for o in offers})
+        if len(partners) < 2:
+            return None
+        number = _STYLE["number"] if self.screen.colour else ""
+        table = Table(box=None, padding=(0, 1), show_edge=False, header_style="")
+        table.add_column("")
+        for p in partners:
+            table.add_column(f"to {self._seat(p)}", justify="right", no_wrap=True)
+        cells: dict[str, dict[int, str]] = {}
+        for k, o in enumerate(offers, start=1):
+            cells.setdefault(self._terms(o), {})[o.to] = f"{k}."
+        for terms, picks in cells.items():
+            table.add_row("  " + terms, *(Text(picks.get(p, ""), style=number) for p in partners))
+        return table
 
     def describe(self, entry: MenuEntry, view: View) -> str:
         """One action in words, as seen by the person (only from their view)."""
         if isinstance(entry, _Pass):
             return "pass (do nothing this round)"
+        if isinstance(entry, _Back):
+            return "back"
+        if isinstance(entry, Submenu):
+            return entry.label
         a = entry
         t = a.type
         me = view.me()
@@ -628,17 +938,23 @@ class TerminalGame:
     def _want(self, want: Sequence[Sequence[Any]]) -> str:
         return ", ".join(f"{n} {self._name(str(v))}" for v, n in want)
 
-    def _offer_terms(self, offer: Offer, view: View) -> str:
+    def _give(self, offer: Offer, view: View) -> str:
+        """The cards an offer gives, by their places in the hand or the drawn cards."""
         decl = offer.declared or (None,) * len(offer.give)
-        give = ", ".join(
+        return ", ".join(
             self._card(c, view) + (f" declared {d}" if d else "")
             for c, d in zip(offer.give, decl, strict=True)
         )
+
+    def _terms(self, offer: Offer) -> str:
+        """What an offer asks in return: "as a gift" or "for 1 Chili"."""
+        return f"for {self._want(offer.want)}" if offer.want else "as a gift"
+
+    def _offer_terms(self, offer: Offer, view: View) -> str:
+        give = self._give(offer, view)
         if not give:
             return f"a request for {self._want(offer.want)}"
-        if not offer.want:
-            return f"{give} as a gift"
-        return f"{give} for {self._want(offer.want)}"
+        return f"{give} {self._terms(offer)}"
 
     def _given(self, o: OfferView) -> str:
         return (
@@ -660,66 +976,92 @@ class TerminalGame:
 
     # ------------------------------------------------------------------ the table
 
-    def _seat_line(self, view: View, seat: int) -> str:
-        s = view.seats[seat]
-        names = self.names
-        width = max(len(n) for n in names.values())
-        head = (
-            f"  {'*' if s.seat == view.active else ' '}seat {s.seat} {names[s.seat]:<{width}} "
-            f"{_count(s.coins, 'coin'):>8}, hand {s.hand_size:>2} │"
+    def _seats_table(self, view: View, seats: Sequence[int]) -> Text:
+        """The public side of ``seats`` (R-INFO-1), a row each: a column per field when
+        that fits the screen, else the fields one below the other in one column (so that
+        a field never wraps in the middle); a long trade area wraps at word boundaries."""
+        shown = [view.seats[s] for s in seats]
+        fields = max(len(s.fields) for s in shown)
+        trade = any(s.trade_area for s in shown)
+        header = ["", "Seat", "Coins", "Hand"]
+        rows: list[tuple[list[str], str]] = []
+        for s in shown:
+            cells = [
+                "*" if s.seat == view.active else "",
+                f"{s.seat} {self.names[s.seat]}",
+                str(s.coins),
+                str(s.hand_size),
+            ]
+            texts = [
+                f"{self._field(f)} pays {p}" if f else "empty"
+                for f, p in zip(s.fields, s.payouts, strict=True)
+            ]
+            cells += texts + [""] * (fields - len(texts))  # "": no third field (yet)
+            if trade:
+                cells.append(", ".join(self._card(c) for c in s.trade_area))
+            rows.append((cells, "me" if s.seat == self.human else ""))
+        header += [f"Field {i + 1}" for i in range(fields)] + (["Trade area"] if trade else [])
+        wide = sum(
+            max(cell_len(c) for c in col) for col in zip(header, *(r for r, _ in rows), strict=True)
         )
-        fields = "  ".join(
-            f"[{i + 1}] {self._field(f)}" + (f" pays {p}" if f else "")
-            for i, (f, p) in enumerate(zip(s.fields, s.payouts, strict=True))
-        )
-        line = f"{head} {fields}"
-        if s.trade_area:
-            line += " │ trade area: " + ", ".join(self._card(c) for c in s.trade_area)
-        return line
+        if wide + 2 * (len(header) - 1) > self.screen.width:
+            header[4 : 4 + fields] = ["Fields"]
+            for cells, _ in rows:
+                cells[4 : 4 + fields] = [
+                    "\n".join(f"{i + 1}: {t}" for i, t in enumerate(cells[4 : 4 + fields]) if t)
+                ]
+        return self.screen.grid(header, rows, right=frozenset({2, 3}))
 
     def _own_side(self, view: View) -> str:
         """The person's own side (after their own move; b shows the whole board)."""
-        return "\n" + "\n".join([self._seat_line(view, self.human), *self._cards_lines(view)])
+        return self.screen.render(
+            Text(""), self._seats_table(view, [self.human]), *self._cards_lines(view)
+        )
 
-    def _cards_lines(self, view: View) -> list[str]:
-        """The drawn cards and the person's hand."""
-        lines = []
+    def _cards_lines(self, view: View) -> list[Text]:
+        """The drawn cards and the person's hand, each after its label (a long hand wraps
+        under itself)."""
+        rows: list[tuple[str, list[str]]] = []
         if view.drawn:
-            lines.append(
-                "Drawn cards: "
-                + "  ".join(f"d{i + 1} {self._card(c)}" for i, c in enumerate(view.drawn))
+            rows.append(
+                ("Drawn cards: ", [f"d{i + 1} {self._card(c)}" for i, c in enumerate(view.drawn)])
             )
         hand = view.hand or ()
         if hand:
-            cards = "  ".join(
-                f"{i + 1} {self._card(c)}{'*' if i == 0 else ''}" for i, c in enumerate(hand)
-            )
-            lines.append(f"Your hand: {cards}   (* front card, planted next)")
+            cards = [f"{i + 1} {self._card(c)}{'*' if i == 0 else ''}" for i, c in enumerate(hand)]
+            rows.append(("Your hand: ", [*cards, " (* front card, planted next)"]))
         else:
-            lines.append("Your hand: empty")
+            rows.append(("Your hand: ", ["empty"]))
         if view.treasury:  # fasolufka: one's own coins are known (R-LADY-10)
-            lines.append("Your coins: " + ", ".join(self._card(c) for c in view.treasury))
-        return lines
+            coins = [self._card(c) for c in view.treasury]
+            rows.append(("Your coins: ", [f"{c}," for c in coins[:-1]] + coins[-1:]))
+        return [
+            self.screen.pack(label, cards, " " if label == "Your coins: " else "  ", "me")
+            for label, cards in rows
+        ]
 
     def board(self, view: View) -> str:
         """The table as the person may see it (R-INFO-1/2)."""
         cfg = self.config
-        lines = [
-            f"\n== Turn {view.turn} · {'your turn' if view.active == self.human else f'seat {view.active} is active'}"
-            f" · {_phase_label(view.phase)} =="
+        scr = self.screen
+        whose = "your turn" if view.active == self.human else f"seat {view.active} is active"
+        items: list[RenderableType] = [
+            scr.text(f"\n== Turn {view.turn} · {whose} · {_phase_label(view.phase)} ==", "board")
         ]
         top = f" (top: {self._card(view.discard_top)})" if view.discard_top is not None else ""
         runouts = f"run-outs {view.runouts} of {cfg.runouts_to_end}"
         if view.final_runout:
             runouts += " (final: the game ends this turn)"
-        lines.append(
-            f"Draw pile {view.draw_size} · discard pile {view.discard_size}{top} · "
-            f"{runouts} · third fields left {view.third_fields_left} "
-            f"({_count(cfg.field_price, 'coin')})"
+        items.append(
+            scr.text(
+                f"Draw pile {view.draw_size} · discard pile {view.discard_size}{top} · "
+                f"{runouts} · third fields left {view.third_fields_left} "
+                f"({_count(cfg.field_price, 'coin')})"
+            )
         )
-        for s in view.seats:
-            lines.append(self._seat_line(view, s.seat))
-        lines += self._cards_lines(view)
+        items.append(self._seats_table(view, [s.seat for s in view.seats]))
+        items += self._cards_lines(view)
+        lines = []
         if view.offers:
             lines.append("Open offers:")
             for o in view.offers:
@@ -745,7 +1087,8 @@ class TerminalGame:
             if isinstance(value, list) and all(isinstance(c, int) for c in value):
                 value = ", ".join(self._card(c) for c in value) or "none"
             lines.append(f"{key.replace('_', ' ').capitalize()}: {value}")
-        return "\n".join(lines)
+        items += [scr.text(line) for line in lines]
+        return scr.render(*items)
 
     def _pending(self, pending: Sequence[Any]) -> str:
         """An indivisible decision the game waits for (fasolufka's children and ladies)."""
@@ -927,27 +1270,40 @@ class TerminalGame:
     def _show_result(self) -> None:
         g = self.game
         res = g.result()
-        self.write(f"\n==== Game over after {res['turns']} turns. Final scores ====")
+        scr = self.screen
         order = sorted(range(g.players), key=lambda s: (-res["scores"][s], -len(g.hands[s]), s))
+        table = Table.grid(padding=(0, 2))
+        table.add_column(no_wrap=True)  # "  seat 0"
+        table.add_column(no_wrap=True)  # who
+        table.add_column(justify="right", no_wrap=True)  # coins
+        table.add_column(no_wrap=True)  # cards in hand
+        table.add_column(no_wrap=True, style=_STYLE["winner"] if scr.colour else "")
         for s in order:
-            who = self.names[s]
-            mark = "  winner" if s in res["winners"] else ""
-            self.write(
-                f"  seat {s} ({who:<7}) {_count(res['scores'][s], 'coin'):>9}, "
-                f"{len(g.hands[s])} cards in hand{mark}"
+            me = s == self.human and scr.colour
+            table.add_row(
+                f"  seat {s}",
+                self.names[s],
+                _count(res["scores"][s], "coin"),
+                f"{_count(len(g.hands[s]), 'card')} in hand",
+                "winner" if s in res["winners"] else "",
+                style=_STYLE["me"] if me else "",
             )
+        scr.show(
+            scr.text(f"\n==== Game over after {res['turns']} turns. Final scores ====", "turn"),
+            table,
+        )
         winners = res["winners"]
         if self.human in winners:
-            self.write("You win!" if len(winners) == 1 else "You share the win!")
+            self.say("You win!" if len(winners) == 1 else "You share the win!", "winner")
         else:
-            self.write(
+            self.say(
                 "Winner"
                 + ("s" if len(winners) > 1 else "")
                 + ": "
-                + ", ".join(f"seat {s}" for s in winners)
+                + ", ".join(f"seat {s} ({self.names[s]})" for s in winners)
             )
         # Only now: the seed gives away the whole deck.
-        self.write(f"Seed {g.seed} (play this deal again with --seed {g.seed}).")
+        self.say(f"Seed {g.seed} (play this deal again with --seed {g.seed}).")
 
     def record(self) -> dict[str, Any]:
         seats = [
@@ -962,35 +1318,25 @@ class TerminalGame:
         except OSError as exc:
             raise click.ClickException(f"cannot save the record to {path}: {exc}") from None
         what = "Record" if self.game.over else "Record of the unfinished game"
-        self.write(f"{what} saved to {path}")
+        self.write(f"{what} saved to {path}")  # unwrapped: a path is copied whole
 
 
-#: The terminal's width: menus are laid out to fit 80 columns.
-_WIDTH = 80
+def _fits(text: str, width: int) -> bool:
+    """Every line of ``text`` fits in ``width`` cells (and holds no tab to expand)."""
+    return "\t" not in text and all(cell_len(line) <= width for line in text.split("\n"))
 
 
 def _count(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
-def _columns(cells: Sequence[str], width: int, indent: int) -> list[str]:
-    """Lay ``cells`` out row by row in as many equal columns as fit in ``width``."""
-    cell = max(len(c) for c in cells) + 3
-    per_row = max(1, (width - indent) // cell)
-    return [
-        " " * indent + "".join(c.ljust(cell) for c in cells[i : i + per_row]).rstrip()
-        for i in range(0, len(cells), per_row)
-    ]
-
-
-def _grouped_offers(offers: Sequence[Action]) -> list[MenuEntry]:
-    """Offer templates ordered so that those with the same terms sit together."""
-    groups: dict[tuple[Any, ...], list[Action]] = {}
-    for a in offers:
-        assert a.offer is not None
-        o = a.offer
-        groups.setdefault((o.give, o.want, o.declared), []).append(a)
-    return [a for group in groups.values() for a in group]
-
-
-__all__ = ["HELP", "PASS", "BadInput", "TerminalGame", "run_terminal_game"]
+__all__ = [
+    "BACK",
+    "HELP",
+    "PASS",
+    "BadInput",
+    "Screen",
+    "Submenu",
+    "TerminalGame",
+    "run_terminal_game",
+]
