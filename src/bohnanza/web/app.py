@@ -59,6 +59,7 @@ class CreateTable(BaseModel):
     deck: list[str | int] | None = Field(default=None, max_length=200)
     private: bool = False
     clock: str = Field(default="none", max_length=40)
+    stand_in_bot: str | None = Field(default=None, max_length=200)
 
 
 class JoinTable(BaseModel):
@@ -262,6 +263,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
             private=body.private,
             clock=body.clock,
             address=address,
+            stand_in=body.stand_in_bot,
         )
         manager.guard.creators[table.id] = address
         return {"table": table.info(), "seat": seat, "token": token}

@@ -691,6 +691,16 @@ EN_MORE: dict[str, str] = {
     "you_stood_in": "A bot plays for you (you did not move for a while).",
     "im_back": "I'm back",
     "ev.stand_in": "{who} did not move: a bot plays for them (by vote)",
+    "played_while_away": "played by a bot while {name} is away",
+    "ev.away": "{who} is away: a bot plays for them until they are back",
+    "ev.back": "{who} is back and plays again",
+    "you_timed_out": "Your time ran out: a bot plays for you until your next turn, or "
+    "until you say you are back.",
+    "returned_played": "While you were away, the bot played for you:",
+    "returned_nothing": "While you were away, the bot made no move for you.",
+    "dismiss": "OK",
+    "stand_in_bot": "Plays for absent players",
+    "stand_in_is": "a bot ({bot}) plays for absent players",
     **{f"act.{k}": v for k, v in _ACTIONS_EN.items()},
 }
 PL_MORE: dict[str, str] = {
@@ -785,6 +795,16 @@ PL_MORE: dict[str, str] = {
     "you_stood_in": "Bot gra za Ciebie (od dłuższego czasu nie było Twojego ruchu).",
     "im_back": "Wracam",
     "ev.stand_in": "{who} nie wykonuje ruchu: gra bot (głosowanie)",
+    "played_while_away": "gra bot, dopóki {name} nie wróci",
+    "ev.away": "{who} – nieobecność: gra bot, do powrotu",
+    "ev.back": "{who} wraca do gry",
+    "you_timed_out": "Skończył się Twój czas: bot gra za Ciebie do Twojej następnej tury "
+    "albo do powrotu.",
+    "returned_played": "Podczas Twojej nieobecności bot zagrał za Ciebie:",
+    "returned_nothing": "Podczas Twojej nieobecności bot nie wykonał za Ciebie ruchu.",
+    "dismiss": "OK",
+    "stand_in_bot": "Gra za nieobecnych",
+    "stand_in_is": "za nieobecnych gra bot ({bot})",
     **{f"act.{k}": v for k, v in _ACTIONS_PL.items()},
 }
 # Polish slips: numbers before "monet" with the right form, cards named as cards.
@@ -807,6 +827,35 @@ EN_FIXES: dict[str, str] = {
     "accept_with": "Accept, paying {n|card|cards}",
     "harvest_payout": "You get {coins|coin|coins}; {rest|card goes|cards go} to the discard pile.",
 }
+# Bot descriptions in the seat menus: the English ones are the agents' own (DESCRIPTIONS),
+# the Polish ones are here; a bot without one shows the server's English line.
+_BOT_DESC_PL = {
+    "random": "losowo spośród dozwolonych ruchów: najsłabszy",
+    "autarky": "nigdy nie handluje, sadzi zachłannie: początkujący, który gra sam",
+    "heuristic": "handluje chętnie ze wszystkimi, pilnuje wyniku: najsilniejszy szybki bot",
+    "heuristic-v1": "wcześniejszy bot heurystyczny, zamrożony jako punkt odniesienia: "
+    "handluje mało",
+    "search": "przeszukiwanie Monte Carlo każdej decyzji handlowej na rozgrywkach "
+    "heurystycznych; szybciej kupuje trzecie pole, trzyma karty na remisy: około 0,07 s "
+    "na decyzję, wygrywa 43% gier z trzema botami heurystycznymi (heurystyczny: 23%)",
+    "probe-accept": "bot testowy: heurystyczny, który przyjmuje każdą ofertę",
+    "probe-spam": "bot testowy: heurystyczny, który zasypuje stół losowymi ofertami",
+    "probe-shy": "bot testowy: heurystyczny, który nie handluje z prowadzącym",
+    "llm": "model językowy za punktem końcowym zgodnym z OpenAI: llm:MODEL@URL (docs/llm.md)",
+}
+
+
+def _bot_descriptions() -> tuple[dict[str, str], dict[str, str]]:
+    from ..agents import DESCRIPTIONS
+
+    en = {f"bot_desc.{k}": v for k, v in DESCRIPTIONS.items() if k in _BOT_DESC_PL}
+    pl = {f"bot_desc.{k}": _BOT_DESC_PL[k] for k in DESCRIPTIONS if k in _BOT_DESC_PL}
+    return en, pl
+
+
+_DESC_EN, _DESC_PL = _bot_descriptions()
+EN_MORE.update(_DESC_EN)
+PL_MORE.update(_DESC_PL)
 EN.update(EN_MORE)
 EN.update(EN_FIXES)
 PL.update(PL_MORE)

@@ -71,7 +71,10 @@ class Settings:
     bot_delay: float = 0.5  # pause after each bot action, so people can follow
     bot_grace: float = 3.0  # an active bot waits this long for people to propose
     bot_wait: float = 20.0  # ... and at most this long for answers to open offers
-    substitute: str = "autarky"  # the bot that plays for an absent person
+    # The bot that plays for an absent, timed-out or resigned person at a table that did
+    # not choose one (``settings["stand_in_bot"]``, web/standin.py): a trading bot, so that a
+    # game with people away still trades.
+    substitute: str = "heuristic"
     max_message: int = MAX_MESSAGE
     max_tables: int = 1000  # tables in the lobby or in play at once
     testing: bool = False  # lets table creation fix the seed and the deck (tests only)
@@ -187,6 +190,9 @@ class Seat:
     idle: bool = False  # connected, but the game has waited on them for long (no clock)
     stand_in: bool = False  # idle, and the others voted a bot in until they are back
     votes: set[int] = field(default_factory=set)  # seats that voted for a stand-in
+    # Where in the table's events a bot began to play for this person (away, timed out
+    # or stood in): what it played is shown to them when they are back (web/standin.py).
+    bot_from: int | None = None
 
     def stored(self) -> StoredSeat:
         return StoredSeat(self.seat, self.kind, self.bot, self.name, self.token_hash)
@@ -203,6 +209,7 @@ class Seat:
             "idle": self.idle,
             "stand_in": self.stand_in,
             "votes": len(self.votes),
+            "played": self.bot_from is not None,
         }
 
     def take(self, name: str, token_hash: str, address: str) -> None:
@@ -254,6 +261,7 @@ class Table:
             "options": s.get("options", {}),
             "trade_limit": s.get("trade_limit", 0),
             "clock": s.get("clock", "none"),
+            "stand_in_bot": s.get("stand_in_bot"),
             "status": self.status,
             "created": self.created,
             "seats": [{**seat.public(), "reserved": self.reserved(seat)} for seat in self.seats],

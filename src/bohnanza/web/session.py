@@ -32,7 +32,7 @@ from .model import Conn, Settings, Socket, Table
 from .protocol import ClientMessage, ProtocolError, dumps, error
 from .pump import clock_tick, clock_view
 from .replays import card_table, stored_record
-from .standin import person_back
+from .standin import person_back, track
 from .store import Store
 from .upkeep import chatter_id, check_chat, spectator_may_join
 
@@ -161,6 +161,8 @@ class Session:
                 welcome["id"] = msg.id
             conn.send(welcome)
             self.broadcast_info(table, skip=conn)
+            if seat is not None:
+                self.track_stand_ins(table)
 
     async def chat(self, conn: Conn, msg: ClientMessage) -> None:
         table = conn.table
@@ -366,9 +368,25 @@ class Session:
         """Tell everybody about a committed action, then let the pump look again."""
         notes = clock_tick(table, time.monotonic())
         self.broadcast_state(table, [*events, *notes])
+        self.track_stand_ins(table)
         if table.status == "over":
             self.broadcast_info(table)
         table.kick.set()
+
+    def track_stand_ins(self, table: Table) -> None:
+        """Log a bot taking over an away person's seat, or a person being back; tell a
+        person who is back what the bot played for them (``returned``), and everybody
+        whose seat a bot plays now (``table``: ``played``)."""
+        notes, back = track(table)
+        if notes:
+            self.broadcast_state(table, notes)
+        if notes or back:
+            self.broadcast_info(table)
+        for seat, moves in back:
+            message = {"type": "returned", "seat": seat, "played": moves}
+            for conn in table.conns:
+                if conn.authed and conn.seat == seat:
+                    conn.send(message)
 
     def broadcast_info(self, table: Table, skip: Conn | None = None) -> None:
         """The table's public facts (seats, status, spectators) to every connection."""

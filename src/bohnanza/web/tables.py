@@ -133,6 +133,7 @@ class Manager:
         private: bool = False,
         clock: str = "none",
         address: str = "",
+        stand_in: str | None = None,
     ) -> tuple[Table, int, str]:
         """A new table in the lobby; its creator takes the first seat for a person."""
         return await self.lobby.create_table(
@@ -147,6 +148,7 @@ class Manager:
             private=private,
             clock=clock,
             address=address,
+            stand_in=stand_in,
         )
 
     async def join(

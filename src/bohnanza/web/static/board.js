@@ -64,8 +64,7 @@ Board.seatPanel = function (table, view, s, opts) {
   if (view.active === s.seat && view.phase !== "over") badges.push(B.el("span", { class: "badge active", text: B.t("active") }));
   if (opts.me) badges.push(B.el("span", { class: "badge me", text: B.t("you") }));
   if (info.kind === "bot") badges.push(B.el("span", { class: "badge bot", text: B.t("bot") }));
-  else if (opts.presence !== false && info.replaced) badges.push(B.el("span", { class: "badge away", text: B.t("away_bot") }));
-  else if (opts.presence !== false && info.stand_in) badges.push(B.el("span", { class: "badge away", text: B.t("stand_in_badge") }));
+  else if (opts.presence !== false && (info.played || info.replaced || info.stand_in)) badges.push(B.el("span", { class: "badge away played", text: B.t("played_while_away", { name: Board.seatName(table, s.seat) }) }));
   else if (opts.presence !== false && info.idle) badges.push(B.el("span", { class: "badge away idle", text: B.t("idle_badge") }));
   else if (opts.presence !== false && info.kind === "person" && !info.connected) badges.push(B.el("span", { class: "badge away", text: B.t("offline") }));
   if (view.winners && view.winners.includes(s.seat)) badges.push(B.el("span", { class: "badge win", text: B.t("winner") }));
@@ -205,6 +204,10 @@ Board.eventText = function (table, e) {
       return B.t("ev.clock_timeout", { who });
     case "stand_in":
       return B.t("ev.stand_in", { who });
+    case "away":
+      return B.t("ev.away", { who });
+    case "back":
+      return B.t("ev.back", { who });
     case "trade_time_up":
       return B.t("ev.trade_time_up");
     case "rematch_declined":

@@ -6,6 +6,12 @@ const $ = (sel) => document.querySelector(sel);
 const el = (...a) => B.el(...a);
 const t = (...a) => B.t(...a);
 
+// A bot's one-line description in the page's language (the server's English otherwise).
+function botInfo(b) {
+  const own = B.strings.ui[B.lang]["bot_desc." + b];
+  return own || H.botInfo[b] || "";
+}
+
 function ruleset() {
   return H.rules.find((r) => r.rules === $("#f-rules").value);
 }
@@ -59,6 +65,14 @@ function fillClock() {
   sel.value = cur;
 }
 
+// The bot that plays for people who are away, out of time or resigned: a trading one.
+function fillStandIn() {
+  const sel = $("#f-stand-in");
+  const cur = sel.value || H.defaultBot;
+  sel.replaceChildren(...H.bots.map((b) => el("option", { value: b, text: t("bot_kind", { bot: b }) + (botInfo(b) ? " – " + botInfo(b) : ""), title: botInfo(b) })));
+  sel.value = cur;
+}
+
 function fillSeats() {
   const n = Number($("#f-players").value);
   const list = $("#f-seats");
@@ -76,8 +90,8 @@ function fillSeats() {
       H.bots.map((b) =>
         el("option", {
           value: "bot:" + b,
-          text: t("bot_kind", { bot: b }) + (H.botInfo[b] ? " – " + H.botInfo[b] : ""),
-          title: H.botInfo[b] || "",
+          text: t("bot_kind", { bot: b }) + (botInfo(b) ? " – " + botInfo(b) : ""),
+          title: botInfo(b),
         })
       )
     );
@@ -98,7 +112,7 @@ async function create(ev) {
   const typed = $("#f-name").value.trim();
   if (typed) localStorage.setItem("bohnanza.name", typed);
   const name = typed || t("player_n", { n: 1 });
-  const body = { rules: $("#f-rules").value, players: n, seats, trade_limit: Number($("#f-limit").value), clock: $("#f-clock").value, name, options: {} };
+  const body = { rules: $("#f-rules").value, players: n, seats, trade_limit: Number($("#f-limit").value), clock: $("#f-clock").value, stand_in_bot: $("#f-stand-in").value, name, options: {} };
   if (!$("#row-remove").hidden) body.options.remove = $("#f-remove").value;
   try {
     const res = await B.api("POST", "/api/tables", body);
@@ -182,6 +196,7 @@ async function refresh() {
   $("#f-name").value = localStorage.getItem("bohnanza.name") || "";
   fillLimit();
   fillClock();
+  fillStandIn();
   fillRules();
   $("#f-rules").addEventListener("change", fillPlayers);
   $("#f-players").addEventListener("change", () => {
@@ -192,6 +207,7 @@ async function refresh() {
   B.listeners.push(() => {
     fillLimit();
     fillClock();
+    fillStandIn();
     fillRules();
     renderTables();
   });

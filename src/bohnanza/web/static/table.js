@@ -141,6 +141,11 @@ function onMessage(msg) {
       renderLog();
       render();
       break;
+    case "returned":
+      // Back after a bot played for me: what it played, until dismissed.
+      T.returned = msg.played || [];
+      render();
+      break;
     case "left":
       B.dropToken(T.id);
       T.seat = null;
@@ -322,7 +327,10 @@ function renderLobby() {
       t("players_n", { n: tb.players }),
       tb.options && tb.options.remove ? " · " + t("without", { bean: B.bean(tb.options.remove) }) : "",
       " · ",
-      tb.trade_limit ? t("trade_limit_s", { n: tb.trade_limit }) : t("no_trade_limit")
+      tb.trade_limit ? t("trade_limit_s", { n: tb.trade_limit }) : t("no_trade_limit"),
+      " · ",
+      el("span", { class: "lobby-clock", text: t("clock") + ": " + (B.strings.ui[B.lang]["clock." + tb.clock] ? t("clock." + tb.clock) : tb.clock) }),
+      tb.stand_in_bot ? " · " + t("stand_in_is", { bot: tb.stand_in_bot }) : ""
     ),
     el(
       "div",
@@ -453,6 +461,7 @@ function renderBoard() {
   if (clocks) parts.push(clocks);
   const idle = renderIdle();
   if (idle) parts.push(idle);
+  if (T.returned) parts.push(renderReturned());
   parts.push(el("div", { id: "hint", class: "hint-line", text: hintText() }));
   const errBox = el("div", { id: "last-error", class: "error-line", role: "alert", hidden: true });
   if (old && !old.hidden) {
@@ -484,8 +493,9 @@ function renderIdle() {
   const seats = T.table.seats;
   const mine = seats[T.seat] || {};
   const box = el("div", { class: "idle-box", id: "idle-box" });
-  if (mine.stand_in) {
-    box.append(el("p", { text: t("you_stood_in") }), el("button", { type: "button", class: "primary", id: "btn-back", text: t("im_back"), onclick: () => send({ type: "back" }) }));
+  const out = T.state && T.state.clock && (T.state.clock.out || []).includes(T.seat);
+  if (mine.stand_in || out) {
+    box.append(el("p", { text: t(out ? "you_timed_out" : "you_stood_in") }), el("button", { type: "button", class: "primary", id: "btn-back", text: t("im_back"), onclick: () => send({ type: "back" }) }));
   } else if (mine.idle) {
     box.append(el("p", { text: t("you_idle") }));
   }
@@ -502,6 +512,28 @@ function renderIdle() {
     );
   }
   return box.childNodes.length ? box : null;
+}
+
+// Back after a bot played for me (away, out of time, stood in): what it played, until
+// dismissed.
+function renderReturned() {
+  const moves = T.returned.map((e) => el("li", { text: Board.eventText(T.table, e) }));
+  return el(
+    "div",
+    { class: "returned-box", id: "returned-box", role: "status" },
+    el("p", { text: moves.length ? t("returned_played") : t("returned_nothing") }),
+    moves.length ? el("ul", { class: "returned-moves" }, moves) : null,
+    el("button", {
+      type: "button",
+      class: "secondary",
+      id: "returned-ok",
+      text: t("dismiss"),
+      onclick: () => {
+        T.returned = null;
+        render();
+      },
+    })
+  );
 }
 
 // Leave/resign and "continue on another device", for a seated player.
