@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Mutable
 from contextlib import asynccontextmanager
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 from urllib.parse import urlsplit
 
 from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
@@ -60,6 +60,9 @@ class CreateTable(BaseModel):
     private: bool = False
     clock: str = Field(default="none", max_length=40)
     stand_in_bot: str | None = Field(default=None, max_length=200)
+    # The page's id for this request: the same id again (a double click) gets the same
+    # table back, not a second one.
+    request_id: str | None = Field(default=None, min_length=8, max_length=64)
 
 
 class JoinTable(BaseModel):
@@ -243,30 +246,39 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     async def create(request: Request, body: CreateTable) -> dict[str, Any] | Response:
         manager = manager_of(request)
         address = client_address(request.scope, settings.limits.trust_proxy)
-        live = (t.id for t in manager.tables.values() if t.status in ("lobby", "playing"))
-        refused = manager.guard.may_create(address, live)
-        if refused is not None:
-            return JSONResponse(
-                {"error": refused[0], "code": "rate_limited"},
-                status_code=429,
-                headers={"Retry-After": str(refused[1])},
+
+        async def make() -> dict[str, Any] | Response:
+            live = (t.id for t in manager.tables.values() if t.status in ("lobby", "playing"))
+            refused = manager.guard.may_create(address, live)
+            if refused is not None:
+                return JSONResponse(
+                    {"error": refused[0], "code": "rate_limited"},
+                    status_code=429,
+                    headers={"Retry-After": str(refused[1])},
+                )
+            table, seat, token = await manager.create_table(
+                rules=body.rules,
+                players=body.players,
+                options=body.options,
+                seats=[{"kind": s.kind, "bot": s.bot or ""} for s in body.seats],
+                trade_limit=body.trade_limit,
+                name=body.name,
+                seed=body.seed,
+                deck=body.deck,
+                private=body.private,
+                clock=body.clock,
+                address=address,
+                stand_in=body.stand_in_bot,
             )
-        table, seat, token = await manager.create_table(
-            rules=body.rules,
-            players=body.players,
-            options=body.options,
-            seats=[{"kind": s.kind, "bot": s.bot or ""} for s in body.seats],
-            trade_limit=body.trade_limit,
-            name=body.name,
-            seed=body.seed,
-            deck=body.deck,
-            private=body.private,
-            clock=body.clock,
-            address=address,
-            stand_in=body.stand_in_bot,
+            manager.guard.creators[table.id] = address
+            return {"table": table, "seat": seat, "token": token}
+
+        answer = await manager.create_once(
+            address, body.request_id, make, keep=lambda a: isinstance(a, dict)
         )
-        manager.guard.creators[table.id] = address
-        return {"table": table.info(), "seat": seat, "token": token}
+        if not isinstance(answer, dict):
+            return cast(Response, answer)
+        return {**answer, "table": answer["table"].info()}
 
     async def find(request: Request, table_id: str) -> Any:
         table = await manager_of(request).get(table_id)

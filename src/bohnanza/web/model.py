@@ -133,6 +133,9 @@ class Conn:
     address: str = ""  # the client's address (for the per-address limits)
     close_code: int = 1008  # what the writer closes the socket with when it stops
     checked: float = field(default_factory=time.monotonic)
+    # A client id whose answer is being recorded (``Table.answers``), and that answer.
+    recording: str | int | None = None
+    recorded: dict[str, Any] | None = None
 
     def within_rate(self) -> bool:
         now = time.monotonic()
@@ -146,6 +149,13 @@ class Conn:
         return True
 
     def send(self, message: dict[str, Any]) -> None:
+        if (
+            self.recording is not None
+            and self.recorded is None
+            and message.get("id") == self.recording
+            and message.get("type") != "state"
+        ):
+            self.recorded = message
         self.send_text(dumps(message))
 
     def shed(self) -> None:
@@ -245,6 +255,9 @@ class Table:
     # A write failed: it may still have been committed (a connection lost while the
     # commit was under way), so the stored record is read back before the next write.
     unsure: bool = False
+    # The first answer to each recent client id, per seat (web/tables.py: a repeated id
+    # gets it again and is not carried out twice), oldest first.
+    answers: dict[tuple[int, str], dict[str, Any]] = field(default_factory=dict)
 
     @property
     def seq(self) -> int:

@@ -217,6 +217,14 @@ B.ruleLink = function (rule) {
   return B.el("a", { class: "rule-link", href: "/rules?lang=" + B.lang + "#" + rule, target: "_blank", rel: "noopener", text: B.t("rule_ref", { rule }) });
 };
 
+// A random id for a request or a message (crypto.getRandomValues works on plain http
+// too, unlike crypto.randomUUID): the server answers a repeated id with its first answer.
+B.clientId = function () {
+  const bytes = new Uint8Array(9);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+};
+
 B.tokenKey = (table) => "bohnanza.token." + table;
 B.getToken = (table) => localStorage.getItem(B.tokenKey(table));
 B.setToken = (table, token) => localStorage.setItem(B.tokenKey(table), token);

@@ -101,8 +101,14 @@ function fillSeats() {
   list.replaceChildren(...rows);
 }
 
+// One id per filled-in form: a double click, or a second click while the first is on its
+// way, gets the same table back from the server (and the button is disabled meanwhile).
+let createId = null;
 async function create(ev) {
   ev.preventDefault();
+  const button = $("#create-btn");
+  if (button.disabled) return;
+  createId = createId || B.clientId();
   const n = Number($("#f-players").value);
   const seats = [{ kind: "person" }];
   for (let i = 1; i < n; i++) {
@@ -114,11 +120,16 @@ async function create(ev) {
   const name = typed || t("player_n", { n: 1 });
   const body = { rules: $("#f-rules").value, players: n, seats, trade_limit: Number($("#f-limit").value), clock: $("#f-clock").value, stand_in_bot: $("#f-stand-in").value, name, options: {} };
   if (!$("#row-remove").hidden) body.options.remove = $("#f-remove").value;
+  body.request_id = createId;
+  button.disabled = true;
+  button.classList.add("pending");
   try {
     const res = await B.api("POST", "/api/tables", body);
     B.setToken(res.table.id, res.token);
     location.href = "/t/" + encodeURIComponent(res.table.id);
   } catch (e) {
+    button.disabled = false;
+    button.classList.remove("pending");
     B.toast(B.errorText(e), "error");
   }
 }

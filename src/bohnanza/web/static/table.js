@@ -10,6 +10,9 @@ const T = {
   log: [],
   chat: [],
   nextId: 1,
+  idBase: B.clientId(),
+  inflight: new Map(), // client id -> {key, control}: my messages that wait for an answer
+  clicked: null, // the control being clicked now (it is marked pending if it sends)
   retry: 0,
   ui: {
     selected: null, // a card id selected in my trade area / the duel's offer or revealed cards
@@ -53,6 +56,7 @@ function connect() {
   ws.onclose = (ev) => {
     if (T.ws !== ws) return;
     setConn("offline");
+    for (const id of [...T.inflight.keys()]) answered(id); // no answer will come now
     if (ev.code === 4404) return;
     if (ev.code === 4503) {
       // Shed: the server is full and a seated player needed the place; try much later.
@@ -64,14 +68,44 @@ function connect() {
   };
 }
 
+// Every message carries a client id (this page's random prefix and a counter): the
+// server answers a repeated id with its first answer and does nothing twice. The same
+// message is not sent again while it waits for its answer (a double click), and the
+// control that sent it is disabled and marked pending until the answer comes.
 function send(msg) {
   if (!T.ws || T.ws.readyState !== WebSocket.OPEN) {
     B.toast(t("not_connected"), "error");
     return null;
   }
-  msg.id = T.nextId++;
+  msg.id = T.idBase + "." + T.nextId++;
+  if (msg.type === "chat") {
+    // Chat lines are answered by the line itself (no id): not tracked.
+    T.ws.send(JSON.stringify(msg));
+    return msg.id;
+  }
+  const key = JSON.stringify(Object.assign({}, msg, { id: null }));
+  for (const p of T.inflight.values()) if (p.key === key) return null;
+  const control = T.clicked;
+  if (control) {
+    control.classList.add("pending");
+    control.setAttribute("aria-busy", "true");
+    if ("disabled" in control) control.disabled = true;
+  }
+  T.inflight.set(msg.id, { key, control });
   T.ws.send(JSON.stringify(msg));
   return msg.id;
+}
+
+// The answer to one of my messages came: its control is usable again.
+function answered(id) {
+  const p = T.inflight.get(id);
+  if (!p) return;
+  T.inflight.delete(id);
+  if (p.control) {
+    p.control.classList.remove("pending");
+    p.control.removeAttribute("aria-busy");
+    if ("disabled" in p.control) p.control.disabled = false;
+  }
 }
 
 function act(action) {
@@ -85,6 +119,7 @@ function setConn(state) {
 }
 
 function onMessage(msg) {
+  if (msg.id !== undefined && msg.type !== "state") answered(msg.id);
   switch (msg.type) {
     case "welcome":
       T.seat = msg.seat;
@@ -1357,6 +1392,16 @@ function showTab(tab) {
 }
 
 // ------------------------------------------------------------------ start
+
+// The control a click is on, while its handlers run: send() marks it pending.
+document.addEventListener(
+  "click",
+  (ev) => {
+    T.clicked = ev.target.closest ? ev.target.closest("button, .target, .card, .field, a") : null;
+    setTimeout(() => (T.clicked = null), 0);
+  },
+  true
+);
 
 (async function main() {
   // A "continue on another device" link carries the seat's token in the fragment (never

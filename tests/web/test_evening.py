@@ -1,0 +1,124 @@
+"""A real group's evening (issue 31), over HTTP and real WebSockets: stand-ins that trade,
+no double moves, refusals as data. The browser side is in ``test_browser_evening.py``."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from bohnanza.web.model import Table
+from bohnanza.web.standin import away_delay
+
+from .conftest import ServerThread
+from .test_protocol import DECK, two_people
+
+
+def test_the_away_delay_follows_the_tables_clock() -> None:
+    def delay(clock: str | None) -> float:
+        table = Table("t", 0.0, "lobby", {"rules": "classic", "players": 3, "clock": clock}, [])
+        return away_delay(table, 60.0)
+
+    # Without a clock or with a relaxed one a lost connection has time to come back; a
+    # fast table does not wait out most of a bank for nobody.
+    assert delay(None) == delay("none") == delay("relaxed") > delay("normal") > delay("fast")
+    assert delay("fast") <= 20
+
+
+def test_an_away_person_is_played_by_the_tables_trading_bot_and_told_on_return(
+    make_server: Callable[..., ServerThread],
+) -> None:
+    srv = make_server(away_timeout=0.2)
+    # The default stand-in is a trading bot.
+    assert srv.create()["table"]["stand_in_bot"] == "heuristic"
+    # The host chose the bot that accepts every offer: its acceptance is certain.
+    table, a, b = two_people(srv, stand_in_bot="probe-accept")
+    b.close()  # Bob closes his tab
+    a.wait_for(lambda m: m["type"] == "table" and m["table"]["seats"][1]["played"], 10)
+    a.act({"type": "plant", "field": 0})
+    a.act({"type": "plant", "field": 0})
+    a.wait_for(lambda m: m["type"] == "state" and m["view"]["phase"] == "trade", 10)
+    card = a.view["hand"][0]["id"]
+    offer = {"to": 1, "give": [card], "want": []}
+    assert a.act({"type": "propose", "offer": offer})["type"] == "ack"
+    traded = a.wait_for(
+        lambda m: m["type"] == "state" and any(e["type"] == "trade" for e in m["events"]), 10
+    )
+    trade = next(e for e in traded["events"] if e["type"] == "trade")
+    assert trade["seat"] == 1 and trade["proposer"] == 0  # the stand-in accepted
+    # Bob is back: the seat is his again at once, and he is told what was played.
+    back = srv.client(table, b.token, hello=False)
+    welcome = back.hello(b.token)
+    assert welcome["table"]["seats"][1]["replaced"] is False
+    returned = back.wait_for(lambda m: m["type"] == "returned", 10)
+    assert returned["seat"] == 1
+    assert any(e["type"] == "trade" and e["proposer"] == 0 for e in returned["played"])
+    a.wait_for(lambda m: m["type"] == "state" and {"type": "back", "seat": 1} in m["events"])
+    log = [
+        (e["type"], e.get("seat")) for m in a.messages if m["type"] == "state" for e in m["events"]
+    ]
+    assert ("away", 1) in log and ("back", 1) in log
+    assert log.index(("away", 1)) < log.index(("back", 1))
+
+
+def test_a_resigned_seat_gets_the_tables_stand_in(server: ServerThread) -> None:
+    _table, a, b = two_people(server, stand_in_bot="random")
+    assert b.request({"type": "leave"})["type"] == "left"
+    info = a.wait_for(lambda m: m["type"] == "table" and m["table"]["seats"][1]["kind"] == "bot")
+    assert info["table"]["seats"][1]["bot"] == "random"
+    with server.http() as http:
+        body = {"rules": "classic", "players": 3, "name": "Ada", "stand_in_bot": "nobody"}
+        body["seats"] = [{"kind": "person"}, {"kind": "bot"}, {"kind": "bot"}]
+        r = http.post("/api/tables", json=body)
+        assert r.status_code == 400 and "stand-in" in r.json()["error"]
+
+
+def test_a_repeated_client_id_is_carried_out_once(server: ServerThread) -> None:
+    _table, a, _b = two_people(server)
+    msg = {"type": "action", "id": "page1234.7", "action": {"type": "plant", "field": 0}}
+    a.send(msg)
+    a.send(msg)  # a double click, or a resend on a slow line
+    answers = [a.wait_for(lambda m: m.get("id") == "page1234.7") for _ in range(2)]
+    assert answers[0] == answers[1] and answers[0]["type"] == "ack"
+    assert answers[0]["seq"] == 1
+    # A refusal is repeated as it was, and a new id is a new message.
+    again = {"type": "action", "id": "page1234.8", "action": {"type": "buy_field"}}
+    a.send(again)
+    a.send(again)
+    refusals = [a.wait_for(lambda m: m.get("id") == "page1234.8") for _ in range(2)]
+    assert refusals[0] == refusals[1] and refusals[0]["code"] == "illegal"
+    assert a.act({"type": "plant", "field": 0})["seq"] == 2  # the plant happened once
+
+
+def test_creating_a_table_twice_with_one_request_id_makes_one_table(
+    server: ServerThread,
+) -> None:
+    body: dict[str, Any] = {
+        "rules": "classic",
+        "players": 3,
+        "name": "Ada",
+        "seats": [{"kind": "person"}, {"kind": "bot"}, {"kind": "bot"}],
+        "request_id": "create-0001",
+        "deck": DECK,
+    }
+    answers: list[dict[str, Any]] = []
+
+    def post() -> None:
+        with server.http() as http:
+            r = http.post("/api/tables", json=body)
+            assert r.status_code == 200
+            answers.append(r.json())
+
+    threads = [threading.Thread(target=post) for _ in range(3)]  # a triple click
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(answers) == 3
+    assert len({x["table"]["id"] for x in answers}) == 1
+    assert len({x["token"] for x in answers}) == 1
+    with server.http() as http:
+        other = http.post("/api/tables", json={**body, "request_id": "create-0002"}).json()
+        listed = [t["id"] for t in http.get("/api/tables").json()["tables"]]
+    assert other["table"]["id"] != answers[0]["table"]["id"]
+    assert sorted(listed) == sorted({answers[0]["table"]["id"], other["table"]["id"]})
