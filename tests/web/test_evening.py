@@ -122,3 +122,26 @@ def test_creating_a_table_twice_with_one_request_id_makes_one_table(
         listed = [t["id"] for t in http.get("/api/tables").json()["tables"]]
     assert other["table"]["id"] != answers[0]["table"]["id"]
     assert sorted(listed) == sorted({answers[0]["table"]["id"], other["table"]["id"]})
+
+
+def test_a_seat_moves_to_another_device_and_the_first_one_watches(
+    server: ServerThread,
+) -> None:
+    table, a, _b = two_people(server)
+    link = a.request({"type": "move"})
+    assert link["type"] == "move" and link["token"] != a.token
+    # Until the link is opened the seat stays where it is.
+    assert a.act({"type": "plant", "field": 0})["type"] == "ack"
+    phone = server.client(table, link["token"])
+    assert phone.seat == 0
+    moved = a.wait_for(lambda m: m["type"] == "moved")
+    assert moved["state"]["legal"] == []  # a spectator's state
+    assert a.act({"type": "plant", "field": 0})["code"] == "not_seated"
+    # The seat was moved, not copied: the old token is void, the host role moved with it.
+    stale = server.client(table, hello=False)
+    assert stale.hello(a.token)["code"] == "bad_token"
+    assert phone.info is not None and phone.info["host"] == 0
+    assert phone.act({"type": "plant", "field": 0})["type"] == "ack"
+    # The link's token is the seat's own now (the phone keeps it in its storage).
+    late = server.client(table, hello=False)
+    assert late.hello(link["token"])["seat"] == 0

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..agents import DEFAULT_BOT, DESCRIPTIONS
 from ..rules import all_rulesets
 from .i18n import strings
-from .invite import QR_MAX, invite_links, qr_svg
+from .invite import QR_MAX, invite_links, qr_svg, reachable_link
 from .limits import Hardening, client_address
 from .protocol import MAX_MESSAGE, dumps, error
 from .rules_page import rules_page
@@ -302,7 +302,8 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
             trust_proxy=settings.trust_proxy,
             public=settings.public_addresses,
         )
-        return {"links": links}
+        # "reachable": the link a phone can open (a seat moved to another device).
+        return {"links": links, "reachable": reachable_link(links)}
 
     @app.post("/api/qr")
     async def qr(body: QrRequest) -> Response:

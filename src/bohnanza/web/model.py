@@ -203,6 +203,9 @@ class Seat:
     # Where in the table's events a bot began to play for this person (away, timed out
     # or stood in): what it played is shown to them when they are back (web/standin.py).
     bot_from: int | None = None
+    # "Continue on another device": the hash of the token its link carries. Whoever says
+    # hello with it takes the seat over, and the old token (and its devices) lose it.
+    move_hash: str | None = None
 
     def stored(self) -> StoredSeat:
         return StoredSeat(self.seat, self.kind, self.bot, self.name, self.token_hash)
@@ -226,6 +229,7 @@ class Seat:
         """A person takes this seat (its idle and stand-in marks start afresh)."""
         self.name, self.token_hash, self.address = name, token_hash, address
         self.seated = time.time()
+        self.move_hash = None
         self.idle = self.stand_in = False
         self.votes.clear()
 
@@ -324,6 +328,14 @@ class Table:
             and seat.token_hash is None
             and time.time() < float(until)
         )
+
+    def seat_for_move(self, token: str) -> int | None:
+        """The seat whose "continue on another device" link carries ``token``."""
+        digest = hash_token(token)
+        for seat in self.seats:
+            if seat.move_hash is not None and hmac.compare_digest(seat.move_hash, digest):
+                return seat.seat
+        return None
 
     def seat_for_token(self, token: str) -> int | None:
         digest = hash_token(token)

@@ -35,6 +35,7 @@ CLIENT_TYPES = (
     "host",
     "stand_in",
     "back",
+    "move",
 )
 #: What a table's host may do (a ``host`` message's ``op``), with the field each needs.
 HOST_OPS = {

@@ -83,7 +83,17 @@ log = logging.getLogger("bohnanza.web")
 #: Messages a seated client may send twice by mistake (a double click, a resend on a slow
 #: line): with a string ``id`` (a client id), a repeat gets the first answer again.
 IDEMPOTENT = frozenset(
-    ("action", "start", "leave", "rematch", "rematch_join", "rematch_decline", "stand_in", "back")
+    (
+        "action",
+        "start",
+        "leave",
+        "rematch",
+        "rematch_join",
+        "rematch_decline",
+        "stand_in",
+        "back",
+        "move",
+    )
 )
 #: How long a creation request's id is remembered (a double click on "Create", a resend).
 CREATE_KEPT_S = 600.0
@@ -321,3 +331,5 @@ class Manager:
             await stand_in_vote(self, conn, msg)
         elif msg.type == "back":
             await come_back(self, conn, msg)
+        elif msg.type == "move":
+            await self.session.move_link(conn, msg)

@@ -176,6 +176,22 @@ function onMessage(msg) {
       renderLog();
       render();
       break;
+    case "move":
+      showDeviceLink(msg.token);
+      break;
+    case "moved": {
+      // My seat continues on another device: its token is void here; this page watches.
+      B.dropToken(T.id);
+      T.seat = null;
+      T.moved = true;
+      T.returned = null;
+      const dlg = document.getElementById("device-dialog");
+      if (dlg) dlg.remove();
+      if (msg.state) takeState(msg.state);
+      render();
+      B.toast(t("seat_moved"));
+      break;
+    }
     case "returned":
       // Back after a bot played for me: what it played, until dismissed.
       T.returned = msg.played || [];
@@ -413,7 +429,9 @@ function renderLobby() {
 // The invite links, built by the server from the address this browser used.
 async function loadInvite() {
   try {
-    T.links = (await B.api("GET", `/api/tables/${encodeURIComponent(T.id)}/invite`)).links;
+    const invite = await B.api("GET", `/api/tables/${encodeURIComponent(T.id)}/invite`);
+    T.links = invite.links;
+    T.reachable = invite.reachable || null;
   } catch (e) {
     T.links = null;
   }
@@ -516,7 +534,7 @@ function renderBoard() {
   parts.push(renderCenter());
   if (T.state.trading && v.phase === "trade") parts.push(renderTrading());
   if (T.seat !== null) parts.push(renderMine());
-  else parts.push(el("p", { class: "hint", id: "watching", text: t("watching") }));
+  else parts.push(el("p", { class: "hint", id: "watching", text: T.moved ? t("seat_moved") : t("watching") }));
   parts.push(renderSeatTools());
   board.replaceChildren(...parts);
 }
@@ -591,11 +609,18 @@ function renderSeatTools() {
   return box;
 }
 
-// A link (and QR code) that carries this seat's token to another device, after a warning.
+// A link (and QR code) that moves this seat to another device, after a warning: the
+// server gives a new token for it (`move`), the link is built from the address another
+// device can reach (the invite's logic, `reachable`), and once it is opened this page
+// watches (`moved`).
 function otherDevice() {
-  const token = B.getToken(T.id);
-  if (!token) return;
-  const link = location.origin + "/t/" + encodeURIComponent(T.id) + "#seat=" + encodeURIComponent(token);
+  if (T.seat === null) return;
+  send({ type: "move" });
+}
+
+function showDeviceLink(token) {
+  const base = T.reachable || location.origin + "/t/" + encodeURIComponent(T.id);
+  const link = base + "#seat=" + encodeURIComponent(token);
   const qr = el("div", { class: "qr", id: "device-qr" });
   const dlg = el(
     "div",
