@@ -145,3 +145,28 @@ def test_a_seat_moves_to_another_device_and_the_first_one_watches(
     # The link's token is the seat's own now (the phone keeps it in its storage).
     late = server.client(table, hello=False)
     assert late.hello(link["token"])["seat"] == 0
+
+
+def test_refusals_are_exact_for_the_active_seat_and_for_a_fields_variety(
+    server: ServerThread,
+) -> None:
+    # Seat 0's hand: Blue, Chili, ... (the deck is dealt in order).
+    deck = ["blue", "chili", "chili", "soy", "wax"] + ["chili", "soy", "wax", "green"] * 2
+    _table, a, _b = two_people(server, deck=deck)
+    assert a.act({"type": "plant", "field": 0})["type"] == "ack"
+    # R-PLANT-3: the field's variety and the card's, not "planting is not possible now".
+    refused = a.act({"type": "plant", "field": 0})
+    assert refused["refusal"] == {
+        "code": "field_variety",
+        "rule": "R-PLANT-3",
+        "params": {"field": 1, "top": "blue", "card": "chili"},
+    }
+    # A second "stop planting" (a double click) tells seat 1 the phase, not that "the
+    # active player is seat 1" (R-PLANT-2).
+    assert a.act({"type": "stop_planting"})["type"] == "ack"
+    again = a.act({"type": "stop_planting"})
+    assert again["refusal"] == {
+        "code": "wrong_phase",
+        "rule": "R-PLANT-2",
+        "params": {"action": "stop_planting", "phase": "trade"},
+    }

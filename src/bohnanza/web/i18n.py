@@ -664,11 +664,13 @@ EN_MORE: dict[str, str] = {
     "err.no_field": "there is no field {field}; you have {n}",
     "err.field_protected": "field {field} holds a single bean and is protected while "
     "field {other} holds {n}",
-    "err.not_now": "{action} is not possible now (the active player is seat {active})",
+    "err.not_now": "{action} is not possible now (it is {who}'s move)",
     "err.bad_offer": "this offer cannot be made or taken now",
-    "err.own_turn_only": "{action} is possible only in your own turn (the active player is "
-    "seat {active})",
+    "err.own_turn_only": "{action} is possible only in your own turn (it is {who}'s turn)",
     "err.not_allowed": "{action} is not possible now",
+    "err.wrong_phase": "{action} is not possible in this phase ({phase})",
+    "err.field_variety": "field {field} holds {top}, not {card}: plant on an empty field "
+    "or one of {card}, or harvest a field first",
     "ev.clock_timeout": "Time ran out: the bot plays for {who}",
     "ev.trade_time_up": "Time ran out: trading ends",
     "ev.offer_cancelled": "An offer lapsed (its cards changed hands)",
@@ -769,10 +771,13 @@ PL_MORE: dict[str, str] = {
     "err.no_field": "nie ma pola {field}; masz pól: {n}",
     "err.field_protected": "pole {field} ma jedną fasolkę i jest chronione, dopóki pole "
     "{other} ma {n}",
-    "err.not_now": "{action}: teraz niemożliwe (aktywne jest miejsce {active})",
+    "err.not_now": "{action}: teraz niemożliwe (ruch ma: {who})",
     "err.bad_offer": "tej oferty nie można teraz złożyć ani przyjąć",
-    "err.own_turn_only": "{action}: tylko we własnej turze (aktywne jest miejsce {active})",
+    "err.own_turn_only": "{action}: tylko we własnej turze (teraz tura: {who})",
     "err.not_allowed": "{action}: teraz niemożliwe",
+    "err.wrong_phase": "{action}: niemożliwe w tej fazie ({phase})",
+    "err.field_variety": "na polu {field} rośnie {top}, nie {card}: posadź na pustym polu "
+    "albo na polu z tą fasolą, albo najpierw zbierz któreś pole",
     "ev.clock_timeout": "Koniec czasu: bot gra za {who}",
     "ev.trade_time_up": "Koniec czasu: handel się kończy",
     "ev.offer_cancelled": "Oferta wygasła (jej karty zmieniły właściciela)",

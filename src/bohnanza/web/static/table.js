@@ -222,13 +222,41 @@ function onError(msg) {
   }
   // Refusals are worded from the page's strings (1-based seats and fields) with a link
   // to the rule; other errors have a message of their own (or a code we know).
-  const text = msg.code === "illegal" ? t("not_allowed") + ": " + B.refusalText(msg) : t("error") + ": " + (B.strings.ui[B.lang]["code." + msg.code] ? t("code." + msg.code) : msg.message);
-  B.toast(text, "error");
+  const text = msg.code === "illegal" ? t("not_allowed") + ": " + B.refusalText(msg, T.table) : t("error") + ": " + (B.strings.ui[B.lang]["code." + msg.code] ? t("code." + msg.code) : msg.message);
+  // A refusal stays (with its rule link) until dismissed, on the pop-up and above the
+  // board; dismissing either dismisses both. A newer refusal replaces the older one.
+  const rule = msg.rule || (msg.refusal && msg.refusal.rule) || null;
+  for (const old of document.querySelectorAll(".toast.refusal")) old.remove();
+  const toast = B.toast(text, "error", {
+    rule,
+    onDismiss: () => {
+      T.lastError = null;
+      showLastError();
+    },
+  });
+  T.lastError = { text, rule, toast };
+  showLastError();
+}
+
+function showLastError() {
   const box = $("#last-error");
-  if (box) {
-    box.replaceChildren(text, msg.rule ? " " : "", msg.rule ? B.ruleLink(msg.rule) : "");
-    box.hidden = false;
-  }
+  if (!box) return;
+  const e = T.lastError;
+  box.hidden = !e;
+  if (!e) return box.replaceChildren();
+  const dismiss = el("button", {
+    type: "button",
+    class: "link dismiss",
+    id: "last-error-close",
+    "aria-label": t("close"),
+    text: "×",
+    onclick: () => {
+      if (T.lastError && T.lastError.toast) T.lastError.toast.remove();
+      T.lastError = null;
+      showLastError();
+    },
+  });
+  box.replaceChildren(e.text, e.rule ? " " : "", e.rule ? B.ruleLink(e.rule) : "", dismiss);
 }
 
 function takeState(s) {
@@ -236,8 +264,6 @@ function takeState(s) {
   const prevTurn = T.state && T.state.view.turn;
   T.state = s;
   T.clockAt = performance.now();
-  const box = document.getElementById("last-error");
-  if (box && s.events && s.events.length) box.hidden = true;
   if (s.log) T.log = s.log.slice();
   if (s.events && s.events.length) T.log.push(...s.events);
   if (T.log.length > 600) T.log = T.log.slice(-400);
@@ -507,7 +533,6 @@ function renderBoard() {
   const v = T.state.view;
   const tb = T.table;
   const board = $("#board");
-  const old = $("#last-error");
   const parts = [Board.statusLine(tb, v)];
   if (T.stale) parts.push(staleBox());
   const clocks = renderClocks();
@@ -516,12 +541,7 @@ function renderBoard() {
   if (idle) parts.push(idle);
   if (T.returned) parts.push(renderReturned());
   parts.push(el("div", { id: "hint", class: "hint-line", text: hintText() }));
-  const errBox = el("div", { id: "last-error", class: "error-line", role: "alert", hidden: true });
-  if (old && !old.hidden) {
-    errBox.replaceChildren(...old.childNodes);
-    errBox.hidden = false;
-  }
-  parts.push(errBox);
+  parts.push(el("div", { id: "last-error", class: "error-line", role: "alert", hidden: true }));
   if (v.phase === "over") parts.push(renderOver());
   // Other players (all of them for a spectator), in seat order starting after me.
   const n = v.players;
@@ -537,6 +557,7 @@ function renderBoard() {
   else parts.push(el("p", { class: "hint", id: "watching", text: T.moved ? t("seat_moved") : t("watching") }));
   parts.push(renderSeatTools());
   board.replaceChildren(...parts);
+  showLastError();
 }
 
 // Idle players (tables without a clock): the idle one is told, the others may vote to let
