@@ -7,10 +7,13 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from bohnanza.web.i18n import ACCUSATIVE_PL, PL, strings
+from bohnanza.web.limits import Limits
 from bohnanza.web.model import Table
 from bohnanza.web.standin import away_delay
 
 from .conftest import ServerThread
+from .test_friends import STATIC
 from .test_protocol import DECK, two_people
 
 
@@ -170,3 +173,49 @@ def test_refusals_are_exact_for_the_active_seat_and_for_a_fields_variety(
         "rule": "R-PLANT-2",
         "params": {"action": "stop_planting", "phase": "trade"},
     }
+
+
+def test_polish_variety_names_take_the_accusative_as_objects() -> None:
+    beans = strings()["beans"]
+    assert all(b["pl"] in ACCUSATIVE_PL for b in beans.values())
+    assert beans["stink"]["pl_acc"] == "Śmierdzącą" and beans["chili"]["pl_acc"] == "Chili"
+    for nominative, accusative in ACCUSATIVE_PL.items():
+        if nominative.endswith("a"):  # the feminine adjectives: -a, -ą
+            assert accusative == nominative[:-1] + "ą"
+    # Every Polish line that names a card as its object is worded with the accusative
+    # (board.js passes acc=true for these; the others name cards after a colon).
+    board = (STATIC / "board.js").read_text(encoding="utf-8")
+    for key in ("ev.plant", "ev.discard", "ev.pull_discard", "ev.draw_own"):
+        line = next(x for x in board.splitlines() if f'"{key}"' in x)
+        assert "Board.cardText(e.card, true)" in line, key
+    assert "{who} sadzi {card}" in PL["ev.plant"]
+
+
+def test_unknown_names_replays_and_the_scriptless_home_form(
+    make_server: Callable[..., ServerThread],
+) -> None:
+    srv = make_server(limits=Limits(allowed_hosts=("localhost",)))
+    with srv.http() as http:
+        # A friend's browser on a LAN name the server was not told: a page saying how.
+        page = http.get("/", headers={"Host": "pc.lan:8000", "Accept": "text/html"})
+        assert page.status_code == 400 and "text/html" in page.headers["content-type"]
+        assert "--allowed-host pc.lan" in page.text
+        api = http.get("/api/tables", headers={"Host": "pc.lan:8000", "Accept": "text/html"})
+        assert api.status_code == 400 and api.json()["code"] == "unknown_host"
+        plain = http.get("/", headers={"Host": "pc.lan:8000"})
+        assert plain.status_code == 400 and plain.json()["error"] == "unknown host name"
+        local = {"Host": "localhost"}
+        assert http.get("/replay/doesnotexist", headers=local).status_code == 404
+        # Before the scripts load, "Create" posts the form: the typed name is kept.
+        posted = http.post(
+            "/new", headers=local, data={"name": "Ola", "players": "3", "rules": "classic"}
+        )
+        assert posted.status_code == 303
+        target = posted.headers["location"]
+        assert target.startswith("/t/") and "#seat=" in target
+        table = target.split("/t/", 1)[1].split("#", 1)[0]
+        info = http.get(f"/api/tables/{table}", headers=local).json()
+        assert info["seats"][0]["name"] == "Ola" and info["players"] == 3
+        assert [s["kind"] for s in info["seats"]] == ["person", "bot", "bot"]
+        home = http.get("/", headers=local).text
+        assert 'action="/new"' in home and 'name="name"' in home and ">Your name<" in home

@@ -14,11 +14,17 @@ from contextlib import asynccontextmanager
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal, cast
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, quote, urlsplit
 
 from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from fastapi.responses import (
+    FileResponse,
+    HTMLResponse,
+    JSONResponse,
+    RedirectResponse,
+    Response,
+)
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -208,7 +214,15 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         return HTMLResponse(rules_page(lang), headers={"Cache-Control": "no-cache"})
 
     @app.get("/replay/{table_id}", include_in_schema=False)
-    async def replay_page(table_id: str) -> FileResponse:
+    async def replay_page(request: Request, table_id: str) -> FileResponse:
+        try:
+            missing = await manager_of(request).get(table_id) is None
+        except LobbyError:
+            missing = False  # the database is away: the page says so when it loads
+        if missing:  # not an empty replay of nothing
+            return FileResponse(
+                STATIC / "404.html", status_code=404, headers={"Cache-Control": "no-cache"}
+            )
         return page("replay.html")
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
@@ -279,6 +293,45 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         if not isinstance(answer, dict):
             return cast(Response, answer)
         return {**answer, "table": answer["table"].info()}
+
+    @app.post("/new", include_in_schema=False, response_model=None)
+    async def create_from_form(request: Request) -> Response:
+        """The home page's form posted before its scripts loaded (a slow line): a table
+        with the typed name, the chosen rules and players, bots in the other seats; the
+        browser is sent to it with the seat's token in the fragment (never sent back)."""
+        form = parse_qs((await request.body()).decode("utf-8", "replace"))
+
+        def field(key: str, default: str) -> str:
+            return (form.get(key) or [default])[0].strip() or default
+
+        manager = manager_of(request)
+        address = client_address(request.scope, settings.limits.trust_proxy)
+        live = (t.id for t in manager.tables.values() if t.status in ("lobby", "playing"))
+        refused = manager.guard.may_create(address, live)
+        if refused is not None:
+            raise LobbyError(refused[0], 429, "rate_limited")
+        try:
+            players = int(field("players", "4"))
+            trade_limit = int(field("trade_limit", "0"))
+        except ValueError:
+            raise LobbyError("players and the trading limit are numbers") from None
+        if not 2 <= players <= 7:
+            raise LobbyError("2 to 7 players")
+        bot = field("stand_in_bot", DEFAULT_BOT)
+        table, _seat, token = await manager.create_table(
+            rules=field("rules", "classic"),
+            players=players,
+            options={},
+            seats=[{"kind": "person"}] + [{"kind": "bot", "bot": bot}] * (players - 1),
+            trade_limit=trade_limit,
+            name=field("name", ""),
+            clock=field("clock", "none"),
+            address=address,
+            stand_in=bot,
+        )
+        manager.guard.creators[table.id] = address
+        target = f"/t/{quote(table.id, safe='')}#seat={quote(token, safe='')}"
+        return RedirectResponse(target, status_code=303)
 
     async def find(request: Request, table_id: str) -> Any:
         table = await manager_of(request).get(table_id)

@@ -29,6 +29,36 @@ CLASSIC_PL = {
     "cocoa": "Kakaowa",
 }
 
+#: Polish names as a sentence's object (the accusative: "Ola sadzi Śmierdzącą"): the
+#: feminine adjectives end in -ą, the Fasolki people (masculine, animate) take -a like the
+#: genitive, Chili (indeclinable) and Czarne oczko (neuter) keep their form.
+ACCUSATIVE_PL = {
+    "Kawowa": "Kawową",
+    "Woskowa": "Woskową",
+    "Niebieska": "Niebieską",
+    "Chili": "Chili",
+    "Śmierdząca": "Śmierdzącą",
+    "Zielona": "Zieloną",
+    "Sojowa": "Sojową",
+    "Czarne oczko": "Czarne oczko",
+    "Czerwona": "Czerwoną",
+    "Ogrodowa": "Ogrodową",
+    "Kakaowa": "Kakaową",
+    "Kowboj": "Kowboja",
+    "Piroman": "Piromana",
+    "Grubas": "Grubasa",
+    "Pijak": "Pijaka",
+    "Hipis": "Hipisa",
+    "Bokser": "Boksera",
+    "Golas": "Golasa",
+    "Ogrodnik": "Ogrodnika",
+    "Biznesmen": "Biznesmena",
+    "Imprezowicz": "Imprezowicza",
+    "Łakomczuch": "Łakomczucha",
+    "Rolnik": "Rolnika",
+    "Fasolkopajak": "Fasolkopajaka",
+}
+
 EN: dict[str, str] = {
     "tagline": "the bean trading card game, online",
     "new_table": "New table",
@@ -515,9 +545,11 @@ def strings() -> dict[str, Any]:
     """Everything the pages need to speak both languages (served at ``/api/strings``)."""
     beans: dict[str, dict[str, Any]] = {}
     for key, v in varieties().items():
+        pl = CLASSIC_PL.get(key, v.name_pl)
         beans[key] = {
             "en": v.name,
-            "pl": CLASSIC_PL.get(key, v.name_pl),
+            "pl": pl,
+            "pl_acc": ACCUSATIVE_PL.get(pl, pl),
             "beanometer": list(v.beanometer),
             "count": v.count,
         }
@@ -674,6 +706,7 @@ EN_MORE: dict[str, str] = {
     "ev.clock_timeout": "Time ran out: the bot plays for {who}",
     "ev.trade_time_up": "Time ran out: trading ends",
     "ev.offer_cancelled": "An offer lapsed (its cards changed hands)",
+    "ev.offer_cancelled_ended": "An open offer was cancelled: trading ended",
     "code.not_seated": "spectators cannot do that; take a seat to play",
     "code.rate_limited": "too many messages; slow down",
     "code.not_started": "the game has not started yet",
@@ -701,6 +734,8 @@ EN_MORE: dict[str, str] = {
     "returned_played": "While you were away, the bot played for you:",
     "returned_nothing": "While you were away, the bot made no move for you.",
     "dismiss": "OK",
+    "go_to_turn": "Turn",
+    "go": "Go",
     "seat_moved": "Your seat continues on another device; this page now watches the game.",
     "stand_in_bot": "Plays for absent players",
     "stand_in_is": "a bot ({bot}) plays for absent players",
@@ -781,6 +816,7 @@ PL_MORE: dict[str, str] = {
     "ev.clock_timeout": "Koniec czasu: bot gra za {who}",
     "ev.trade_time_up": "Koniec czasu: handel się kończy",
     "ev.offer_cancelled": "Oferta wygasła (jej karty zmieniły właściciela)",
+    "ev.offer_cancelled_ended": "Otwarta oferta przepadła: handel się skończył",
     "code.not_seated": "widzowie nie mogą tego zrobić; zajmij miejsce, aby grać",
     "code.rate_limited": "za dużo wiadomości; zwolnij",
     "code.not_started": "gra jeszcze się nie zaczęła",
@@ -809,6 +845,8 @@ PL_MORE: dict[str, str] = {
     "returned_played": "Podczas Twojej nieobecności bot zagrał za Ciebie:",
     "returned_nothing": "Podczas Twojej nieobecności bot nie wykonał za Ciebie ruchu.",
     "dismiss": "OK",
+    "go_to_turn": "Tura",
+    "go": "Przejdź",
     "seat_moved": "Twoje miejsce jest teraz na innym urządzeniu; ta strona pokazuje grę jako widz.",
     "stand_in_bot": "Gra za nieobecnych",
     "stand_in_is": "za nieobecnych gra bot ({bot})",

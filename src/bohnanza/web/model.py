@@ -262,6 +262,8 @@ class Table:
     # The first answer to each recent client id, per seat (web/tables.py: a repeated id
     # gets it again and is not carried out twice), oldest first.
     answers: dict[tuple[int, str], dict[str, Any]] = field(default_factory=dict)
+    # A finished game's replay: the step at which each turn begins (web/replays.py).
+    turn_steps: list[int] | None = None
 
     @property
     def seq(self) -> int:

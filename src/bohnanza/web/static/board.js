@@ -70,7 +70,7 @@ Board.seatPanel = function (table, view, s, opts) {
   if (view.winners && view.winners.includes(s.seat)) badges.push(B.el("span", { class: "badge win", text: B.t("winner") }));
   const panel = B.el(
     "div",
-    { class: "seat" + (view.active === s.seat ? " is-active" : "") + (opts.me ? " is-me" : ""), dataset: { seat: s.seat } },
+    { class: "seat" + (view.active === s.seat && view.phase !== "over" ? " is-active" : "") + (opts.me ? " is-me" : ""), dataset: { seat: s.seat } },
     B.el(
       "div",
       { class: "seat-head" },
@@ -131,19 +131,20 @@ Board.statusLine = function (table, view) {
   return B.el("div", { class: "status-line" }, items);
 };
 
-Board.cardText = function (id, ev) {
+// A card's name; `acc`: as a sentence's object (the Polish accusative, B.bean).
+Board.cardText = function (id, acc) {
   if (id === undefined || id === null) return "?";
   const c = Board.cardById(id);
-  let s = B.bean(c.variety);
+  let s = B.bean(c.variety, acc);
   if (c.kind) s += " (" + B.kind(c.kind) + ")";
   return s;
 };
 
-Board.cardsText = function (ids) {
+Board.cardsText = function (ids, acc) {
   if (!ids || !ids.length) return B.t("nothing");
   const counts = new Map();
   for (const id of ids) {
-    const k = Board.cardText(id);
+    const k = Board.cardText(id, acc);
     counts.set(k, (counts.get(k) || 0) + 1);
   }
   return [...counts.entries()].map(([k, n]) => (n > 1 ? n + "× " + k : k)).join(", ");
@@ -174,8 +175,8 @@ Board.eventText = function (table, e) {
     case "turn":
       return B.t("ev.turn", { n: e.turn, who });
     case "plant":
-      if (e.source) return B.t("ev.plant_revealed", { who, card: Board.cardText(e.card), field: f(e.field) });
-      return B.t(e.traded ? "ev.plant_traded" : "ev.plant", { who, card: Board.cardText(e.card), field: f(e.field) });
+      if (e.source) return B.t("ev.plant_revealed", { who, card: Board.cardText(e.card, true), field: f(e.field) });
+      return B.t(e.traded ? "ev.plant_traded" : "ev.plant", { who, card: Board.cardText(e.card, true), field: f(e.field) });
     case "stop_planting":
       return B.t("ev.stop_planting", { who });
     case "turn_over":
@@ -199,7 +200,8 @@ Board.eventText = function (table, e) {
     case "withdraw":
       return B.t("ev.withdraw", { who });
     case "offer_cancelled":
-      return B.t("ev.offer_cancelled");
+      // The engine says why: trading ended, or the offered cards are gone.
+      return B.t(e.reason === "trading ended" ? "ev.offer_cancelled_ended" : "ev.offer_cancelled");
     case "clock_timeout":
       return B.t("ev.clock_timeout", { who });
     case "stand_in":
@@ -215,7 +217,7 @@ Board.eventText = function (table, e) {
     case "end_trading":
       return B.t("ev.end_trading", { who });
     case "keep_drawn":
-      return B.t("ev.keep_drawn", { who, cards: Board.cardsText(e.cards) });
+      return B.t("ev.keep_drawn", { who, cards: Board.cardsText(e.cards, true) });
     case "harvest":
       if (e.farmer_field) return B.t("ev.harvest_farmer", { who, field: f(e.field) });
       return B.t(e.final ? "ev.harvest_final" : "ev.harvest", {
@@ -226,10 +228,10 @@ Board.eventText = function (table, e) {
         coins: e.coins,
       });
     case "buy_field":
-      if (e.cards && e.cards.length) return B.t("ev.buy_field_coins", { who, price: e.price, cards: e.cards.map((c) => Board.cardText(c)).join(" → ") });
+      if (e.cards && e.cards.length) return B.t("ev.buy_field_coins", { who, price: e.price, cards: e.cards.map((c) => Board.cardText(c, true)).join(" → ") });
       return B.t("ev.buy_field", { who, price: e.price });
     case "draw":
-      return e.card !== undefined ? B.t("ev.draw_own", { who, card: Board.cardText(e.card) }) : B.t("ev.draw", { who });
+      return e.card !== undefined ? B.t("ev.draw_own", { who, card: Board.cardText(e.card, true) }) : B.t("ev.draw", { who });
     case "runout":
       return B.t(e.final ? "ev.runout_final" : "ev.runout", { n: e.count });
     case "reshuffle":
@@ -252,11 +254,11 @@ Board.eventText = function (table, e) {
     case "move_lady":
       return e.card === null || e.card === undefined ? B.t("ev.keep_lady", { who }) : B.t("ev.move_lady", { who, field: f(e.field) });
     case "pull_discard":
-      return B.t("ev.pull_discard", { who, card: Board.cardText(e.card) });
+      return B.t("ev.pull_discard", { who, card: Board.cardText(e.card, true) });
     case "leave_offer":
       return B.t("ev.leave_offer", { who, cards: Board.cardsText(e.cards) });
     case "discard":
-      return B.t("ev.discard", { who, card: Board.cardText(e.card) });
+      return B.t("ev.discard", { who, card: Board.cardText(e.card, true) });
     case "skip_discard":
       return B.t("ev.skip_discard", { who });
     default:

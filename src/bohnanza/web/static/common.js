@@ -56,10 +56,13 @@ B.translateStatic = function (root) {
   }
 };
 
-B.bean = function (variety) {
+// A variety's name; `acc`: as the object of a sentence ("Ola sadzi Śmierdzącą"), which in
+// Polish is the accusative (English has one form).
+B.bean = function (variety, acc) {
   const b = B.strings && B.strings.beans[variety];
   if (!b) return variety;
-  return B.lang === "pl" ? b.pl : b.en;
+  if (B.lang !== "pl") return b.en;
+  return acc && b.pl_acc ? b.pl_acc : b.pl;
 };
 
 B.kind = function (kind) {

@@ -167,7 +167,8 @@ function renderTables() {
         if (tb.status === "over" && tb.result && tb.result.winners) {
           const names = tb.result.winners.map((w) => {
             const s = tb.seats[w];
-            return s && s.kind === "bot" ? t("bot_kind", { bot: s.bot }) : (s && s.name) || t("seat_n", { n: w + 1 });
+            // A bot is named with its seat: "Bot 3 (heuristic)", not "bot (heuristic)".
+            return s && s.kind === "bot" ? t("bot_name", { n: w + 1, bot: s.bot }) : (s && s.name) || t("seat_n", { n: w + 1 });
           });
           extra.push(" · ", el("span", { class: "winner", text: t("won_by", { names: names.join(", ") }) }));
         }

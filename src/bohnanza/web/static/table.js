@@ -298,7 +298,7 @@ function legalOf(type) {
   return legal().filter((a) => a.type === type);
 }
 function myTurn() {
-  return T.state && T.seat !== null && T.state.view.active === T.seat;
+  return !!T.state && T.seat !== null && T.state.view.active === T.seat && T.state.view.phase !== "over";
 }
 function tradeable() {
   const v = T.state.view;
@@ -327,7 +327,7 @@ function builtinLabel(type) {
   return BUILTIN_ACTIONS.has(type);
 }
 function describeAction(a) {
-  const c = (id) => Board.cardText(id);
+  const c = (id) => Board.cardText(id, true); // the object of "Plant ...", "Discard ..."
   const own = moduleInfo().action_labels || {};
   if (!builtinLabel(a.type) && own[a.type]) {
     const label = own[a.type][B.lang === "pl" ? 1 : 0];
@@ -729,8 +729,11 @@ function updateAlert() {
   const offers = T.state && T.seat !== null ? T.state.view.offers.filter((o) => o.to === T.seat) : [];
   const fresh = offers.filter((o) => !T.offersSeen.has(o.offer_id));
   for (const o of offers) T.offersSeen.add(o.offer_id);
-  const on = need || offers.length > 0;
-  document.title = (on ? "● " + t(need ? "your_turn" : "offer_for_you") + " · " : "") + "Bohnanza · " + T.id;
+  // A rematch invitation I have not answered counts too (the game is over by then).
+  const invited = !!(T.invite && T.seat !== null && localStorage.getItem("bohnanza.declined." + T.invite.table) !== "1");
+  const on = need || offers.length > 0 || invited;
+  const what = need ? t("your_turn") : offers.length ? t("offer_for_you") : t("alert.rematch", { name: invited ? Board.seatName(T.table, T.invite.from) : "" });
+  document.title = (on ? "● " + what + " · " : "") + "Bohnanza · " + T.id;
   const icon = document.getElementById("favicon");
   if (icon) icon.href = on ? "/static/favicon-turn.svg" : "/static/favicon.svg";
   document.body.dataset.alert = on ? "1" : "0";
