@@ -276,7 +276,7 @@ def test_lobby_refusals_speak_the_pages_language(browser: Any, server: ServerThr
     page.goto(f"{server.url}/replay/{table}")
     page.wait_for_selector("#board p.error")
     assert page.inner_text("#board p.error") == PL["lobby.not_over"]
-    page.goto(f"{server.url}/replay/nope")
-    page.wait_for_selector("#board p.error")
-    assert page.inner_text("#board p.error") == PL["lobby.no_table"]
+    # An unknown table's replay is the 404 page (both languages), not an empty replay.
+    assert page.goto(f"{server.url}/replay/nope").status == 404
+    assert "Nie ma takiego stołu" in page.inner_text("#not-found")
     assert not errors, errors
