@@ -74,6 +74,9 @@ def test_a_resigned_seat_gets_the_tables_stand_in(server: ServerThread) -> None:
         body["seats"] = [{"kind": "person"}, {"kind": "bot"}, {"kind": "bot"}]
         r = http.post("/api/tables", json=body)
         assert r.status_code == 400 and "stand-in" in r.json()["error"]
+        # A searching bot thinks long a move: never the stand-in of every person at once.
+        r = http.post("/api/tables", json={**body, "stand_in_bot": "search"})
+        assert r.status_code == 400 and "stand-in" in r.json()["error"]
 
 
 def test_a_repeated_client_id_is_carried_out_once(server: ServerThread) -> None:

@@ -28,7 +28,7 @@ from .protocol import ClientMessage, ProtocolError, clean_name
 from .pump import Pump, clock_tick
 from .replays import rebuild, record_seats
 from .session import Session
-from .standin import stand_in_bot
+from .standin import NOT_STAND_INS, stand_in_bot
 from .store import Store, StoredTable
 
 log = logging.getLogger("bohnanza.web")
@@ -160,10 +160,9 @@ class Lobby:
             clock_spec = parse_clock(clock, self.settings.testing)
         except ValueError as exc:
             raise LobbyError(str(exc)) from None
-        if stand_in is not None and stand_in not in self.settings.bots():
-            raise LobbyError(
-                f"unknown stand-in bot {stand_in!r}; bots: {', '.join(self.settings.bots())}"
-            )
+        quick = [b for b in self.settings.bots() if b not in NOT_STAND_INS]
+        if stand_in is not None and stand_in not in quick:
+            raise LobbyError(f"unknown stand-in bot {stand_in!r}; stand-ins: {', '.join(quick)}")
         if clock_spec is not None and trade_limit == 0:
             trade_limit = clock_spec.trade
         if (seed is not None or deck is not None) and not self.settings.testing:

@@ -42,6 +42,12 @@ AWAY_FACTOR = {"none": 2.0, "relaxed": 2.0, "normal": 1.0, "fast": 0.25}
 _NOTES = frozenset(("turn", "draw", "clock_timeout", "stand_in", "away", "back", "trade_time_up"))
 
 
+#: Bots a table may not choose as its stand-in: they think long (or call out to a model)
+#: per move, and a stand-in may play for every person at once, past the per-table and
+#: server-wide budgets that count bot seats (``--search-per-table``, ``--search-total``).
+NOT_STAND_INS = frozenset(("search", "llm"))
+
+
 def stand_in_bot(table: Table, default: str) -> str:
     """The bot that plays for this table's absent, timed-out or resigned people."""
     return str(table.settings.get("stand_in_bot") or default)

@@ -69,7 +69,9 @@ function fillClock() {
 function fillStandIn() {
   const sel = $("#f-stand-in");
   const cur = sel.value || H.defaultBot;
-  sel.replaceChildren(...H.bots.map((b) => el("option", { value: b, text: t("bot_kind", { bot: b }) + (botInfo(b) ? " – " + botInfo(b) : ""), title: botInfo(b) })));
+  // Not the slow ones: a stand-in may play for every person at once (web/standin.py).
+  const quick = H.bots.filter((b) => b !== "search" && b !== "llm");
+  sel.replaceChildren(...quick.map((b) => el("option", { value: b, text: t("bot_kind", { bot: b }) + (botInfo(b) ? " – " + botInfo(b) : ""), title: botInfo(b) })));
   sel.value = cur;
 }
 
