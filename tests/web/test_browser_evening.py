@@ -11,6 +11,7 @@ then watches).
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from typing import Any
@@ -117,6 +118,10 @@ def test_double_clicks_a_refusal_that_stays_and_a_replay_turn(
     page.click("#r-turn-go")
     page.wait_for_function(f"document.querySelector('.st-turn').innerText.includes('{turns}')")
     assert page.goto(server.url + "/replay/unknown").status == 404
+    # The lobby list names a winning bot with its seat, not just "bot (random)".
+    page.goto(server.url + "/")
+    winner = page.inner_text(f".table-item[data-table='{table}'] .winner")
+    assert re.fullmatch(r"won by Bot [123] \(random\)(, Bot [123] \(random\))*", winner), winner
     assert not errors, errors
 
 

@@ -228,11 +228,15 @@ def test_a_rematch_is_joined_by_one_player_and_declined_by_another(
     assert new != table
     bob.wait_for_selector("#btn-rematch-join")
     assert "Ada proposes a rematch" in bob.inner_text("#rematch-invite")
+    # The invitation shows in the tab's title; the finished game highlights no seat.
+    assert bob.title().startswith("● Ada proposes a rematch")
+    assert bob.locator(".seat.is-active").count() == 0
     cid.wait_for_selector("#btn-rematch-decline")
+    cid.click("#btn-rematch-decline")
+    cid.wait_for_function("!document.title.startsWith('●')")  # answered: no more alert
     bob.click("#btn-rematch-join")
     bob.wait_for_url(f"{server.url}/t/{new}")
     bob.wait_for_function("document.body.dataset.seat === '1'")
-    cid.click("#btn-rematch-decline")
     cid.wait_for_selector("#to-rematch")  # cid stays; he may still watch it
     assert cid.url.endswith(f"/t/{table}")
     ada.wait_for_selector("#btn-start:not([disabled])")

@@ -7,7 +7,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from bohnanza.web.i18n import ACCUSATIVE_PL, PL, strings
+from bohnanza.web.i18n import ACCUSATIVE_PL, EN, PL, strings
 from bohnanza.web.limits import Limits
 from bohnanza.web.model import Table
 from bohnanza.web.standin import away_delay
@@ -192,6 +192,9 @@ def test_polish_variety_names_take_the_accusative_as_objects() -> None:
         line = next(x for x in board.splitlines() if f'"{key}"' in x)
         assert "Board.cardText(e.card, true)" in line, key
     assert "{who} sadzi {card}" in PL["ev.plant"]
+    # The seat menus describe the bots in Polish too.
+    for bot in ("random", "autarky", "heuristic", "search"):
+        assert PL[f"bot_desc.{bot}"] and PL[f"bot_desc.{bot}"] != EN[f"bot_desc.{bot}"]
 
 
 def test_unknown_names_replays_and_the_scriptless_home_form(
