@@ -33,7 +33,11 @@ CODES = (
     "not_allowed",
     "wrong_phase",
     "field_variety",
+    "trade_with_active",
+    "offer_gone",
 )
+
+_OFFER_ANSWERS = frozenset(("accept", "decline", "withdraw"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +64,9 @@ def explain(game: Game, seat: int, action: Action, exc: IllegalAction) -> Explan
     active seat itself because its phase is over (a double click on "Stop planting") is
     ``wrong_phase`` with the phase, never "the active player is seat 1" told to seat 1;
     a card refused by a field of another variety (R-PLANT-3) is ``field_variety`` with
-    the field, its variety and the card's."""
+    the field, its variety and the card's; an offer between two players who are not
+    active is ``trade_with_active`` (R-TRADE-2), and an answer to an offer that is no
+    longer open is ``offer_gone``."""
     out = _explain(game, seat, action, exc)
     if out.params.get("active") == seat + 1 and out.code in ("not_now", "own_turn_only"):
         return Explanation(
@@ -69,6 +75,23 @@ def explain(game: Game, seat: int, action: Action, exc: IllegalAction) -> Explan
     fields = game.fields[seat]
     if out.code == "not_allowed" and action.field is not None and action.field >= len(fields):
         return Explanation("no_field", out.rule, {"field": action.field + 1, "n": len(fields)})
+    if out.code == "bad_offer":
+        kind = action.type.value
+        offer = action.offer
+        if (
+            kind == "propose"
+            and offer is not None
+            and seat != game.active
+            and offer.to != game.active
+            and offer.to != seat
+        ):
+            # R-TRADE-2: "you trade only with the active player (Dora)".
+            return Explanation(
+                "trade_with_active", "R-TRADE-2", {"action": kind, "active": game.active + 1}
+            )
+        if kind in _OFFER_ANSWERS and action.offer_id not in game.offers:
+            # Taken, declined, withdrawn or cancelled meanwhile (a double click too).
+            return Explanation("offer_gone", out.rule, {"action": kind})
     if out.code == "not_allowed" and out.rule == "R-PLANT-3":
         variety = _field_variety(game, seat, action)
         if variety is not None:

@@ -7,6 +7,12 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+import pytest
+
+from bohnanza.actions import Action, Offer
+from bohnanza.errors import IllegalAction
+from bohnanza.game import Game
+from bohnanza.refusals import explain
 from bohnanza.web.i18n import ACCUSATIVE_PL, EN, PL, strings
 from bohnanza.web.limits import Limits
 from bohnanza.web.model import Table
@@ -225,3 +231,26 @@ def test_unknown_names_replays_and_the_scriptless_home_form(
         assert [s["kind"] for s in info["seats"]] == ["person", "bot", "bot"]
         home = http.get("/", headers=local).text
         assert 'action="/new"' in home and 'name="name"' in home and ">Your name<" in home
+
+
+def test_offer_refusals_name_the_active_player_and_a_gone_offer() -> None:
+    game = Game.new("classic", 4, seed=5)
+    game.apply(0, Action.plant(0))
+    game.apply(0, Action.stop_planting())
+    card = game.hands[1][0]
+    # R-TRADE-2: seat 2 may not offer to seat 3 (neither is active); seat 1 is told who is.
+    between = Action.propose(Offer(to=3, give=(card,), want=()))
+    with pytest.raises(IllegalAction) as caught:
+        game.check(1, between)
+    refusal = explain(game, 1, between, caught.value)
+    assert refusal.to_json() == {
+        "code": "trade_with_active",
+        "rule": "R-TRADE-2",
+        "params": {"action": "propose", "active": 1},
+    }
+    # An answer to an offer that is no longer open (a double click on "Decline").
+    gone = Action.decline(99)
+    with pytest.raises(IllegalAction) as caught:
+        game.check(1, gone)
+    assert explain(game, 1, gone, caught.value).code == "offer_gone"
+    assert "err.trade_with_active" in PL and "{who}" in PL["err.trade_with_active"]

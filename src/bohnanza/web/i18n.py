@@ -703,6 +703,8 @@ EN_MORE: dict[str, str] = {
     "err.wrong_phase": "{action} is not possible in this phase ({phase})",
     "err.field_variety": "field {field} holds {top}, not {card}: plant on an empty field "
     "or one of {card}, or harvest a field first",
+    "err.trade_with_active": "you may trade only with the active player ({who})",
+    "err.offer_gone": "that offer is no longer open (taken, declined, withdrawn or lapsed)",
     "ev.clock_timeout": "Time ran out: the bot plays for {who}",
     "ev.trade_time_up": "Time ran out: trading ends",
     "ev.offer_cancelled": "An offer lapsed (its cards changed hands)",
@@ -813,6 +815,8 @@ PL_MORE: dict[str, str] = {
     "err.wrong_phase": "{action}: niemożliwe w tej fazie ({phase})",
     "err.field_variety": "na polu {field} rośnie {top}, nie {card}: posadź na pustym polu "
     "albo na polu z tą fasolą, albo najpierw zbierz któreś pole",
+    "err.trade_with_active": "handlować możesz tylko z aktywnym graczem ({who})",
+    "err.offer_gone": "ta oferta nie jest już otwarta (przyjęta, odrzucona, wycofana albo wygasła)",
     "ev.clock_timeout": "Koniec czasu: bot gra za {who}",
     "ev.trade_time_up": "Koniec czasu: handel się kończy",
     "ev.offer_cancelled": "Oferta wygasła (jej karty zmieniły właściciela)",
