@@ -134,7 +134,7 @@ def test_friends_invite_trade_with_turned_up_cards_and_move_devices(
     # Bob continues on another device: the link carries a one-time code for his seat
     # (not his token: the other browser's history keeps the link it opened).
     b.click("#btn-device")
-    assert b.locator("#device-dialog .warning").count() == 1
+    b.wait_for_selector("#device-dialog .warning")
     b.wait_for_selector("#device-qr svg")
     link = b.input_value("#device-link")
     assert link.startswith(f"{server.url}/t/{table}#claim=")
@@ -161,8 +161,11 @@ def test_friends_invite_trade_with_turned_up_cards_and_move_devices(
 
 
 def test_the_turn_alert_and_a_clock_that_runs_out(
-    browser: Any, server: ServerThread, shots: Path
+    browser: Any, make_server: Any, shots: Path
 ) -> None:
+    # The stand-in trades for the timed-out player and would end trading after the bots'
+    # grace; a long grace leaves it to the countdown this test watches.
+    server: ServerThread = make_server(bot_grace=30.0)
     made = server.create(
         seats=[{"kind": "bot"}, {"kind": "person"}, {"kind": "bot"}],
         clock="custom:2,0,3",
@@ -231,11 +234,15 @@ def test_a_rematch_is_joined_by_one_player_and_declined_by_another(
     assert new != table
     bob.wait_for_selector("#btn-rematch-join")
     assert "Ada proposes a rematch" in bob.inner_text("#rematch-invite")
+    # The invitation shows in the tab's title; the finished game highlights no seat.
+    assert bob.title().startswith("● Ada proposes a rematch")
+    assert bob.locator(".seat.is-active").count() == 0
     cid.wait_for_selector("#btn-rematch-decline")
+    cid.click("#btn-rematch-decline")
+    cid.wait_for_function("!document.title.startsWith('●')")  # answered: no more alert
     bob.click("#btn-rematch-join")
     bob.wait_for_url(f"{server.url}/t/{new}")
     bob.wait_for_function("document.body.dataset.seat === '1'")
-    cid.click("#btn-rematch-decline")
     cid.wait_for_selector("#to-rematch")  # cid stays; he may still watch it
     assert cid.url.endswith(f"/t/{table}")
     ada.wait_for_selector("#btn-start:not([disabled])")
@@ -279,7 +286,7 @@ def test_lobby_refusals_speak_the_pages_language(browser: Any, server: ServerThr
     page.goto(f"{server.url}/replay/{table}")
     page.wait_for_selector("#board p.error")
     assert page.inner_text("#board p.error") == PL["lobby.not_over"]
-    page.goto(f"{server.url}/replay/nope")
-    page.wait_for_selector("#board p.error")
-    assert page.inner_text("#board p.error") == PL["lobby.no_table"]
+    # An unknown table's replay is the 404 page (both languages), not an empty replay.
+    assert page.goto(f"{server.url}/replay/nope").status == 404
+    assert "Nie ma takiego stołu" in page.inner_text("#not-found")
     assert not errors, errors

@@ -354,7 +354,8 @@ def test_drop_clients_mid_offer(make_server: Callable[..., ServerThread], sqlite
     table meanwhile, a bot plays for Ada once she has been away ``away_timeout`` (it
     answers Bob's offer and ends her turn), and she comes back to a consistent state.
     Then Bob proposes and is cut: Ada accepts, Bob comes back."""
-    srv = make_server(away_timeout=2.0, bot_wait=0.5, bot_delay=0.02)
+    # A table without a clock waits twice away_timeout before a bot plays (standin.py).
+    srv = make_server(away_timeout=1.0, bot_wait=0.5, bot_delay=0.02)
     acked: Acked = []
     other_acked: Acked = []
     with srv.http() as http:

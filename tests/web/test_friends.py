@@ -133,7 +133,7 @@ def states_until(c: Client, pred: Callable[[dict], bool], timeout: float = 15) -
 def test_a_clock_runs_out_and_the_bot_plays_for_the_idle_player(
     make_server: Callable[..., ServerThread],
 ) -> None:
-    srv = make_server()
+    srv = make_server(bot_grace=30.0)  # the countdown, not the stand-in, ends trading
     made = srv.create(clock="custom:1.5,0,2", seed=3)
     assert made["table"]["clock"] == "custom:1.5,0,2" and made["table"]["trade_limit"] == 2
     a = srv.client(made["table"]["id"], made["token"])

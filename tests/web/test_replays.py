@@ -75,3 +75,16 @@ def test_records_and_replays_wait_for_the_end_of_the_game() -> None:
         with pytest.raises(LobbyError) as info:
             call()
         assert info.value.status == 403 and info.value.code == "not_over"
+
+
+def test_a_replay_can_jump_to_the_start_of_each_turn() -> None:
+    table = _finished_table()
+    steps = replay_frame(table, 0)["turn_steps"]
+    assert steps[0] == 0 and steps == sorted(set(steps))
+    assert table.game is not None and len(steps) == table.game.turn
+    for turn in (2, len(steps) // 2, len(steps)):
+        frame = replay_frame(table, steps[turn - 1])
+        # The frame at a turn's first step shows that turn, before its first action.
+        assert frame["view"]["turn"] == turn and frame["view"]["phase"] == "plant"
+        before = replay_frame(table, steps[turn - 1] - 1)
+        assert before["view"]["turn"] == turn - 1

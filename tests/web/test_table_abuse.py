@@ -258,7 +258,9 @@ def test_a_stalled_player_is_replaced_by_vote_without_a_clock(
 def test_a_timed_out_players_trading_countdown_is_short(
     make_server: Callable[..., ServerThread],
 ) -> None:
-    srv = make_server()
+    # The stand-in trades for the timed-out player and would end trading after the bots'
+    # grace; a long grace leaves it to the short countdown checked here.
+    srv = make_server(bot_grace=30.0)
     # A 0.3 s bank, 30 s of trading; a timed-out active player trades for 0.5 s only.
     made = srv.create(clock="custom:0.3,0,30,0.5", seed=3)
     a = srv.client(made["table"]["id"], made["token"])

@@ -14,12 +14,18 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Mutable
 from contextlib import asynccontextmanager
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal
-from urllib.parse import urlsplit
+from typing import Any, Literal, cast
+from urllib.parse import parse_qs, quote, urlsplit
 
 from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from fastapi.responses import (
+    FileResponse,
+    HTMLResponse,
+    JSONResponse,
+    RedirectResponse,
+    Response,
+)
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -29,9 +35,8 @@ from .costly import Costly
 from .handover import TTL as HANDOVER_TTL
 from .handover import Handovers
 from .i18n import strings
-from .invite import QR_MAX, invite_links, qr_svg
+from .invite import QR_MAX, invite_links, qr_svg, reachable_link
 from .limits import Hardening, client_address, name_allowed
-from .model import hash_token
 from .protocol import MAX_MESSAGE, dumps, error
 from .rules_page import rules_page
 from .store import Store
@@ -64,6 +69,10 @@ class CreateTable(BaseModel):
     deck: list[str | int] | None = Field(default=None, max_length=200)
     private: bool = False
     clock: str = Field(default="none", max_length=40)
+    stand_in_bot: str | None = Field(default=None, max_length=200)
+    # The page's id for this request: the same id again (a double click) gets the same
+    # table back, not a second one.
+    request_id: str | None = Field(default=None, min_length=8, max_length=64)
 
 
 class JoinTable(BaseModel):
@@ -244,7 +253,15 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         return HTMLResponse(rules_page(lang), headers={"Cache-Control": "no-cache"})
 
     @app.get("/replay/{table_id}", include_in_schema=False)
-    async def replay_page(table_id: str) -> FileResponse:
+    async def replay_page(request: Request, table_id: str) -> FileResponse:
+        try:
+            missing = await manager_of(request).get(table_id) is None
+        except LobbyError:
+            missing = False  # the database is away: the page says so when it loads
+        if missing:  # not an empty replay of nothing
+            return FileResponse(
+                STATIC / "404.html", status_code=404, headers={"Cache-Control": "no-cache"}
+            )
         return page("replay.html")
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
@@ -284,30 +301,80 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     async def create(request: Request, body: CreateTable) -> dict[str, Any] | Response:
         manager = manager_of(request)
         address = address_of(request)
+
+        async def make() -> dict[str, Any] | Response:
+            live = (t.id for t in manager.tables.values() if t.status in ("lobby", "playing"))
+            refused = manager.guard.may_create(address, live)
+            if refused is not None:
+                return JSONResponse(
+                    {"error": refused[0], "code": "rate_limited"},
+                    status_code=429,
+                    headers={"Retry-After": str(refused[1])},
+                )
+            with manager.guard.creating(address):  # counted while it is being saved
+                table, seat, token = await manager.create_table(
+                    rules=body.rules,
+                    players=body.players,
+                    options=body.options,
+                    seats=[{"kind": s.kind, "bot": s.bot or ""} for s in body.seats],
+                    trade_limit=body.trade_limit,
+                    name=body.name,
+                    seed=body.seed,
+                    deck=body.deck,
+                    private=body.private,
+                    clock=body.clock,
+                    address=address,
+                    stand_in=body.stand_in_bot,
+                )
+                manager.guard.creators[table.id] = address
+            return {"table": table, "seat": seat, "token": token}
+
+        answer = await manager.create_once(
+            address, body.request_id, make, keep=lambda a: isinstance(a, dict)
+        )
+        if not isinstance(answer, dict):
+            return cast(Response, answer)
+        return {**answer, "table": answer["table"].info()}
+
+    @app.post("/new", include_in_schema=False, response_model=None)
+    async def create_from_form(request: Request) -> Response:
+        """The home page's form posted before its scripts loaded (a slow line): a table
+        with the typed name, the chosen rules and players, bots in the other seats; the
+        browser is sent to it with the seat's token in the fragment (never sent back)."""
+        form = parse_qs((await request.body()).decode("utf-8", "replace"))
+
+        def field(key: str, default: str) -> str:
+            return (form.get(key) or [default])[0].strip() or default
+
+        manager = manager_of(request)
+        address = address_of(request)
         live = (t.id for t in manager.tables.values() if t.status in ("lobby", "playing"))
         refused = manager.guard.may_create(address, live)
         if refused is not None:
-            return JSONResponse(
-                {"error": refused[0], "code": "rate_limited"},
-                status_code=429,
-                headers={"Retry-After": str(refused[1])},
-            )
+            raise LobbyError(refused[0], 429, "rate_limited")
+        try:
+            players = int(field("players", "4"))
+            trade_limit = int(field("trade_limit", "0"))
+        except ValueError:
+            raise LobbyError("players and the trading limit are numbers") from None
+        if not 2 <= players <= 7:
+            raise LobbyError("2 to 7 players")
+        bot = field("stand_in_bot", DEFAULT_BOT)
         with manager.guard.creating(address):  # counted while it is being saved
-            table, seat, token = await manager.create_table(
-                rules=body.rules,
-                players=body.players,
-                options=body.options,
-                seats=[{"kind": s.kind, "bot": s.bot or ""} for s in body.seats],
-                trade_limit=body.trade_limit,
-                name=body.name,
-                seed=body.seed,
-                deck=body.deck,
-                private=body.private,
-                clock=body.clock,
+            table, _seat, token = await manager.create_table(
+                rules=field("rules", "classic"),
+                players=players,
+                options={},
+                seats=[{"kind": "person"}] + [{"kind": "bot", "bot": bot}] * (players - 1),
+                trade_limit=trade_limit,
+                name=field("name", ""),
+                clock=field("clock", "none"),
                 address=address,
+                stand_in=bot,
             )
             manager.guard.creators[table.id] = address
-        return {"table": table.info(), "seat": seat, "token": token}
+        target = f"/t/{quote(table.id, safe='')}#seat={quote(token, safe='')}"
+        return RedirectResponse(target, status_code=303)
 
     async def find(request: Request, table_id: str) -> Any:
         table = await manager_of(request).get(table_id)
@@ -338,7 +405,8 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
             public=settings.public_addresses,
             allowed=forwarded_host_allowed,
         )
-        return {"links": links}
+        # "reachable": the link a phone can open (a seat moved to another device).
+        return {"links": links, "reachable": reachable_link(links)}
 
     @app.post("/api/qr")
     async def qr(body: QrRequest) -> Response:
@@ -350,14 +418,15 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     @app.post("/api/tables/{table_id}/join")
     async def join(request: Request, table_id: str, body: JoinTable) -> dict[str, Any]:
         table = await find(request, table_id)
-        address = client_address(request.scope, settings.limits.trust_proxy)
+        address = address_of(request)
         seat, token = await manager_of(request).join(table, body.name, body.seat, address)
         return {"table": table.info(), "seat": seat, "token": token}
 
     @app.post("/api/tables/{table_id}/handover")
     async def handover(request: Request, table_id: str, body: HandoverRequest) -> dict[str, Any]:
         table = await find(request, table_id)
-        if not any(s.token_hash == hash_token(body.token) for s in table.seats):
+        # The seat's token, or the new one a seat is moving to (``move``, web/session.py).
+        if table.seat_for_token(body.token) is None and table.seat_for_move(body.token) is None:
             raise LobbyError("that token holds no seat at this table", 403, "bad_token")
         return {"code": handovers.issue(table.id, body.token), "expires_in": int(HANDOVER_TTL)}
 

@@ -5,11 +5,12 @@ clock (``none``, ``relaxed``, ``normal``, ``fast``) gives every person a bank of
 runs while the game waits for that person's decision (planting, harvesting to make room,
 phase 3, a module's decision) and grows by the increment when their turn starts. Phase 2
 has a countdown of its own, the same for everybody (the table's trading time limit). When a
-bank is empty, the seat's bot plays its decisions until that player's next turn, and the
-log says so; phase 2 is never played by the bot for a timed-out person: its countdown
-ends it, shortened to ``out_trade`` seconds (5) while the active player is timed out, so
-that an absent player's turns do not each wait out the whole countdown. Banks live in
-memory: a restarted server starts them afresh.
+bank is empty, the table's stand-in bot plays the seat (its trades too) until that
+player's next turn or until they are back (any action, or "I'm back": the bank then holds
+at least one increment), and the log says so; phase 2's countdown is shortened to
+``out_trade`` seconds (5) while the active player is timed out, so that an absent
+player's turns do not each wait out the whole countdown. Banks live in memory: a
+restarted server starts them afresh.
 """
 
 from __future__ import annotations
@@ -101,10 +102,19 @@ class Clocks:
         return notes
 
     def bot_seats(self, game: Game) -> set[int]:
-        """Timed-out people whose decisions the bot takes now (never phase 2's trading)."""
-        if game.pending is None and game.phase == TRADE:
-            return set()
+        """Timed-out people, whose decisions the table's stand-in bot takes now, trading
+        included (it answers offers made to them, as any bot seat)."""
         return set(self.out)
+
+    def back(self, seat: int) -> bool:
+        """A timed-out person acted or said they are back: the seat is theirs again, with
+        at least one increment in the bank (an empty bank would time out at once). True
+        if the seat was timed out."""
+        if seat not in self.out:
+            return False
+        self.out.discard(seat)
+        self.banks[seat] = max(self.banks[seat], self.spec.increment, 5.0)
+        return True
 
     def due(self) -> float | None:
         """When the next running bank runs out (monotonic)."""

@@ -29,6 +29,36 @@ CLASSIC_PL = {
     "cocoa": "Kakaowa",
 }
 
+#: Polish names as a sentence's object (the accusative: "Ola sadzi Śmierdzącą"): the
+#: feminine adjectives end in -ą, the Fasolki people (masculine, animate) take -a like the
+#: genitive, Chili (indeclinable) and Czarne oczko (neuter) keep their form.
+ACCUSATIVE_PL = {
+    "Kawowa": "Kawową",
+    "Woskowa": "Woskową",
+    "Niebieska": "Niebieską",
+    "Chili": "Chili",
+    "Śmierdząca": "Śmierdzącą",
+    "Zielona": "Zieloną",
+    "Sojowa": "Sojową",
+    "Czarne oczko": "Czarne oczko",
+    "Czerwona": "Czerwoną",
+    "Ogrodowa": "Ogrodową",
+    "Kakaowa": "Kakaową",
+    "Kowboj": "Kowboja",
+    "Piroman": "Piromana",
+    "Grubas": "Grubasa",
+    "Pijak": "Pijaka",
+    "Hipis": "Hipisa",
+    "Bokser": "Boksera",
+    "Golas": "Golasa",
+    "Ogrodnik": "Ogrodnika",
+    "Biznesmen": "Biznesmena",
+    "Imprezowicz": "Imprezowicza",
+    "Łakomczuch": "Łakomczucha",
+    "Rolnik": "Rolnika",
+    "Fasolkopajak": "Fasolkopajaka",
+}
+
 EN: dict[str, str] = {
     "tagline": "the bean trading card game, online",
     "new_table": "New table",
@@ -515,9 +545,11 @@ def strings() -> dict[str, Any]:
     """Everything the pages need to speak both languages (served at ``/api/strings``)."""
     beans: dict[str, dict[str, Any]] = {}
     for key, v in varieties().items():
+        pl = CLASSIC_PL.get(key, v.name_pl)
         beans[key] = {
             "en": v.name,
-            "pl": CLASSIC_PL.get(key, v.name_pl),
+            "pl": pl,
+            "pl_acc": ACCUSATIVE_PL.get(pl, pl),
             "beanometer": list(v.beanometer),
             "count": v.count,
         }
@@ -664,14 +696,19 @@ EN_MORE: dict[str, str] = {
     "err.no_field": "there is no field {field}; you have {n}",
     "err.field_protected": "field {field} holds a single bean and is protected while "
     "field {other} holds {n}",
-    "err.not_now": "{action} is not possible now (the active player is seat {active})",
+    "err.not_now": "{action} is not possible now (it is {who}'s move)",
     "err.bad_offer": "this offer cannot be made or taken now",
-    "err.own_turn_only": "{action} is possible only in your own turn (the active player is "
-    "seat {active})",
+    "err.own_turn_only": "{action} is possible only in your own turn (it is {who}'s turn)",
     "err.not_allowed": "{action} is not possible now",
+    "err.wrong_phase": "{action} is not possible in this phase ({phase})",
+    "err.field_variety": "field {field} holds {top}, not {card}: plant on an empty field "
+    "or one of {card}, or harvest a field first",
+    "err.trade_with_active": "you may trade only with the active player ({who})",
+    "err.offer_gone": "that offer is no longer open (taken, declined, withdrawn or lapsed)",
     "ev.clock_timeout": "Time ran out: the bot plays for {who}",
     "ev.trade_time_up": "Time ran out: trading ends",
     "ev.offer_cancelled": "An offer lapsed (its cards changed hands)",
+    "ev.offer_cancelled_ended": "An open offer was cancelled: trading ended",
     "code.not_seated": "spectators cannot do that; take a seat to play",
     "code.rate_limited": "too many messages; slow down",
     "code.not_started": "the game has not started yet",
@@ -691,6 +728,19 @@ EN_MORE: dict[str, str] = {
     "you_stood_in": "A bot plays for you (you did not move for a while).",
     "im_back": "I'm back",
     "ev.stand_in": "{who} did not move: a bot plays for them (by vote)",
+    "played_while_away": "played by a bot while {name} is away",
+    "ev.away": "{who} is away: a bot plays for them until they are back",
+    "ev.back": "{who} is back and plays again",
+    "you_timed_out": "Your time ran out: a bot plays for you until your next turn, or "
+    "until you say you are back.",
+    "returned_played": "While you were away, the bot played for you:",
+    "returned_nothing": "While you were away, the bot made no move for you.",
+    "dismiss": "OK",
+    "go_to_turn": "Turn",
+    "go": "Go",
+    "seat_moved": "Your seat continues on another device; this page now watches the game.",
+    "stand_in_bot": "Plays for absent players",
+    "stand_in_is": "a bot ({bot}) plays for absent players",
     **{f"act.{k}": v for k, v in _ACTIONS_EN.items()},
 }
 PL_MORE: dict[str, str] = {
@@ -758,13 +808,19 @@ PL_MORE: dict[str, str] = {
     "err.no_field": "nie ma pola {field}; masz pól: {n}",
     "err.field_protected": "pole {field} ma jedną fasolkę i jest chronione, dopóki pole "
     "{other} ma {n}",
-    "err.not_now": "{action}: teraz niemożliwe (aktywne jest miejsce {active})",
+    "err.not_now": "{action}: teraz niemożliwe (ruch ma: {who})",
     "err.bad_offer": "tej oferty nie można teraz złożyć ani przyjąć",
-    "err.own_turn_only": "{action}: tylko we własnej turze (aktywne jest miejsce {active})",
+    "err.own_turn_only": "{action}: tylko we własnej turze (teraz tura: {who})",
     "err.not_allowed": "{action}: teraz niemożliwe",
+    "err.wrong_phase": "{action}: niemożliwe w tej fazie ({phase})",
+    "err.field_variety": "na polu {field} rośnie {top}, nie {card}: posadź na pustym polu "
+    "albo na polu z tą fasolą, albo najpierw zbierz któreś pole",
+    "err.trade_with_active": "handlować możesz tylko z aktywnym graczem ({who})",
+    "err.offer_gone": "ta oferta nie jest już otwarta (przyjęta, odrzucona, wycofana albo wygasła)",
     "ev.clock_timeout": "Koniec czasu: bot gra za {who}",
     "ev.trade_time_up": "Koniec czasu: handel się kończy",
     "ev.offer_cancelled": "Oferta wygasła (jej karty zmieniły właściciela)",
+    "ev.offer_cancelled_ended": "Otwarta oferta przepadła: handel się skończył",
     "code.not_seated": "widzowie nie mogą tego zrobić; zajmij miejsce, aby grać",
     "code.rate_limited": "za dużo wiadomości; zwolnij",
     "code.not_started": "gra jeszcze się nie zaczęła",
@@ -785,6 +841,19 @@ PL_MORE: dict[str, str] = {
     "you_stood_in": "Bot gra za Ciebie (od dłuższego czasu nie było Twojego ruchu).",
     "im_back": "Wracam",
     "ev.stand_in": "{who} nie wykonuje ruchu: gra bot (głosowanie)",
+    "played_while_away": "gra bot, dopóki {name} nie wróci",
+    "ev.away": "{who} – nieobecność: gra bot, do powrotu",
+    "ev.back": "{who} wraca do gry",
+    "you_timed_out": "Skończył się Twój czas: bot gra za Ciebie do Twojej następnej tury "
+    "albo do powrotu.",
+    "returned_played": "Podczas Twojej nieobecności bot zagrał za Ciebie:",
+    "returned_nothing": "Podczas Twojej nieobecności bot nie wykonał za Ciebie ruchu.",
+    "dismiss": "OK",
+    "go_to_turn": "Tura",
+    "go": "Przejdź",
+    "seat_moved": "Twoje miejsce jest teraz na innym urządzeniu; ta strona pokazuje grę jako widz.",
+    "stand_in_bot": "Gra za nieobecnych",
+    "stand_in_is": "za nieobecnych gra bot ({bot})",
     **{f"act.{k}": v for k, v in _ACTIONS_PL.items()},
 }
 # Polish slips: numbers before "monet" with the right form, cards named as cards.
@@ -807,6 +876,35 @@ EN_FIXES: dict[str, str] = {
     "accept_with": "Accept, paying {n|card|cards}",
     "harvest_payout": "You get {coins|coin|coins}; {rest|card goes|cards go} to the discard pile.",
 }
+# Bot descriptions in the seat menus: the English ones are the agents' own (DESCRIPTIONS),
+# the Polish ones are here; a bot without one shows the server's English line.
+_BOT_DESC_PL = {
+    "random": "losowo spośród dozwolonych ruchów: najsłabszy",
+    "autarky": "nigdy nie handluje, sadzi zachłannie: początkujący, który gra sam",
+    "heuristic": "handluje chętnie ze wszystkimi, pilnuje wyniku: najsilniejszy szybki bot",
+    "heuristic-v1": "wcześniejszy bot heurystyczny, zamrożony jako punkt odniesienia: "
+    "handluje mało",
+    "search": "przeszukiwanie Monte Carlo każdej decyzji handlowej na rozgrywkach "
+    "heurystycznych; szybciej kupuje trzecie pole, trzyma karty na remisy: około 0,07 s "
+    "na decyzję, wygrywa 43% gier z trzema botami heurystycznymi (heurystyczny: 23%)",
+    "probe-accept": "bot testowy: heurystyczny, który przyjmuje każdą ofertę",
+    "probe-spam": "bot testowy: heurystyczny, który zasypuje stół losowymi ofertami",
+    "probe-shy": "bot testowy: heurystyczny, który nie handluje z prowadzącym",
+    "llm": "model językowy za punktem końcowym zgodnym z OpenAI: llm:MODEL@URL (docs/llm.md)",
+}
+
+
+def _bot_descriptions() -> tuple[dict[str, str], dict[str, str]]:
+    from ..agents import DESCRIPTIONS
+
+    en = {f"bot_desc.{k}": v for k, v in DESCRIPTIONS.items() if k in _BOT_DESC_PL}
+    pl = {f"bot_desc.{k}": _BOT_DESC_PL[k] for k in DESCRIPTIONS if k in _BOT_DESC_PL}
+    return en, pl
+
+
+_DESC_EN, _DESC_PL = _bot_descriptions()
+EN_MORE.update(_DESC_EN)
+PL_MORE.update(_DESC_PL)
 EN.update(EN_MORE)
 EN.update(EN_FIXES)
 PL.update(PL_MORE)

@@ -120,6 +120,16 @@ def invite_links(
     return links
 
 
+def reachable_link(links: list[str]) -> str:
+    """The link another device is likeliest to reach: the first of ``invite_links``
+    that is not a loopback address (``http://127.0.0.1:8000`` only works on the server's
+    own machine), else the first. "Continue on another device" builds its link from it."""
+    for link in links:
+        if not _is_loopback(link.split("://", 1)[1].split("/")[0]):
+            return link
+    return links[0]
+
+
 def qr_svg(text: str) -> str:
     """An SVG QR code of ``text`` (markup to put into a page: no XML declaration)."""
     import segno

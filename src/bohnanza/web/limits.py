@@ -10,6 +10,7 @@ other people's screens. The numbers live in :class:`Limits` (``Settings.limits``
 from __future__ import annotations
 
 import contextlib
+import html
 import ipaddress
 import time
 import unicodedata
@@ -18,7 +19,7 @@ from collections.abc import Awaitable, Callable, Iterable, Iterator, MutableMapp
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from fastapi.responses import JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse, Response
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -419,6 +420,33 @@ def name_allowed(host: str, scope: Scope, allowed: tuple[str, ...]) -> bool:
     return server is not None and host == str(server[0]).lower()
 
 
+def unknown_host_answer(scope: Scope) -> Response:
+    """400 for a ``Host`` name the server does not answer to: a page saying how to allow
+    it for a browser (a friend who typed the server's LAN name), JSON for programs."""
+    headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+    path = str(scope.get("path", ""))
+    if "text/html" not in headers.get("accept", "") or path.startswith("/api/"):
+        return JSONResponse({"error": "unknown host name", "code": "unknown_host"}, 400)
+    name = html.escape(host_name(headers.get("host", "")) or "?")
+    page = f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Bohnanza: unknown server name</title></head>
+<body style="font-family: sans-serif; max-width: 40rem; margin: 2rem auto; padding: 0 1rem">
+<h1>This Bohnanza server does not answer to &ldquo;{name}&rdquo;</h1>
+<p>To keep pages of other sites away from it, the server answers only to the names it
+was told. Whoever runs it can allow this one:</p>
+<pre>bohnanza serve --public --allowed-host {name}</pre>
+<p>or open the server at one of the addresses it printed when it started.</p>
+<hr>
+<h2 lang="pl">Ten serwer Bohnanzy nie odpowiada na nazwę &bdquo;{name}&rdquo;</h2>
+<p lang="pl">Osoba, która go uruchomiła, może ją dopuścić:
+<code>bohnanza serve --public --allowed-host {name}</code>, albo otwórz serwer pod jednym
+z adresów, które wypisał przy starcie.</p>
+</body></html>"""
+    return HTMLResponse(page, status_code=400)
+
+
 class Hardening:
     """ASGI middleware: refuse unknown ``Host`` names (400, or a refused WebSocket
     handshake) and add the security headers to every HTTP response."""
@@ -436,7 +464,7 @@ class Hardening:
             if kind == "websocket":
                 await send({"type": "websocket.close", "code": 4400})
                 return
-            response = JSONResponse({"error": "unknown host name"}, status_code=400)
+            response = unknown_host_answer(scope)
             await response(scope, receive, self._with_headers(send))
             return
         await self.app(scope, receive, self._with_headers(send) if kind == "http" else send)

@@ -28,6 +28,7 @@ from .protocol import ClientMessage, ProtocolError, clean_name
 from .pump import Pump, clock_tick
 from .replays import rebuild, record_seats
 from .session import Session
+from .standin import NOT_STAND_INS, stand_in_bot
 from .store import Store, StoredTable
 
 log = logging.getLogger("bohnanza.web")
@@ -118,9 +119,11 @@ class Lobby:
         private: bool = False,
         clock: str = "none",
         address: str = "",
+        stand_in: str | None = None,
     ) -> tuple[Table, int, str]:
         """A new table in the lobby; its creator takes the first seat for a person and is
-        its host."""
+        its host. ``stand_in`` is the bot that plays for people away, timed out or
+        resigned (``Settings.substitute`` if not given)."""
         live = sum(1 for t in self.tables.values() if t.status in ("lobby", "playing"))
         if live + self.creating >= self.settings.max_tables:
             raise LobbyError(
@@ -160,6 +163,9 @@ class Lobby:
             clock_spec = parse_clock(clock, self.settings.testing)
         except ValueError as exc:
             raise LobbyError(str(exc)) from None
+        quick = [b for b in self.settings.bots() if b not in NOT_STAND_INS]
+        if stand_in is not None and stand_in not in quick:
+            raise LobbyError(f"unknown stand-in bot {stand_in!r}; stand-ins: {', '.join(quick)}")
         if clock_spec is not None and trade_limit == 0:
             trade_limit = clock_spec.trade
         if (seed is not None or deck is not None) and not self.settings.testing:
@@ -169,6 +175,7 @@ class Lobby:
             "players": players,
             "options": dict(options),
             "trade_limit": trade_limit,
+            "stand_in_bot": stand_in or self.settings.substitute,
         }
         if private:
             settings["private"] = True
@@ -373,7 +380,8 @@ class Lobby:
                 seat.name, seat.token_hash = "", None
             elif table.status == "playing":
                 # For good: a bot plays the seat to the end of the game.
-                seat.kind, seat.bot, seat.token_hash = "bot", self.settings.substitute, None
+                seat.kind, seat.token_hash = "bot", None
+                seat.bot = stand_in_bot(table, self.settings.substitute)
             else:
                 raise ProtocolError("not_allowed", "the game is over", msg.id)
             try:
@@ -499,7 +507,7 @@ class Lobby:
             seat = new.seats[conn.seat]
             if new.status != "lobby" or seat.kind != "person" or seat.token_hash is not None:
                 raise ProtocolError("not_allowed", "that seat at the rematch is taken", msg.id)
-            seat.kind, seat.bot = "bot", self.settings.substitute
+            seat.kind, seat.bot = "bot", stand_in_bot(new, self.settings.substitute)
             try:
                 await asyncio.to_thread(self.store.save_seats, new.id, [seat.stored()])
             except Exception:

@@ -71,7 +71,10 @@ class Settings:
     bot_delay: float = 0.5  # pause after each bot action, so people can follow
     bot_grace: float = 3.0  # an active bot waits this long for people to propose
     bot_wait: float = 20.0  # ... and at most this long for answers to open offers
-    substitute: str = "autarky"  # the bot that plays for an absent person
+    # The bot that plays for an absent, timed-out or resigned person at a table that did
+    # not choose one (``settings["stand_in_bot"]``, web/standin.py): a trading bot, so that a
+    # game with people away still trades.
+    substitute: str = "heuristic"
     max_message: int = MAX_MESSAGE
     max_tables: int = 1000  # tables in the lobby or in play at once
     testing: bool = False  # lets table creation fix the seed and the deck (tests only)
@@ -130,6 +133,9 @@ class Conn:
     address: str = ""  # the client's address (for the per-address limits)
     close_code: int = 1008  # what the writer closes the socket with when it stops
     checked: float = field(default_factory=time.monotonic)
+    # A client id whose answer is being recorded (``Table.answers``), and that answer.
+    recording: str | int | None = None
+    recorded: dict[str, Any] | None = None
 
     def within_rate(self) -> bool:
         now = time.monotonic()
@@ -143,6 +149,13 @@ class Conn:
         return True
 
     def send(self, message: dict[str, Any]) -> None:
+        if (
+            self.recording is not None
+            and self.recorded is None
+            and message.get("id") == self.recording
+            and message.get("type") != "state"
+        ):
+            self.recorded = message
         self.send_text(dumps(message))
 
     def shed(self) -> None:
@@ -187,6 +200,12 @@ class Seat:
     idle: bool = False  # connected, but the game has waited on them for long (no clock)
     stand_in: bool = False  # idle, and the others voted a bot in until they are back
     votes: set[int] = field(default_factory=set)  # seats that voted for a stand-in
+    # Where in the table's events a bot began to play for this person (away, timed out
+    # or stood in): what it played is shown to them when they are back (web/standin.py).
+    bot_from: int | None = None
+    # "Continue on another device": the hash of the token its link carries. Whoever says
+    # hello with it takes the seat over, and the old token (and its devices) lose it.
+    move_hash: str | None = None
 
     def stored(self) -> StoredSeat:
         return StoredSeat(self.seat, self.kind, self.bot, self.name, self.token_hash)
@@ -203,12 +222,14 @@ class Seat:
             "idle": self.idle,
             "stand_in": self.stand_in,
             "votes": len(self.votes),
+            "played": self.bot_from is not None,
         }
 
     def take(self, name: str, token_hash: str, address: str) -> None:
         """A person takes this seat (its idle and stand-in marks start afresh)."""
         self.name, self.token_hash, self.address = name, token_hash, address
         self.seated = time.time()
+        self.move_hash = None
         self.idle = self.stand_in = False
         self.votes.clear()
 
@@ -238,6 +259,11 @@ class Table:
     # A write failed: it may still have been committed (a connection lost while the
     # commit was under way), so the stored record is read back before the next write.
     unsure: bool = False
+    # The first answer to each recent client id, per seat (web/tables.py: a repeated id
+    # gets it again and is not carried out twice), oldest first.
+    answers: dict[tuple[int, str], dict[str, Any]] = field(default_factory=dict)
+    # A finished game's replay: the step at which each turn begins (web/replays.py).
+    turn_steps: list[int] | None = None
 
     @property
     def seq(self) -> int:
@@ -254,6 +280,7 @@ class Table:
             "options": s.get("options", {}),
             "trade_limit": s.get("trade_limit", 0),
             "clock": s.get("clock", "none"),
+            "stand_in_bot": s.get("stand_in_bot"),
             "status": self.status,
             "created": self.created,
             "seats": [{**seat.public(), "reserved": self.reserved(seat)} for seat in self.seats],
@@ -303,6 +330,14 @@ class Table:
             and seat.token_hash is None
             and time.time() < float(until)
         )
+
+    def seat_for_move(self, token: str) -> int | None:
+        """The seat whose "continue on another device" link carries ``token``."""
+        digest = hash_token(token)
+        for seat in self.seats:
+            if seat.move_hash is not None and hmac.compare_digest(seat.move_hash, digest):
+                return seat.seat
+        return None
 
     def seat_for_token(self, token: str) -> int | None:
         digest = hash_token(token)

@@ -37,6 +37,7 @@ CLIENT_TYPES = (
     "host",
     "stand_in",
     "back",
+    "move",
 )
 #: What a table's host may do (a ``host`` message's ``op``), with the field each needs.
 HOST_OPS = {

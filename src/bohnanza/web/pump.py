@@ -1,7 +1,7 @@
 """The pump: one task per table in play that takes its automatic steps.
 
-Bot seats (and people away for longer than ``Settings.away_timeout``, replaced by a bot
-until they return) are asked for their decisions in a fixed order, like
+Bot seats (and people away for longer than their table's away delay, or timed out, played
+by the table's stand-in bot until they return: ``web/standin.py``) are asked for their decisions in a fixed order, like
 :func:`bohnanza.driver.play`: a pending decision first, then whoever the game waits for,
 active seat first; in phase 2 in the engine's rounds (:mod:`bohnanza.schedule`: active
 seat first, then seat order, at most ``MAX_TRADE_ROUNDS``), asking bot seats only, each
@@ -40,7 +40,7 @@ from ..schedule import AskKind, TradeScheduler
 from ..seeding import table_agent_seed
 from .clocks import Clocks, parse_clock
 from .model import Settings, Table
-from .standin import idle_tick
+from .standin import away_delay, idle_tick, stand_in_bot
 from .upkeep import BotPools
 
 if TYPE_CHECKING:
@@ -248,6 +248,7 @@ class Pump:
             due = table.clocks.due()
             if due is not None:
                 wakes.append(due)
+        self.session.track_stand_ins(table)
         # A pending decision is taken before the trade rounds go on (the round that it
         # interrupted ends after it, counting it as its owner's action).
         if game.pending is not None:
@@ -326,11 +327,12 @@ class Pump:
         people whose seat was voted to a stand-in (``web/standin.py``)."""
         out: set[int] = set()
         changed = False
+        delay = away_delay(table, self.settings.away_timeout)
         for seat in table.seats:
             if seat.kind == "bot" or seat.stand_in:
                 out.add(seat.seat)
             elif seat.conns == 0 and seat.away_since is not None:
-                due = seat.away_since + self.settings.away_timeout
+                due = seat.away_since + delay
                 if now >= due:
                     out.add(seat.seat)
                     if not seat.replaced:
@@ -352,7 +354,8 @@ class Pump:
         game = table.game
         assert game is not None
         s = table.seats[seat]
-        kind = s.bot if s.kind == "bot" else self.settings.substitute
+        substitute = stand_in_bot(table, self.settings.substitute)
+        kind = s.bot if s.kind == "bot" else substitute
         agent = table.agents.get((seat, kind))
         if agent is None:
             seed = int(table.settings.get("seed", 0) or 0)

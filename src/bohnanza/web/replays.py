@@ -69,6 +69,23 @@ def card_table(game: Game) -> list[list[str]]:
     return [[config.variety_of(c), config.card_kind[c]] for c in range(config.deck_size)]
 
 
+def turn_steps(table: Table) -> list[int]:
+    """The step at which each turn of the finished game begins (turn 1 at step 0), so
+    that a replay can jump to a turn instead of stepping through a thousand actions.
+    Worked out once per table (a finished game does not change)."""
+    if table.turn_steps is None:
+        assert table.game is not None
+        starts = [0]
+
+        def keep(index: int, _seat: int, _action: Action, caused: list[Event]) -> None:
+            if any(e.type == "turn" for e in caused):
+                starts.append(index + 1)
+
+        replay(make_record(table.game, table.actions), on_action=keep)
+        table.turn_steps = starts
+    return table.turn_steps
+
+
 def replay_frame(table: Table, step: int) -> dict[str, Any]:
     """The finished game after ``step`` actions, with everything revealed."""
     if table.status != "over" or table.game is None:
@@ -92,6 +109,7 @@ def replay_frame(table: Table, step: int) -> dict[str, Any]:
     return {
         "step": step,
         "total": total,
+        "turn_steps": turn_steps(table),
         "action": {"seat": last[0], **last[1].to_json()} if last is not None else None,
         "events": [e.to_json() for e in events],
         "view": view.to_json(),

@@ -28,11 +28,11 @@ from ..records import replay
 from ..refusals import explain
 from ..views import SeatView, View, make_view
 from .limits import Guard
-from .model import Conn, Settings, Socket, Table
+from .model import Conn, Settings, Socket, Table, hash_token
 from .protocol import ClientMessage, ProtocolError, dumps, error
 from .pump import clock_tick, clock_view
 from .replays import card_table, stored_record
-from .standin import person_back
+from .standin import person_back, track
 from .store import Store
 from .upkeep import chatter_id, check_chat, spectator_may_join
 
@@ -119,6 +119,8 @@ class Session:
         seat: int | None = None
         if msg.token is not None:
             seat = table.seat_for_token(msg.token)
+            if seat is None and table.seat_for_move(msg.token) is not None:
+                seat = await self.take_moved_seat(table, msg.token, msg.id)
             if seat is None:
                 raise ProtocolError(
                     "bad_token", "this token belongs to no seat at this table", msg.id
@@ -164,6 +166,57 @@ class Session:
                 welcome["id"] = msg.id
             conn.send(welcome)
             self.broadcast_info(table, skip=conn)
+            if seat is not None:
+                self.track_stand_ins(table)
+
+    async def move_link(self, conn: Conn, msg: ClientMessage) -> None:
+        """ "Continue on another device": a new token for this seat, for a link. The seat
+        stays here until a device says hello with it; then it moves there (the old token
+        is void and this device watches): a seat is moved, never copied."""
+        table = conn.table
+        assert conn.seat is not None
+        token = secrets.token_urlsafe(24)
+        async with table.lock:
+            table.seats[conn.seat].move_hash = hash_token(token)
+        answer: dict[str, Any] = {"type": "move", "token": token}
+        if msg.id is not None:
+            answer["id"] = msg.id
+        conn.send(answer)
+
+    async def take_moved_seat(
+        self, table: Table, token: str, msg_id: str | int | None
+    ) -> int | None:
+        """A device opened a "continue on another device" link: the seat's token is now
+        the link's (saved, with the host role if it was this seat's), and the seat's
+        other connections become spectators (``moved``)."""
+        async with table.lock:
+            number = table.seat_for_move(token)
+            if number is None:
+                return None
+            seat = table.seats[number]
+            old, new = seat.token_hash, hash_token(token)
+            was_host = old is not None and table.settings.get("host_token") == old
+            seat.token_hash, seat.move_hash = new, None
+            settings = table.settings
+            if was_host:
+                table.settings = {**settings, "host_token": new}
+            try:
+                await asyncio.to_thread(self.store.save_seats, table.id, [seat.stored()])
+                if was_host:
+                    await asyncio.to_thread(self.store.save_settings, table.id, table.settings)
+            except Exception:
+                seat.token_hash, seat.move_hash, table.settings = old, new, settings
+                log.exception("table %s: could not move a seat", table.id)
+                raise ProtocolError(
+                    "server_error", "the seat could not be moved; try again", msg_id
+                ) from None
+            for c in table.conns:
+                if c.authed and c.seat == number:
+                    c.seat = None
+                    self.guard.watch(c)
+                    seat.conns = max(0, seat.conns - 1)
+                    c.send({"type": "moved", "state": self.state(table, None, [], log=True)})
+            return number
 
     async def chat(self, conn: Conn, msg: ClientMessage) -> None:
         table = conn.table
@@ -369,9 +422,25 @@ class Session:
         """Tell everybody about a committed action, then let the pump look again."""
         notes = clock_tick(table, time.monotonic())
         self.broadcast_state(table, [*events, *notes])
+        self.track_stand_ins(table)
         if table.status == "over":
             self.broadcast_info(table)
         table.kick.set()
+
+    def track_stand_ins(self, table: Table) -> None:
+        """Log a bot taking over an away person's seat, or a person being back; tell a
+        person who is back what the bot played for them (``returned``), and everybody
+        whose seat a bot plays now (``table``: ``played``)."""
+        notes, back = track(table)
+        if notes:
+            self.broadcast_state(table, notes)
+        if notes or back:
+            self.broadcast_info(table)
+        for seat, moves in back:
+            message = {"type": "returned", "seat": seat, "played": moves}
+            for conn in table.conns:
+                if conn.authed and conn.seat == seat:
+                    conn.send(message)
 
     def broadcast_info(self, table: Table, skip: Conn | None = None) -> None:
         """The table's public facts (seats, status, spectators) to every connection."""

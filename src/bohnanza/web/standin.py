@@ -1,4 +1,14 @@
-"""Stand-ins by vote: every seat moves without a clock too.
+"""Stand-ins: a bot plays for a person who is away, timed out, idle or resigned.
+
+Every stand-in is the table's trading bot (``settings["stand_in_bot"]``, chosen by the
+host at creation; ``Settings.substitute``, ``heuristic``, otherwise), so that a game whose
+people are away still trades. The log says when a bot takes a seat over ("played by a bot
+while Dora is away") and when its person is back; the returning person is sent what the
+bot played for them (``returned``), and the seat is theirs again at once. How long a
+closed tab waits before its seat is handed over follows the table's clock
+(:func:`away_delay`).
+
+Stand-ins by vote: every seat moves without a clock too.
 
 A table with a clock hands an idle player's decisions to a bot when their bank runs out
 (``web/clocks.py``); an absent player's seat is played after ``--away-timeout``
@@ -18,8 +28,73 @@ from ..events import Event
 from .protocol import ClientMessage, ProtocolError
 
 if TYPE_CHECKING:
-    from .model import Conn, Table
+    from .model import Conn, Seat, Table
     from .tables import Manager
+
+
+#: How long a person's last connection has been closed before a bot plays for them, as a
+#: multiple of ``Settings.away_timeout`` (60 s), by the table's clock: a table without a
+#: clock or with a relaxed one gives a reloading phone or a lost Wi-Fi time to come
+#: back; a fast table would wait out most of a bank for nobody.
+AWAY_FACTOR = {"none": 2.0, "relaxed": 2.0, "normal": 1.0, "fast": 0.25}
+
+#: Server notes that are not moves: not listed as what the bot played for someone.
+_NOTES = frozenset(("turn", "draw", "clock_timeout", "stand_in", "away", "back", "trade_time_up"))
+
+
+#: Bots a table may not choose as its stand-in: they think long (or call out to a model)
+#: per move, and a stand-in may play for every person at once, past the per-table and
+#: server-wide budgets that count bot seats (``--search-per-table``, ``--search-total``).
+NOT_STAND_INS = frozenset(("search", "llm"))
+
+
+def stand_in_bot(table: Table, default: str) -> str:
+    """The bot that plays for this table's absent, timed-out or resigned people."""
+    return str(table.settings.get("stand_in_bot") or default)
+
+
+def away_delay(table: Table, away_timeout: float) -> float:
+    """Seconds a person's last connection has been closed before a bot plays for them."""
+    clock = str(table.settings.get("clock") or "none")
+    return away_timeout * AWAY_FACTOR.get(clock.split(":", 1)[0], 1.0)
+
+
+def played_by_bot(table: Table, seat: Seat) -> bool:
+    """A bot plays for this person now: away, voted a stand-in, or out of time."""
+    if seat.kind != "person" or seat.token_hash is None:
+        return False
+    out = table.clocks is not None and seat.seat in table.clocks.out
+    return seat.replaced or seat.stand_in or out
+
+
+def track(table: Table) -> tuple[list[Event], list[tuple[int, list[dict[str, Any]]]]]:
+    """Bring each person seat's ``bot_from`` up to date. Returns the notes for the log
+    (a bot took an away person's seat; a person is back) and, per person who is back,
+    what the bot played for them (as their seat sees it)."""
+    notes: list[Event] = []
+    back: list[tuple[int, list[dict[str, Any]]]] = []
+    if table.game is None:
+        return notes, back
+    for seat in table.seats:
+        played = played_by_bot(table, seat) and not table.game.over
+        if played and seat.bot_from is None:
+            seat.bot_from = len(table.events)
+            if seat.replaced:  # a timeout and a vote have notes of their own
+                notes.append(Event("away", seat.seat, {}, None))
+        elif not played and seat.bot_from is not None:
+            moves = [
+                e.for_seat(seat.seat)
+                for e in table.events[seat.bot_from :]
+                if e.type not in _NOTES
+                and (e.seat == seat.seat or e.data.get("proposer") == seat.seat)
+            ]
+            seat.bot_from = None
+            if seat.kind == "person" and seat.token_hash is not None:
+                back.append((seat.seat, moves[-40:]))
+                if not table.game.over:
+                    notes.append(Event("back", seat.seat, {}, None))
+    table.events += notes
+    return notes, back
 
 
 def idle_tick(table: Table, now: float, timeout: float, wakes: list[float]) -> bool:
@@ -54,13 +129,15 @@ def idle_tick(table: Table, now: float, timeout: float, wakes: list[float]) -> b
 
 
 def person_back(table: Table, seat_no: int) -> bool:
-    """The seat's person acted (or said ``back``): not idle, no stand-in, the wait starts
-    afresh. True if that changed what the table shows."""
+    """The seat's person acted (or said ``back``): not idle, no stand-in, not timed out,
+    the wait starts afresh. True if that changed what the table shows."""
     table.waits.pop(seat_no, None)
     seat = table.seats[seat_no]
     changed = seat.idle or seat.stand_in or bool(seat.votes)
     seat.idle = seat.stand_in = False
     seat.votes.clear()
+    if table.clocks is not None and table.clocks.back(seat_no):
+        changed = True
     return changed
 
 
@@ -92,6 +169,7 @@ async def stand_in_vote(manager: Manager, conn: Conn, msg: ClientMessage) -> Non
             note = Event("stand_in", target, {}, None)
             table.events.append(note)
             manager.session.broadcast_state(table, [note])
+            manager.session.track_stand_ins(table)
             table.kick.set()
         done(conn, msg)
         manager.session.broadcast_info(table)
@@ -103,6 +181,7 @@ async def come_back(manager: Manager, conn: Conn, msg: ClientMessage) -> None:
     assert conn.seat is not None
     async with table.lock:
         if person_back(table, conn.seat):
+            manager.session.track_stand_ins(table)
             manager.session.broadcast_info(table)
             table.kick.set()
         done(conn, msg)

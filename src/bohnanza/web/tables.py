@@ -23,7 +23,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Sequence
+import time
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from .limits import Guard
@@ -79,6 +80,28 @@ __all__ = [
 
 log = logging.getLogger("bohnanza.web")
 
+#: Messages a seated client may send twice by mistake (a double click, a resend on a slow
+#: line): with a string ``id`` (a client id), a repeat gets the first answer again.
+IDEMPOTENT = frozenset(
+    (
+        "action",
+        "start",
+        "leave",
+        "rematch",
+        "rematch_join",
+        "rematch_decline",
+        "stand_in",
+        "back",
+        "move",
+    )
+)
+#: How long a creation request's id is remembered (a double click on "Create", a resend).
+CREATE_KEPT_S = 600.0
+#: Client ids remembered per table.
+ANSWERS_KEPT = 256
+#: Answers that are not remembered: the same message may well succeed when sent again.
+_TRANSIENT = frozenset(("server_error", "rate_limited"))
+
 
 class Manager:
     """Every table, its game, its connections and its automatic steps."""
@@ -93,6 +116,9 @@ class Manager:
         self.pump = Pump(settings, self.session, self.bots, self.tables)
         self.lobby = Lobby(settings, self.store, self.tables, self.guard, self.session, self.pump)
         self._upkeep: asyncio.Task[None] | None = None
+        # Creation requests by (address, request id): when, and the answer (or the
+        # creation under way), so that a repeated request gets the same table.
+        self.created: dict[tuple[str, str], tuple[float, asyncio.Future[Any]]] = {}
 
     # ------------------------------------------------------------------ life cycle
 
@@ -133,6 +159,7 @@ class Manager:
         private: bool = False,
         clock: str = "none",
         address: str = "",
+        stand_in: str | None = None,
     ) -> tuple[Table, int, str]:
         """A new table in the lobby; its creator takes the first seat for a person."""
         return await self.lobby.create_table(
@@ -147,7 +174,47 @@ class Manager:
             private=private,
             clock=clock,
             address=address,
+            stand_in=stand_in,
         )
+
+    async def create_once(
+        self,
+        address: str,
+        request_id: str | None,
+        make: Callable[[], Awaitable[Any]],
+        keep: Callable[[Any], bool] = lambda _answer: True,
+    ) -> Any:
+        """``make()``'s answer; a request with the same id from the same address (a
+        double click on "Create", a resend after a lost answer) gets the first answer,
+        waiting for it if need be, instead of a second table. Failures (exceptions, and
+        answers ``keep`` refuses) are not kept: the same request may be tried again."""
+        if request_id is None:
+            return await make()
+        now = time.monotonic()
+        for k in [k for k, (at, _f) in self.created.items() if now - at > CREATE_KEPT_S]:
+            del self.created[k]
+        key = (address, request_id)
+        while True:
+            known = self.created.get(key)
+            if known is None:
+                break
+            answer = await asyncio.shield(known[1])
+            if answer is not None:
+                return answer
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self.created[key] = (now, future)
+        try:
+            answer = await make()
+        except BaseException:
+            self.created.pop(key, None)
+            future.set_result(None)  # the waiters try for themselves
+            raise
+        if not keep(answer):
+            self.created.pop(key, None)
+            future.set_result(None)
+            return answer
+        future.set_result(answer)
+        return answer
 
     async def join(
         self, table: Table, name: str, seat: int | None, address: str = ""
@@ -189,6 +256,32 @@ class Manager:
         except ProtocolError as exc:
             conn.send(error(exc.code, exc.message, exc.msg_id))
             return
+        key: tuple[int, str] | None = None
+        if (
+            isinstance(msg.id, str)
+            and msg.type in IDEMPOTENT
+            and conn.authed
+            and conn.seat is not None
+        ):
+            key = (conn.seat, msg.id)
+            first = conn.table.answers.get(key)
+            if first is not None:
+                conn.send(first)  # already done: the first answer, nothing done again
+                return
+            conn.recording, conn.recorded = msg.id, None
+        try:
+            await self._handle(conn, msg)
+        finally:
+            if key is not None:
+                answer = conn.recorded
+                conn.recording = conn.recorded = None
+                if answer is not None and answer.get("code") not in _TRANSIENT:
+                    answers = conn.table.answers
+                    answers[key] = answer
+                    while len(answers) > ANSWERS_KEPT:
+                        del answers[next(iter(answers))]
+
+    async def _handle(self, conn: Conn, msg: ClientMessage) -> None:
         try:
             await self._dispatch(conn, msg)
         except ProtocolError as exc:
@@ -238,3 +331,5 @@ class Manager:
             await stand_in_vote(self, conn, msg)
         elif msg.type == "back":
             await come_back(self, conn, msg)
+        elif msg.type == "move":
+            await self.session.move_link(conn, msg)

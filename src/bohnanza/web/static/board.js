@@ -64,14 +64,13 @@ Board.seatPanel = function (table, view, s, opts) {
   if (view.active === s.seat && view.phase !== "over") badges.push(B.el("span", { class: "badge active", text: B.t("active") }));
   if (opts.me) badges.push(B.el("span", { class: "badge me", text: B.t("you") }));
   if (info.kind === "bot") badges.push(B.el("span", { class: "badge bot", text: B.t("bot") }));
-  else if (opts.presence !== false && info.replaced) badges.push(B.el("span", { class: "badge away", text: B.t("away_bot") }));
-  else if (opts.presence !== false && info.stand_in) badges.push(B.el("span", { class: "badge away", text: B.t("stand_in_badge") }));
+  else if (opts.presence !== false && (info.played || info.replaced || info.stand_in)) badges.push(B.el("span", { class: "badge away played", text: B.t("played_while_away", { name: Board.seatName(table, s.seat) }) }));
   else if (opts.presence !== false && info.idle) badges.push(B.el("span", { class: "badge away idle", text: B.t("idle_badge") }));
   else if (opts.presence !== false && info.kind === "person" && !info.connected) badges.push(B.el("span", { class: "badge away", text: B.t("offline") }));
   if (view.winners && view.winners.includes(s.seat)) badges.push(B.el("span", { class: "badge win", text: B.t("winner") }));
   const panel = B.el(
     "div",
-    { class: "seat" + (view.active === s.seat ? " is-active" : "") + (opts.me ? " is-me" : ""), dataset: { seat: s.seat } },
+    { class: "seat" + (view.active === s.seat && view.phase !== "over" ? " is-active" : "") + (opts.me ? " is-me" : ""), dataset: { seat: s.seat } },
     B.el(
       "div",
       { class: "seat-head" },
@@ -132,19 +131,20 @@ Board.statusLine = function (table, view) {
   return B.el("div", { class: "status-line" }, items);
 };
 
-Board.cardText = function (id, ev) {
+// A card's name; `acc`: as a sentence's object (the Polish accusative, B.bean).
+Board.cardText = function (id, acc) {
   if (id === undefined || id === null) return "?";
   const c = Board.cardById(id);
-  let s = B.bean(c.variety);
+  let s = B.bean(c.variety, acc);
   if (c.kind) s += " (" + B.kind(c.kind) + ")";
   return s;
 };
 
-Board.cardsText = function (ids) {
+Board.cardsText = function (ids, acc) {
   if (!ids || !ids.length) return B.t("nothing");
   const counts = new Map();
   for (const id of ids) {
-    const k = Board.cardText(id);
+    const k = Board.cardText(id, acc);
     counts.set(k, (counts.get(k) || 0) + 1);
   }
   return [...counts.entries()].map(([k, n]) => (n > 1 ? n + "× " + k : k)).join(", ");
@@ -175,8 +175,8 @@ Board.eventText = function (table, e) {
     case "turn":
       return B.t("ev.turn", { n: e.turn, who });
     case "plant":
-      if (e.source) return B.t("ev.plant_revealed", { who, card: Board.cardText(e.card), field: f(e.field) });
-      return B.t(e.traded ? "ev.plant_traded" : "ev.plant", { who, card: Board.cardText(e.card), field: f(e.field) });
+      if (e.source) return B.t("ev.plant_revealed", { who, card: Board.cardText(e.card, true), field: f(e.field) });
+      return B.t(e.traded ? "ev.plant_traded" : "ev.plant", { who, card: Board.cardText(e.card, true), field: f(e.field) });
     case "stop_planting":
       return B.t("ev.stop_planting", { who });
     case "turn_over":
@@ -200,11 +200,16 @@ Board.eventText = function (table, e) {
     case "withdraw":
       return B.t("ev.withdraw", { who });
     case "offer_cancelled":
-      return B.t("ev.offer_cancelled");
+      // The engine says why: trading ended, or the offered cards are gone.
+      return B.t(e.reason === "trading ended" ? "ev.offer_cancelled_ended" : "ev.offer_cancelled");
     case "clock_timeout":
       return B.t("ev.clock_timeout", { who });
     case "stand_in":
       return B.t("ev.stand_in", { who });
+    case "away":
+      return B.t("ev.away", { who });
+    case "back":
+      return B.t("ev.back", { who });
     case "trade_time_up":
       return B.t("ev.trade_time_up");
     case "rematch_declined":
@@ -212,7 +217,7 @@ Board.eventText = function (table, e) {
     case "end_trading":
       return B.t("ev.end_trading", { who });
     case "keep_drawn":
-      return B.t("ev.keep_drawn", { who, cards: Board.cardsText(e.cards) });
+      return B.t("ev.keep_drawn", { who, cards: Board.cardsText(e.cards, true) });
     case "harvest":
       if (e.farmer_field) return B.t("ev.harvest_farmer", { who, field: f(e.field) });
       return B.t(e.final ? "ev.harvest_final" : "ev.harvest", {
@@ -223,10 +228,10 @@ Board.eventText = function (table, e) {
         coins: e.coins,
       });
     case "buy_field":
-      if (e.cards && e.cards.length) return B.t("ev.buy_field_coins", { who, price: e.price, cards: e.cards.map((c) => Board.cardText(c)).join(" → ") });
+      if (e.cards && e.cards.length) return B.t("ev.buy_field_coins", { who, price: e.price, cards: e.cards.map((c) => Board.cardText(c, true)).join(" → ") });
       return B.t("ev.buy_field", { who, price: e.price });
     case "draw":
-      return e.card !== undefined ? B.t("ev.draw_own", { who, card: Board.cardText(e.card) }) : B.t("ev.draw", { who });
+      return e.card !== undefined ? B.t("ev.draw_own", { who, card: Board.cardText(e.card, true) }) : B.t("ev.draw", { who });
     case "runout":
       return B.t(e.final ? "ev.runout_final" : "ev.runout", { n: e.count });
     case "reshuffle":
@@ -249,11 +254,11 @@ Board.eventText = function (table, e) {
     case "move_lady":
       return e.card === null || e.card === undefined ? B.t("ev.keep_lady", { who }) : B.t("ev.move_lady", { who, field: f(e.field) });
     case "pull_discard":
-      return B.t("ev.pull_discard", { who, card: Board.cardText(e.card) });
+      return B.t("ev.pull_discard", { who, card: Board.cardText(e.card, true) });
     case "leave_offer":
       return B.t("ev.leave_offer", { who, cards: Board.cardsText(e.cards) });
     case "discard":
-      return B.t("ev.discard", { who, card: Board.cardText(e.card) });
+      return B.t("ev.discard", { who, card: Board.cardText(e.card, true) });
     case "skip_discard":
       return B.t("ev.skip_discard", { who });
     default:

@@ -56,10 +56,13 @@ B.translateStatic = function (root) {
   }
 };
 
-B.bean = function (variety) {
+// A variety's name; `acc`: as the object of a sentence ("Ola sadzi Śmierdzącą"), which in
+// Polish is the accusative (English has one form).
+B.bean = function (variety, acc) {
   const b = B.strings && B.strings.beans[variety];
   if (!b) return variety;
-  return B.lang === "pl" ? b.pl : b.en;
+  if (B.lang !== "pl") return b.en;
+  return acc && b.pl_acc ? b.pl_acc : b.pl;
 };
 
 B.kind = function (kind) {
@@ -206,15 +209,29 @@ document.addEventListener("click", (ev) => {
 });
 
 // A refusal from the server, in the page's language with 1-based numbers, and its rule.
-B.refusalText = function (msg) {
+// A refusal worded from its data (bohnanza.refusals): code, rule, 1-based numbers, the
+// seat whose move it is (named as the table names it), a phase, varieties.
+B.refusalText = function (msg, table) {
   const r = msg.refusal;
   if (!r) return B.t("not_allowed");
   const p = Object.assign({}, r.params || {});
   if (p.action) p.action = B.t("act." + p.action);
+  if (p.active) p.who = window.Board && table ? Board.seatName(table, p.active - 1) : B.t("seat_n", { n: p.active });
+  if (p.phase) p.phase = B.t("phase." + p.phase);
+  if (p.top) p.top = B.bean(p.top);
+  if (p.card) p.card = B.bean(p.card);
   return B.t("err." + r.code, p);
 };
 B.ruleLink = function (rule) {
   return B.el("a", { class: "rule-link", href: "/rules?lang=" + B.lang + "#" + rule, target: "_blank", rel: "noopener", text: B.t("rule_ref", { rule }) });
+};
+
+// A random id for a request or a message (crypto.getRandomValues works on plain http
+// too, unlike crypto.randomUUID): the server answers a repeated id with its first answer.
+B.clientId = function () {
+  const bytes = new Uint8Array(9);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 };
 
 B.tokenKey = (table) => "bohnanza.token." + table;
@@ -249,16 +266,33 @@ B.errorText = function (e) {
   return key && B.strings && key in B.strings.ui.en ? B.t(key) : e.message;
 };
 
-B.toast = function (text, kind) {
+B.toast = function (text, kind, opts) {
   let box = document.getElementById("toasts");
   if (!box) {
     box = B.el("div", { id: "toasts", role: "status", "aria-live": "polite" });
     document.body.append(box);
   }
-  const t = B.el("div", { class: "toast " + (kind || "info"), text });
+  opts = opts || {};
+  if (opts.rule) {
+    // Refusals stay: at the top, where they cover no control at the bottom of a phone.
+    box = document.getElementById("toasts-top");
+    if (!box) {
+      box = B.el("div", { id: "toasts-top", role: "alert" });
+      document.body.append(box);
+    }
+  }
+  const t = B.el("div", { class: "toast " + (kind || "info") + (opts.rule ? " refusal" : "") }, text);
+  // A refusal's pop-up links to its rule and stays until it is dismissed (reading the
+  // rule takes longer than a toast lasts).
+  if (opts.rule) {
+    t.append(" ", B.ruleLink(opts.rule), B.el("button", { type: "button", class: "link dismiss", "aria-label": B.t("close"), text: "×", onclick: () => (t.remove(), opts.onDismiss && opts.onDismiss()) }));
+    box.append(t);
+    return t;
+  }
   box.append(t);
   setTimeout(() => t.classList.add("gone"), kind === "error" ? 7000 : 3500);
   setTimeout(() => t.remove(), kind === "error" ? 7600 : 4100);
+  return t;
 };
 
 B.langSwitch = function () {

@@ -6,6 +6,12 @@ const $ = (sel) => document.querySelector(sel);
 const el = (...a) => B.el(...a);
 const t = (...a) => B.t(...a);
 
+// A bot's one-line description in the page's language (the server's English otherwise).
+function botInfo(b) {
+  const own = B.strings.ui[B.lang]["bot_desc." + b];
+  return own || H.botInfo[b] || "";
+}
+
 function ruleset() {
   return H.rules.find((r) => r.rules === $("#f-rules").value);
 }
@@ -59,6 +65,16 @@ function fillClock() {
   sel.value = cur;
 }
 
+// The bot that plays for people who are away, out of time or resigned: a trading one.
+function fillStandIn() {
+  const sel = $("#f-stand-in");
+  const cur = sel.value || H.defaultBot;
+  // Not the slow ones: a stand-in may play for every person at once (web/standin.py).
+  const quick = H.bots.filter((b) => b !== "search" && b !== "llm");
+  sel.replaceChildren(...quick.map((b) => el("option", { value: b, text: t("bot_kind", { bot: b }) + (botInfo(b) ? " – " + botInfo(b) : ""), title: botInfo(b) })));
+  sel.value = cur;
+}
+
 function fillSeats() {
   const n = Number($("#f-players").value);
   const list = $("#f-seats");
@@ -76,8 +92,8 @@ function fillSeats() {
       H.bots.map((b) =>
         el("option", {
           value: "bot:" + b,
-          text: t("bot_kind", { bot: b }) + (H.botInfo[b] ? " – " + H.botInfo[b] : ""),
-          title: H.botInfo[b] || "",
+          text: t("bot_kind", { bot: b }) + (botInfo(b) ? " – " + botInfo(b) : ""),
+          title: botInfo(b),
         })
       )
     );
@@ -87,8 +103,14 @@ function fillSeats() {
   list.replaceChildren(...rows);
 }
 
+// One id per filled-in form: a double click, or a second click while the first is on its
+// way, gets the same table back from the server (and the button is disabled meanwhile).
+let createId = null;
 async function create(ev) {
   ev.preventDefault();
+  const button = $("#create-btn");
+  if (button.disabled) return;
+  createId = createId || B.clientId();
   const n = Number($("#f-players").value);
   const seats = [{ kind: "person" }];
   for (let i = 1; i < n; i++) {
@@ -98,13 +120,18 @@ async function create(ev) {
   const typed = $("#f-name").value.trim();
   if (typed) localStorage.setItem("bohnanza.name", typed);
   const name = typed || t("player_n", { n: 1 });
-  const body = { rules: $("#f-rules").value, players: n, seats, trade_limit: Number($("#f-limit").value), clock: $("#f-clock").value, name, options: {} };
+  const body = { rules: $("#f-rules").value, players: n, seats, trade_limit: Number($("#f-limit").value), clock: $("#f-clock").value, stand_in_bot: $("#f-stand-in").value, name, options: {} };
   if (!$("#row-remove").hidden) body.options.remove = $("#f-remove").value;
+  body.request_id = createId;
+  button.disabled = true;
+  button.classList.add("pending");
   try {
     const res = await B.api("POST", "/api/tables", body);
     B.setToken(res.table.id, res.token);
     location.href = "/t/" + encodeURIComponent(res.table.id);
   } catch (e) {
+    button.disabled = false;
+    button.classList.remove("pending");
     B.toast(B.errorText(e), "error");
   }
 }
@@ -142,7 +169,8 @@ function renderTables() {
         if (tb.status === "over" && tb.result && tb.result.winners) {
           const names = tb.result.winners.map((w) => {
             const s = tb.seats[w];
-            return s && s.kind === "bot" ? t("bot_kind", { bot: s.bot }) : (s && s.name) || t("seat_n", { n: w + 1 });
+            // A bot is named with its seat: "Bot 3 (heuristic)", not "bot (heuristic)".
+            return s && s.kind === "bot" ? t("bot_name", { n: w + 1, bot: s.bot }) : (s && s.name) || t("seat_n", { n: w + 1 });
           });
           extra.push(" · ", el("span", { class: "winner", text: t("won_by", { names: names.join(", ") }) }));
         }
@@ -182,6 +210,7 @@ async function refresh() {
   $("#f-name").value = localStorage.getItem("bohnanza.name") || "";
   fillLimit();
   fillClock();
+  fillStandIn();
   fillRules();
   $("#f-rules").addEventListener("change", fillPlayers);
   $("#f-players").addEventListener("change", () => {
@@ -192,6 +221,7 @@ async function refresh() {
   B.listeners.push(() => {
     fillLimit();
     fillClock();
+    fillStandIn();
     fillRules();
     renderTables();
   });

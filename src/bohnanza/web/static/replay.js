@@ -41,6 +41,7 @@ function render() {
   $("#r-slider").max = f.total;
   $("#r-slider").value = f.step;
   $("#r-step").textContent = t("step_of", { n: f.step, of: f.total });
+  $("#r-turn").max = (f.turn_steps || [0]).length;
   const parts = [Board.statusLine(tb, v)];
   if (v.drawn.length) parts.push(el("div", { class: "drawn" }, el("span", { class: "label", text: t("drawn_cards") }), v.drawn.map((c) => B.card(c))));
   const pub = v.public || {};
@@ -109,6 +110,14 @@ function play() {
   $("#r-last").addEventListener("click", () => go(R.total));
   $("#r-play").addEventListener("click", play);
   $("#r-slider").addEventListener("change", (ev) => go(Number(ev.target.value)));
+  // Jump to the start of a turn (turn_steps: the step at which each turn begins).
+  $("#r-turn-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const starts = (R.frame && R.frame.turn_steps) || [0];
+    const n = Math.max(1, Math.min(starts.length, Number($("#r-turn").value) || 1));
+    $("#r-turn").value = n;
+    go(starts[n - 1]);
+  });
   document.addEventListener("keydown", (ev) => {
     if (ev.key === "ArrowRight") go(R.step + 1);
     if (ev.key === "ArrowLeft") go(R.step - 1);

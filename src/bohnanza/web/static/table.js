@@ -10,6 +10,9 @@ const T = {
   log: [],
   chat: [],
   nextId: 1,
+  idBase: B.clientId(),
+  inflight: new Map(), // client id -> {key, control}: my messages that wait for an answer
+  clicked: null, // the control being clicked now (it is marked pending if it sends)
   retry: 0,
   ui: {
     selected: null, // a card id selected in my trade area / the duel's offer or revealed cards
@@ -53,6 +56,7 @@ function connect() {
   ws.onclose = (ev) => {
     if (T.ws !== ws) return;
     setConn("offline");
+    for (const id of [...T.inflight.keys()]) answered(id); // no answer will come now
     if (ev.code === 4404) return;
     if (ev.code === 4503) {
       // Shed: the server is full and a seated player needed the place; try much later.
@@ -64,14 +68,44 @@ function connect() {
   };
 }
 
+// Every message carries a client id (this page's random prefix and a counter): the
+// server answers a repeated id with its first answer and does nothing twice. The same
+// message is not sent again while it waits for its answer (a double click), and the
+// control that sent it is disabled and marked pending until the answer comes.
 function send(msg) {
   if (!T.ws || T.ws.readyState !== WebSocket.OPEN) {
     B.toast(t("not_connected"), "error");
     return null;
   }
-  msg.id = T.nextId++;
+  msg.id = T.idBase + "." + T.nextId++;
+  if (msg.type === "chat") {
+    // Chat lines are answered by the line itself (no id): not tracked.
+    T.ws.send(JSON.stringify(msg));
+    return msg.id;
+  }
+  const key = JSON.stringify(Object.assign({}, msg, { id: null }));
+  for (const p of T.inflight.values()) if (p.key === key) return null;
+  const control = T.clicked;
+  if (control) {
+    control.classList.add("pending");
+    control.setAttribute("aria-busy", "true");
+    if ("disabled" in control) control.disabled = true;
+  }
+  T.inflight.set(msg.id, { key, control });
   T.ws.send(JSON.stringify(msg));
   return msg.id;
+}
+
+// The answer to one of my messages came: its control is usable again.
+function answered(id) {
+  const p = T.inflight.get(id);
+  if (!p) return;
+  T.inflight.delete(id);
+  if (p.control) {
+    p.control.classList.remove("pending");
+    p.control.removeAttribute("aria-busy");
+    if ("disabled" in p.control) p.control.disabled = false;
+  }
 }
 
 function act(action) {
@@ -85,6 +119,7 @@ function setConn(state) {
 }
 
 function onMessage(msg) {
+  if (msg.id !== undefined && msg.type !== "state") answered(msg.id);
   switch (msg.type) {
     case "welcome":
       T.seat = msg.seat;
@@ -141,6 +176,27 @@ function onMessage(msg) {
       renderLog();
       render();
       break;
+    case "move":
+      showDeviceLink(msg.token);
+      break;
+    case "moved": {
+      // My seat continues on another device: its token is void here; this page watches.
+      B.dropToken(T.id);
+      T.seat = null;
+      T.moved = true;
+      T.returned = null;
+      const dlg = document.getElementById("device-dialog");
+      if (dlg) dlg.remove();
+      if (msg.state) takeState(msg.state);
+      render();
+      B.toast(t("seat_moved"));
+      break;
+    }
+    case "returned":
+      // Back after a bot played for me: what it played, until dismissed.
+      T.returned = msg.played || [];
+      render();
+      break;
     case "left":
       B.dropToken(T.id);
       T.seat = null;
@@ -166,13 +222,41 @@ function onError(msg) {
   }
   // Refusals are worded from the page's strings (1-based seats and fields) with a link
   // to the rule; other errors have a message of their own (or a code we know).
-  const text = msg.code === "illegal" ? t("not_allowed") + ": " + B.refusalText(msg) : t("error") + ": " + (B.strings.ui[B.lang]["code." + msg.code] ? t("code." + msg.code) : msg.message);
-  B.toast(text, "error");
+  const text = msg.code === "illegal" ? t("not_allowed") + ": " + B.refusalText(msg, T.table) : t("error") + ": " + (B.strings.ui[B.lang]["code." + msg.code] ? t("code." + msg.code) : msg.message);
+  // A refusal stays (with its rule link) until dismissed, on the pop-up and above the
+  // board; dismissing either dismisses both. A newer refusal replaces the older one.
+  const rule = msg.rule || (msg.refusal && msg.refusal.rule) || null;
+  for (const old of document.querySelectorAll(".toast.refusal")) old.remove();
+  const toast = B.toast(text, "error", {
+    rule,
+    onDismiss: () => {
+      T.lastError = null;
+      showLastError();
+    },
+  });
+  T.lastError = { text, rule, toast };
+  showLastError();
+}
+
+function showLastError() {
   const box = $("#last-error");
-  if (box) {
-    box.replaceChildren(text, msg.rule ? " " : "", msg.rule ? B.ruleLink(msg.rule) : "");
-    box.hidden = false;
-  }
+  if (!box) return;
+  const e = T.lastError;
+  box.hidden = !e;
+  if (!e) return box.replaceChildren();
+  const dismiss = el("button", {
+    type: "button",
+    class: "link dismiss",
+    id: "last-error-close",
+    "aria-label": t("close"),
+    text: "×",
+    onclick: () => {
+      if (T.lastError && T.lastError.toast) T.lastError.toast.remove();
+      T.lastError = null;
+      showLastError();
+    },
+  });
+  box.replaceChildren(e.text, e.rule ? " " : "", e.rule ? B.ruleLink(e.rule) : "", dismiss);
 }
 
 function takeState(s) {
@@ -180,8 +264,6 @@ function takeState(s) {
   const prevTurn = T.state && T.state.view.turn;
   T.state = s;
   T.clockAt = performance.now();
-  const box = document.getElementById("last-error");
-  if (box && s.events && s.events.length) box.hidden = true;
   if (s.log) T.log = s.log.slice();
   if (s.events && s.events.length) T.log.push(...s.events);
   if (T.log.length > 600) T.log = T.log.slice(-400);
@@ -216,7 +298,7 @@ function legalOf(type) {
   return legal().filter((a) => a.type === type);
 }
 function myTurn() {
-  return T.state && T.seat !== null && T.state.view.active === T.seat;
+  return !!T.state && T.seat !== null && T.state.view.active === T.seat && T.state.view.phase !== "over";
 }
 function tradeable() {
   const v = T.state.view;
@@ -245,7 +327,7 @@ function builtinLabel(type) {
   return BUILTIN_ACTIONS.has(type);
 }
 function describeAction(a) {
-  const c = (id) => Board.cardText(id);
+  const c = (id) => Board.cardText(id, true); // the object of "Plant ...", "Discard ..."
   const own = moduleInfo().action_labels || {};
   if (!builtinLabel(a.type) && own[a.type]) {
     const label = own[a.type][B.lang === "pl" ? 1 : 0];
@@ -322,7 +404,10 @@ function renderLobby() {
       t("players_n", { n: tb.players }),
       tb.options && tb.options.remove ? " · " + t("without", { bean: B.bean(tb.options.remove) }) : "",
       " · ",
-      tb.trade_limit ? t("trade_limit_s", { n: tb.trade_limit }) : t("no_trade_limit")
+      tb.trade_limit ? t("trade_limit_s", { n: tb.trade_limit }) : t("no_trade_limit"),
+      " · ",
+      el("span", { class: "lobby-clock", text: t("clock") + ": " + (B.strings.ui[B.lang]["clock." + tb.clock] ? t("clock." + tb.clock) : tb.clock) }),
+      tb.stand_in_bot ? " · " + t("stand_in_is", { bot: tb.stand_in_bot }) : ""
     ),
     el(
       "div",
@@ -370,7 +455,9 @@ function renderLobby() {
 // The invite links, built by the server from the address this browser used.
 async function loadInvite() {
   try {
-    T.links = (await B.api("GET", `/api/tables/${encodeURIComponent(T.id)}/invite`)).links;
+    const invite = await B.api("GET", `/api/tables/${encodeURIComponent(T.id)}/invite`);
+    T.links = invite.links;
+    T.reachable = invite.reachable || null;
   } catch (e) {
     T.links = null;
   }
@@ -446,20 +533,15 @@ function renderBoard() {
   const v = T.state.view;
   const tb = T.table;
   const board = $("#board");
-  const old = $("#last-error");
   const parts = [Board.statusLine(tb, v)];
   if (T.stale) parts.push(staleBox());
   const clocks = renderClocks();
   if (clocks) parts.push(clocks);
   const idle = renderIdle();
   if (idle) parts.push(idle);
+  if (T.returned) parts.push(renderReturned());
   parts.push(el("div", { id: "hint", class: "hint-line", text: hintText() }));
-  const errBox = el("div", { id: "last-error", class: "error-line", role: "alert", hidden: true });
-  if (old && !old.hidden) {
-    errBox.replaceChildren(...old.childNodes);
-    errBox.hidden = false;
-  }
-  parts.push(errBox);
+  parts.push(el("div", { id: "last-error", class: "error-line", role: "alert", hidden: true }));
   if (v.phase === "over") parts.push(renderOver());
   // Other players (all of them for a spectator), in seat order starting after me.
   const n = v.players;
@@ -472,9 +554,10 @@ function renderBoard() {
   parts.push(renderCenter());
   if (T.state.trading && v.phase === "trade") parts.push(renderTrading());
   if (T.seat !== null) parts.push(renderMine());
-  else parts.push(el("p", { class: "hint", id: "watching", text: t("watching") }));
+  else parts.push(el("p", { class: "hint", id: "watching", text: T.moved ? t("seat_moved") : t("watching") }));
   parts.push(renderSeatTools());
   board.replaceChildren(...parts);
+  showLastError();
 }
 
 // Idle players (tables without a clock): the idle one is told, the others may vote to let
@@ -484,8 +567,9 @@ function renderIdle() {
   const seats = T.table.seats;
   const mine = seats[T.seat] || {};
   const box = el("div", { class: "idle-box", id: "idle-box" });
-  if (mine.stand_in) {
-    box.append(el("p", { text: t("you_stood_in") }), el("button", { type: "button", class: "primary", id: "btn-back", text: t("im_back"), onclick: () => send({ type: "back" }) }));
+  const out = T.state && T.state.clock && (T.state.clock.out || []).includes(T.seat);
+  if (mine.stand_in || out) {
+    box.append(el("p", { text: t(out ? "you_timed_out" : "you_stood_in") }), el("button", { type: "button", class: "primary", id: "btn-back", text: t("im_back"), onclick: () => send({ type: "back" }) }));
   } else if (mine.idle) {
     box.append(el("p", { text: t("you_idle") }));
   }
@@ -502,6 +586,28 @@ function renderIdle() {
     );
   }
   return box.childNodes.length ? box : null;
+}
+
+// Back after a bot played for me (away, out of time, stood in): what it played, until
+// dismissed.
+function renderReturned() {
+  const moves = T.returned.map((e) => el("li", { text: Board.eventText(T.table, e) }));
+  return el(
+    "div",
+    { class: "returned-box", id: "returned-box", role: "status" },
+    el("p", { text: moves.length ? t("returned_played") : t("returned_nothing") }),
+    moves.length ? el("ul", { class: "returned-moves" }, moves) : null,
+    el("button", {
+      type: "button",
+      class: "secondary",
+      id: "returned-ok",
+      text: t("dismiss"),
+      onclick: () => {
+        T.returned = null;
+        render();
+      },
+    })
+  );
 }
 
 // Leave/resign and "continue on another device", for a seated player.
@@ -524,11 +630,17 @@ function renderSeatTools() {
   return box;
 }
 
-// A link (and QR code) that carries this seat to another device, after a warning. The link
-// holds a one-time code, not the token: the other browser's history keeps what it opened.
-async function otherDevice() {
-  const token = B.getToken(T.id);
-  if (!token) return;
+// A link (and QR code) that moves this seat to another device, after a warning: the
+// server gives a new token for it (`move`), the link is built from the address another
+// device can reach (the invite's logic, `reachable`), and once it is opened this page
+// watches (`moved`). The link holds a one-time code for that token, not the token: the
+// other browser's history keeps what it opened (`handover`, then `claim` there).
+function otherDevice() {
+  if (T.seat === null) return;
+  send({ type: "move" });
+}
+
+async function showDeviceLink(token) {
   let code;
   try {
     code = (await B.api("POST", `/api/tables/${encodeURIComponent(T.id)}/handover`, { token })).code;
@@ -536,7 +648,8 @@ async function otherDevice() {
     B.toast(e.message);
     return;
   }
-  const link = location.origin + "/t/" + encodeURIComponent(T.id) + "#claim=" + encodeURIComponent(code);
+  const base = T.reachable || location.origin + "/t/" + encodeURIComponent(T.id);
+  const link = base + "#claim=" + encodeURIComponent(code);
   const qr = el("div", { class: "qr", id: "device-qr" });
   const dlg = el(
     "div",
@@ -624,8 +737,11 @@ function updateAlert() {
   const offers = T.state && T.seat !== null ? T.state.view.offers.filter((o) => o.to === T.seat) : [];
   const fresh = offers.filter((o) => !T.offersSeen.has(o.offer_id));
   for (const o of offers) T.offersSeen.add(o.offer_id);
-  const on = need || offers.length > 0;
-  document.title = (on ? "● " + t(need ? "your_turn" : "offer_for_you") + " · " : "") + "Bohnanza · " + T.id;
+  // A rematch invitation I have not answered counts too (the game is over by then).
+  const invited = !!(T.invite && T.seat !== null && localStorage.getItem("bohnanza.declined." + T.invite.table) !== "1");
+  const on = need || offers.length > 0 || invited;
+  const what = need ? t("your_turn") : offers.length ? t("offer_for_you") : t("alert.rematch", { name: invited ? Board.seatName(T.table, T.invite.from) : "" });
+  document.title = (on ? "● " + what + " · " : "") + "Bohnanza · " + T.id;
   const icon = document.getElementById("favicon");
   if (icon) icon.href = on ? "/static/favicon-turn.svg" : "/static/favicon.svg";
   document.body.dataset.alert = on ? "1" : "0";
@@ -1333,6 +1449,16 @@ function showTab(tab) {
 }
 
 // ------------------------------------------------------------------ start
+
+// The control a click is on, while its handlers run: send() marks it pending.
+document.addEventListener(
+  "click",
+  (ev) => {
+    T.clicked = ev.target.closest ? ev.target.closest("button, .target, .card, .field, a") : null;
+    setTimeout(() => (T.clicked = null), 0);
+  },
+  true
+);
 
 (async function main() {
   // A "continue on another device" link carries a one-time code in the fragment (never
