@@ -129,8 +129,13 @@ def test_friends_invite_trade_with_turned_up_cards_and_move_devices(
     assert "kosztuje 3 monety" in rules.inner_text("li#R-FIELD-2")
     assert rules.evaluate("document.querySelector(':target').id") == "R-FIELD-2"
     doc_shot(rules, shots, "rules-phone-pl.png", full_page=False)
+    # The Polish page is the whole text: the same sections and rule IDs, in the same order.
+    outline = "() => [...document.querySelectorAll('h2, li.rule')].map(e => e.tagName === 'H2' ? 'h2' : e.id)"
+    polish = rules.evaluate(outline)
     rules.goto(server.url + "/rules#R-LADY-5")
-    assert rules.locator("li.rule").count() >= 57
+    english = rules.evaluate(outline)
+    assert polish == english and english.count("h2") >= 8
+    assert len([x for x in english if x != "h2"]) >= 58
     # Bob continues on another device: the link carries a one-time code for his seat
     # (not his token: the other browser's history keeps the link it opened).
     b.click("#btn-device")
