@@ -31,6 +31,7 @@ import json
 import os
 import random
 import re
+import time
 from collections import Counter
 from typing import Any, cast
 
@@ -539,6 +540,7 @@ def test_engine_survives_hostile_input(rules: str, capsys: pytest.CaptureFixture
     COUNTS.clear()
     _GROUP[:] = [c for c in CONFIGS if c[0] == rules]
     examples = _examples(rules)
+    start = time.perf_counter()
     run_state_machine_as_test(
         EngineFuzz,
         settings=settings(
@@ -555,6 +557,7 @@ def test_engine_survives_hostile_input(rules: str, capsys: pytest.CaptureFixture
     TOTALS["runs"] += 1
     # every action given to check/apply, plus the JSON values the parser refused
     tried = COUNTS["legal"] + COUNTS["rejected"] + COUNTS["json_refused"]
+    seconds = time.perf_counter() - start
     with capsys.disabled():
         if os.environ.get("BOHNANZA_FUZZ_VERBOSE"):
             print(dict(COUNTS))
@@ -562,6 +565,7 @@ def test_engine_survives_hostile_input(rules: str, capsys: pytest.CaptureFixture
                 print(f"{n:6}  {reason}")
         print(
             f"\nengine fuzz {rules}: {tried} inputs in {COUNTS['games']} games "
+            f"({examples} examples of up to {STEPS} steps, {seconds:.0f} s) "
             f"({COUNTS['legal']} legal actions, {COUNTS['hostile']} hostile actions of which "
             f"{COUNTS['rejected']} refused, {COUNTS['json']} JSON inputs of which "
             f"{COUNTS['json_refused']} refused by the parser; {COUNTS['full_checks']} full "

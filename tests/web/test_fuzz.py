@@ -306,6 +306,8 @@ def test_random_frames_change_nothing(
     assert_healthy(server, table)
     game = live_game(server, table)
     assert_clean_log(log, set(range(game.config.deck_size)))
+    log.records.clear()  # checked: a long run (thousands of batches) rereads none of them
+    COUNTS["batches"] += 1
 
 
 def test_tokens_and_tables(
@@ -373,7 +375,10 @@ def test_zz_report_fuzz_totals(capsys: pytest.CaptureFixture[str]) -> None:
         codes = ", ".join(
             f"{k[6:]} {v}" for k, v in sorted(COUNTS.items()) if k.startswith("error:")
         )
-        print(f"\nweb fuzz: {COUNTS['frames']} hostile frames; answers: {codes}")
+        print(
+            f"\nweb fuzz: {COUNTS['frames']} hostile frames ({COUNTS['batches']} batches); "
+            f"answers: {codes}"
+        )
 
 
 # ------------------------------------------------------------------ Origin check
