@@ -15,13 +15,21 @@ are not actions at all. Why each property matters:
   cards hidden from the actor are shuffled among their places, and must get the same
   answer - otherwise error messages would be an oracle for hidden cards (R-INFO-3); the
   message also may not name the id of a hidden card the actor did not name itself;
+* a well-formed action is legal exactly when it equals an action ``legal_actions`` lists
+  (:func:`listing_disagrees`): the same value, compared with ``==``, since the engine
+  refuses a field an action's type does not name (:func:`bohnanza.actions.takes`);
+  only offers, acceptances and a buy naming its chosen coins are sampled by the listing;
 * after every step the checker's invariants hold (card conservation, structure, views
   without leaks, save/load equality, legal actions agreeing with ``check``), and at the
   end the record of the accepted actions replays to the same state.
 
-Size: ``BOHNANZA_FUZZ_EXAMPLES`` (default 150, split among the rule sets: one Hypothesis run each) runs of ``BOHNANZA_FUZZ_STEPS`` (default 50)
-steps; derandomized and without an example database, so CI runs the same inputs each time.
-The totals are printed at the end (run with ``-s`` to see them).
+Size: ``BOHNANZA_FUZZ_EXAMPLES`` (default 150, split among the rule sets by their number
+of configurations: one Hypothesis run each, at least 8 examples) runs of
+``BOHNANZA_FUZZ_STEPS`` (default 50) steps; derandomized and without an example
+database, so CI runs the same inputs each time. Each rule set's inputs, games and
+seconds are printed as its run ends, the sum at the end (run with ``-s`` to see them).
+The long mode run before a release, and what it ran, is in docs/reliability.md
+("Hostile input").
 """
 
 from __future__ import annotations

@@ -14,8 +14,9 @@ tokens, and connections to other tables, are tried separately. After every batch
 * the server's log has no traceback, no error line, and no hidden card id.
 
 Also here: the ``Origin`` check on WebSocket upgrades, and the rate limit's refill.
-Size: ``BOHNANZA_WEB_FUZZ_EXAMPLES`` batches (default 40, 10 to 40 frames each); the total
-is printed at the end (``-s``).
+Size: ``BOHNANZA_WEB_FUZZ_EXAMPLES`` batches (default 40, 10 to 40 frames each, about 17
+on average) against one real server; the frames and batches sent are printed at the end
+(``-s``). The long mode run before a release is in docs/reliability.md ("Hostile input").
 """
 
 from __future__ import annotations
