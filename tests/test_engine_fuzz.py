@@ -15,13 +15,21 @@ are not actions at all. Why each property matters:
   cards hidden from the actor are shuffled among their places, and must get the same
   answer - otherwise error messages would be an oracle for hidden cards (R-INFO-3); the
   message also may not name the id of a hidden card the actor did not name itself;
+* a well-formed action is legal exactly when it equals an action ``legal_actions`` lists
+  (:func:`listing_disagrees`): the same value, compared with ``==``, since the engine
+  refuses a field an action's type does not name (:func:`bohnanza.actions.takes`);
+  only offers, acceptances and a buy naming its chosen coins are sampled by the listing;
 * after every step the checker's invariants hold (card conservation, structure, views
   without leaks, save/load equality, legal actions agreeing with ``check``), and at the
   end the record of the accepted actions replays to the same state.
 
-Size: ``BOHNANZA_FUZZ_EXAMPLES`` (default 150, split among the rule sets: one Hypothesis run each) runs of ``BOHNANZA_FUZZ_STEPS`` (default 50)
-steps; derandomized and without an example database, so CI runs the same inputs each time.
-The totals are printed at the end (run with ``-s`` to see them).
+Size: ``BOHNANZA_FUZZ_EXAMPLES`` (default 150, split among the rule sets by their number
+of configurations: one Hypothesis run each, at least 8 examples) runs of
+``BOHNANZA_FUZZ_STEPS`` (default 50) steps; derandomized and without an example
+database, so CI runs the same inputs each time. Each rule set's inputs, games and
+seconds are printed as its run ends, the sum at the end (run with ``-s`` to see them).
+The long mode run before a release, and what it ran, is in docs/reliability.md
+("Hostile input").
 """
 
 from __future__ import annotations
@@ -31,6 +39,7 @@ import json
 import os
 import random
 import re
+import time
 from collections import Counter
 from typing import Any, cast
 
@@ -47,13 +56,13 @@ from hypothesis.stateful import (
 )
 
 from bohnanza import Action, Game
-from bohnanza.actions import ActionType, Offer, shape_error
+from bohnanza.actions import ActionType, Offer, shape_error, takes
 from bohnanza.errors import BohnanzaError
 from bohnanza.game import OVER, TRADE
 from bohnanza.records import make_record, replay
 from bohnanza.rules import all_rulesets
 from bohnanza.testing.checker import CHEAP, InvariantChecker
-from bohnanza.testing.helpers import assert_conserved
+from bohnanza.testing.helpers import assert_conserved, give_coins
 from test_random_play import CONFIGS, Config
 
 EXAMPLES = int(os.environ.get("BOHNANZA_FUZZ_EXAMPLES", "150"))
@@ -73,18 +82,31 @@ _T = ActionType
 #: Action types whose space ``legal_actions`` only samples (offer templates, capped accept
 #: choices): for these "listed exactly when legal" does not hold by design.
 _SAMPLED = frozenset({_T.PROPOSE, _T.ACCEPT})
-#: The fields each action type reads; the others are ignored by ``check``.
-_FIELDS: dict[ActionType, tuple[str, ...]] = {
-    _T.PLANT: ("field",),
-    _T.HARVEST: ("field",),
-    _T.DECLINE: ("offer_id",),
-    _T.WITHDRAW: ("offer_id",),
-    _T.PLANT_TRADED: ("card", "field"),
-    _T.PLACE_CHILD: ("card", "field"),
-    _T.PLANT_REVEALED: ("card", "field"),
-    _T.MOVE_LADY: ("card",),
-    _T.DISCARD: ("card",),
-}
+
+
+def listing_disagrees(game: Game, seat: int, action: Action, answer: str | None) -> str | None:
+    """Why ``check``'s ``answer`` to a well-formed ``action`` disagrees with
+    ``legal_actions``, or None. The listing and the check speak of the same values: an
+    action is legal exactly when it equals a listed one (a field its type does not name
+    is refused by its shape, :func:`bohnanza.actions.takes`). Only where the listing
+    samples a space does one listed value stand for many: offers, acceptances, and a buy
+    naming its coins where the buyer chooses them (R-LADY-10), listed as the template
+    ``Action.buy_field()`` - legal only if the template is."""
+    if action.type in _SAMPLED or game.over:
+        return None
+    legal = game.legal_actions(seat)
+    if action.type is _T.BUY_FIELD and action.cards and game.hooks.info.buyer_chooses_coins:
+        if answer is None and Action.buy_field() not in legal:
+            return f"{action!r} for seat {seat} passes check but the buy is not listed"
+        return None
+    listed = action in legal
+    if listed == (answer is None):
+        return None
+    return (
+        f"{action!r} for seat {seat}: check says {answer or 'legal'} but "
+        f"legal_actions {'lists' if listed else 'does not list'} it"
+    )
+
 
 HUGE = (2**31, 2**63, 10**30, -(2**63))
 #: Numbers a hostile client likes: edges, negatives, huge values, and plain small ones.
@@ -286,15 +308,9 @@ class EngineFuzz(RuleBasedStateMachine):
                         )
             if shape_error(action) is not None:
                 assert answer is not None, f"malformed {action!r} of seat {seat} passes check"
-            elif action.type not in _SAMPLED and not g.over:
-                canonical = Action(
-                    action.type, **{k: getattr(action, k) for k in _FIELDS.get(action.type, ())}
-                )
-                listed = canonical in g.legal_actions(seat)
-                assert listed == (answer is None), (
-                    f"{action!r} for seat {seat}: check says {answer or 'legal'} but "
-                    f"legal_actions {'lists' if listed else 'does not list'} it"
-                )
+            else:
+                disagreement = listing_disagrees(g, seat, action, answer)
+                assert disagreement is None, disagreement
         if answer is None:
             COUNTS["hostile_but_legal"] += 1
             self._play(seat, action)
@@ -365,13 +381,22 @@ class EngineFuzz(RuleBasedStateMachine):
         seat = data.draw(self._seats(), label="seat")
         kind = data.draw(st.sampled_from(list(ActionType)), label="type")
         fields = st.integers(-2, 4) | st.sampled_from(HUGE)
+        own = takes(kind)
+
+        def value(name: str, values: st.SearchStrategy[Any], default: Any) -> Any:
+            """A field the type names gets any value; one it does not name (refused by
+            the action's shape) only now and then, so that most draws reach the rules."""
+            if name in own or data.draw(st.integers(0, 9), label=f"{name} given") == 0:
+                return data.draw(values, label=name)
+            return default
+
         action = Action(
             kind,
-            field=data.draw(st.none() | fields, label="field"),
-            card=data.draw(st.none() | self._cards(), label="card"),
-            offer_id=data.draw(st.none() | self._offer_ids(), label="offer_id"),
-            cards=tuple(data.draw(st.lists(self._cards(), max_size=14), label="cards")),
-            offer=data.draw(st.none() | self._offers(), label="offer"),
+            field=value("field", st.none() | fields, None),
+            card=value("card", st.none() | self._cards(), None),
+            offer_id=value("offer_id", st.none() | self._offer_ids(), None),
+            cards=tuple(value("cards", st.lists(self._cards(), max_size=14), ())),
+            offer=value("offer", st.none() | self._offers(), None),
         )
         self._hostile(seat, action, set())
 
@@ -523,6 +548,7 @@ def test_engine_survives_hostile_input(rules: str, capsys: pytest.CaptureFixture
     COUNTS.clear()
     _GROUP[:] = [c for c in CONFIGS if c[0] == rules]
     examples = _examples(rules)
+    start = time.perf_counter()
     run_state_machine_as_test(
         EngineFuzz,
         settings=settings(
@@ -539,6 +565,7 @@ def test_engine_survives_hostile_input(rules: str, capsys: pytest.CaptureFixture
     TOTALS["runs"] += 1
     # every action given to check/apply, plus the JSON values the parser refused
     tried = COUNTS["legal"] + COUNTS["rejected"] + COUNTS["json_refused"]
+    seconds = time.perf_counter() - start
     with capsys.disabled():
         if os.environ.get("BOHNANZA_FUZZ_VERBOSE"):
             print(dict(COUNTS))
@@ -546,6 +573,7 @@ def test_engine_survives_hostile_input(rules: str, capsys: pytest.CaptureFixture
                 print(f"{n:6}  {reason}")
         print(
             f"\nengine fuzz {rules}: {tried} inputs in {COUNTS['games']} games "
+            f"({examples} examples of up to {STEPS} steps, {seconds:.0f} s) "
             f"({COUNTS['legal']} legal actions, {COUNTS['hostile']} hostile actions of which "
             f"{COUNTS['rejected']} refused, {COUNTS['json']} JSON inputs of which "
             f"{COUNTS['json_refused']} refused by the parser; {COUNTS['full_checks']} full "
@@ -595,3 +623,57 @@ def test_the_oracle_catches_an_answer_that_depends_on_hidden_cards(
     hidden = g.draw[len(g.draw) // 2]
     with pytest.raises(AssertionError, match="depends on hidden cards"):
         machine._hostile(g.active, Action.propose(Offer((g.active + 1) % 3, (hidden,))), set())
+
+
+@pytest.mark.parametrize(
+    ("rules", "coins", "legal"),
+    [
+        # issue 37: the listing was compared with a copy of the buy that its own field
+        # table had stripped of the coin list, so this refused buy counted as "listed"
+        ("first-edition", (105, 10**30, 105), False),
+        ("first-edition", "own", False),  # R-FIELD-3: the top of the treasury pays
+        ("fasolki+fasolufka", "own", True),  # R-LADY-10: any three of one's coins
+        ("fasolki+fasolufka", (105, 10**30, 105), False),
+    ],
+)
+def test_a_buy_naming_coins_agrees_with_the_listing(
+    rules: str, coins: tuple[int, ...] | str, legal: bool
+) -> None:
+    """A buy naming coins is compared as itself, through the fuzz test's own path: in
+    first-edition it is refused and not listed (R-FIELD-3); in Fasolufka three of the
+    buyer's coins pass, and the listed template ``Action.buy_field()`` stands for them."""
+    machine = EngineFuzz()
+    _GROUP[:] = [(rules, 3, {})]
+    machine.start(0, 1)
+    g = machine.game
+    seat = g.active
+    mine = give_coins(g, seat, g.config.field_price)
+    assert Action.buy_field() in g.legal_actions(seat)
+    buy = Action.buy_field(tuple(reversed(mine)) if coins == "own" else cast(tuple[int], coins))
+    answer = _answer(g, seat, buy)
+    assert (answer is None) == legal, answer
+    if rules == "first-edition":
+        assert answer is not None and "R-FIELD-3" in answer
+    assert listing_disagrees(g, seat, buy, answer) is None
+    before = g.to_dict()
+    machine._hostile(seat, buy, set())  # the whole hostile-input path, as the fuzz runs it
+    assert (g.to_dict() == before) != legal
+
+
+def test_a_field_its_type_does_not_name_is_refused_and_not_listed() -> None:
+    """A listed plant with a card added is another value: refused by its shape (before,
+    ``check`` ignored the card, so an action it accepted was not the one listed)."""
+    machine = EngineFuzz()
+    _GROUP[:] = [("classic", 3, {})]
+    machine.start(0, 1)
+    g = machine.game
+    seat = g.active
+    plant = g.legal_actions(seat)[0]
+    extra = plant._replace(card=g.hands[seat][0])
+    answer = _answer(g, seat, extra)
+    assert answer is not None and "plant takes no card" in answer
+    assert listing_disagrees(g, seat, extra, answer) is None
+    assert listing_disagrees(g, seat, plant, None) is None
+    before = g.to_dict()
+    machine._hostile(seat, extra, set())
+    assert g.to_dict() == before

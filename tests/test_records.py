@@ -304,6 +304,17 @@ BAD_ACTIONS: list[tuple[str, Mutation, str]] = [
     ),
     ("no-such-field", _action(lambda r, i: r["actions"][i].update(field=7)), r"no field 7"),
     (
+        # a field its type does not name: the record must hold the value that was listed
+        "card-of-a-plant",
+        _action(lambda r, i: r["actions"][i].update(card=0)),
+        r"plant takes no card",
+    ),
+    (
+        "coins-of-a-harvest",
+        _action(lambda r, i: r["actions"][i].update(cards=[0, 1]), "harvest"),
+        r"harvest takes no cards",
+    ),
+    (
         "no-such-field-harvest",
         _action(lambda r, i: r["actions"][i].update(field=5), "harvest"),
         r"no field 5",

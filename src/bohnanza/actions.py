@@ -40,16 +40,23 @@ class ActionType(StrEnum):
     END_REVEAL = "end_reveal"  # duel: leave the rest of the revealed cards as the offer
 
     @classmethod
-    def extend(cls, value: str) -> ActionType:
+    def extend(cls, value: str, takes: tuple[str, ...] = ()) -> ActionType:
         """A module's own action type, added without editing this file (the module holds
         the returned value as a constant). It behaves like a member: ``ActionType(value)``
         (records, JSON) returns it and ``is`` compares it; iterating ``ActionType`` lists
-        only the built-in types. Calling again with the same value returns the same
-        object; a built-in value is refused."""
+        only the built-in types. ``takes``: the :class:`Action` fields it names (see
+        :func:`takes`; none by default). Calling again with the same value returns the
+        same object; a built-in value, or other ``takes`` than the first call's, is
+        refused."""
+        wanted = frozenset(takes)
+        if not wanted <= ACTION_FIELDS:
+            raise ValueError(f"an action names only {sorted(ACTION_FIELDS)}, not {takes!r}")
         existing = cls._value2member_map_.get(value)
         if existing is not None:
             if existing._name_ in cls._member_map_:
                 raise ValueError(f"{value!r} is a built-in action type")
+            if _TAKES[value] != wanted:
+                raise ValueError(f"{value!r} was made taking {sorted(_TAKES[value])}")
             return existing  # type: ignore[return-value]
         if not value or not value.replace("_", "").isalnum() or value != value.lower():
             raise ValueError(f"an action type is a lower-case word, not {value!r}")
@@ -57,7 +64,40 @@ class ActionType(StrEnum):
         member._value_ = value
         member._name_ = value.upper()
         cls._value2member_map_[value] = member
+        _TAKES[value] = wanted
         return member
+
+
+#: The fields of an :class:`Action` besides its type.
+ACTION_FIELDS = frozenset({"field", "card", "offer_id", "cards", "offer"})
+_T = ActionType
+#: The fields each action type names (a module's own types: :meth:`ActionType.extend`).
+#: The rest stay at their defaults (None, or no cards): :func:`shape_error` refuses a
+#: value there, so one decision has one value - the one ``legal_actions`` lists and a
+#: record writes - and a client never sees a field it sent silently ignored.
+_TAKES: dict[str, frozenset[str]] = {
+    _T.PLANT: frozenset({"field"}),
+    _T.STOP_PLANTING: frozenset(),
+    _T.PROPOSE: frozenset({"offer"}),
+    _T.ACCEPT: frozenset({"offer_id", "cards"}),
+    _T.DECLINE: frozenset({"offer_id"}),
+    _T.WITHDRAW: frozenset({"offer_id"}),
+    _T.END_TRADING: frozenset(),
+    _T.PLANT_TRADED: frozenset({"card", "field"}),
+    _T.HARVEST: frozenset({"field"}),
+    _T.BUY_FIELD: frozenset({"cards"}),
+    _T.MOVE_LADY: frozenset({"card"}),
+    _T.PLACE_CHILD: frozenset({"card", "field"}),
+    _T.DISCARD: frozenset({"card"}),
+    _T.SKIP_DISCARD: frozenset(),
+    _T.PLANT_REVEALED: frozenset({"card", "field"}),
+    _T.END_REVEAL: frozenset(),
+}
+
+
+def takes(kind: ActionType) -> frozenset[str]:
+    """The :class:`Action` fields that actions of type ``kind`` name."""
+    return _TAKES[kind]
 
 
 class Offer(NamedTuple):
@@ -117,8 +157,26 @@ def _int_list(x: object) -> bool:
     return isinstance(x, tuple | list) and all(_is_int(c) for c in x)
 
 
+def _unused(a: Any) -> list[str]:
+    """The fields ``a`` sets that its type does not name."""
+    own = _TAKES[a.type.value]
+    out: list[str] = []
+    if a.field is not None and "field" not in own:
+        out.append("field")
+    if a.card is not None and "card" not in own:
+        out.append("card")
+    if a.offer_id is not None and "offer_id" not in own:
+        out.append("offer_id")
+    if a.cards and "cards" not in own:
+        out.append("cards")
+    if a.offer is not None and "offer" not in own:
+        out.append("offer")
+    return out
+
+
 def shape_error(action: Action) -> str | None:
-    """Why ``action``'s fields have the wrong types, or None.
+    """Why ``action``'s fields have the wrong types, or name what its type does not
+    (:func:`takes`), or None.
 
     :meth:`Action.from_json` only builds well-typed actions, but Python callers (bots,
     scripts) can build any named tuple. The rule checks assume the types, so a wrong one
@@ -137,6 +195,9 @@ def shape_error(action: Action) -> str | None:
             return f"{key} must be an integer or None, not {value!r}"
     if not _int_list(a.cards):
         return f"cards must be a tuple of integers, not {a.cards!r}"
+    extra = _unused(a)
+    if extra:
+        return f"{a.type.value} takes no {' or '.join(extra)}"
     offer = a.offer
     if offer is None:
         return None
@@ -158,7 +219,8 @@ def shape_error(action: Action) -> str | None:
 
 
 class Action(NamedTuple):
-    """One decision of one seat. Which fields matter depends on ``type``."""
+    """One decision of one seat. Which fields it names depends on ``type`` (:func:`takes`);
+    the others keep their defaults."""
 
     type: ActionType
     field: int | None = None

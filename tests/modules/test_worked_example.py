@@ -76,7 +76,7 @@ def test_compost_is_refused_out_of_turn_and_with_arguments_toy_rule(
     before = game.to_dict()
     with pytest.raises(IllegalAction, match=TOY_RULE):
         game.apply(other, Action(compost.COMPOST))
-    with pytest.raises(IllegalAction, match="no card or field"):
+    with pytest.raises(IllegalAction, match="compost takes no field"):
         game.apply(game.active, Action(compost.COMPOST, field=0))
     assert game.to_dict() == before  # refused: nothing changed
     assert type(hooks_for(game.config)).__name__ == "CompostHooks"
