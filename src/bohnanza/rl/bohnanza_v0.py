@@ -43,9 +43,11 @@ from ..errors import IllegalAction
 from ..game import Game
 from ..rules import make_config, player_range
 from ..schedule import MAX_TRADE_ROUNDS, AskKind, TradeScheduler
+from ..text import render_view
 from ..views import View
 from .builder import Builder, Draft
 from .encoding import Encoding
+from .memory import Memory
 
 ObsDict = dict[str, NDArray[Any]]
 
@@ -85,6 +87,10 @@ class raw_env(AECEnv):  # type: ignore[misc]
         max_trade_rounds: phase-2 rounds before the trading time is up (as the driver).
         action_mode: ``"flat"`` (default: offer templates, one index each) or
             ``"builder"`` (offers and payments composed step by step, docs/rl.md).
+        memory: append the memory part to the observation (recent trading per seat,
+            offers between other seats, unseen cards per variety; docs/rl.md).
+        text_observation: put the acting agent's view as text (``bohnanza.text``) in
+            its ``infos[agent]["text"]``, for agents that read.
     """
 
     metadata: dict[str, Any] = {  # noqa: RUF012 (PettingZoo's API)
@@ -104,6 +110,8 @@ class raw_env(AECEnv):  # type: ignore[misc]
         reward: str = "win",
         max_trade_rounds: int = MAX_TRADE_ROUNDS,
         action_mode: str = "flat",
+        memory: bool = False,
+        text_observation: bool = False,
     ) -> None:
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -126,6 +134,9 @@ class raw_env(AECEnv):  # type: ignore[misc]
         #: The offer or payment the agent to act is composing (builder mode).
         self.draft: Draft | None = None
         self._draft_blocked = False  # a draft was cancelled in this decision
+        #: The public record behind the memory part (``memory=True``), else ``None``.
+        self.memory: Memory | None = Memory(self.encoding) if memory else None
+        self.text_observation = text_observation
         self.render_mode = render_mode
         self.reward_mode = reward
         self.max_trade_rounds = max_trade_rounds
@@ -170,6 +181,8 @@ class raw_env(AECEnv):  # type: ignore[misc]
     def obs_size(self) -> int:
         """The observation vector's size (the builder mode appends the open draft)."""
         extra = self.builder.draft_size if self.builder is not None else 0
+        if self.memory is not None:
+            extra += self.memory.size
         return self.encoding.obs_size + extra
 
     def describe(self, index: int) -> str:
@@ -220,6 +233,8 @@ class raw_env(AECEnv):  # type: ignore[misc]
         self._version += 1
         self.draft = None
         self._draft_blocked = False
+        if self.memory is not None:
+            self.memory.reset(game.view(None))
         self._settle()
 
     # ------------------------------------------------------------------ whose turn
@@ -237,6 +252,8 @@ class raw_env(AECEnv):  # type: ignore[misc]
                 # The trading time is up (R-TRADE-6): the driver's rule.
                 g.apply(ask.seat, Action.end_trading())
                 self._version += 1
+                if self.memory is not None:
+                    self.memory.record(ask.seat, Action.end_trading(), g.view(None))
                 continue
             self._select(ask.seat, required=ask.required, slot=ask.kind is AskKind.SLOT)
             return
@@ -249,6 +266,8 @@ class raw_env(AECEnv):  # type: ignore[misc]
         self.required = required
         self._slot = slot
         self.agent_selection = self.possible_agents[seat]
+        if self.text_observation:
+            self.infos[self.agent_selection]["text"] = render_view(self.view(seat))
 
     def _finish(self) -> None:
         g = self._g
@@ -333,6 +352,8 @@ class raw_env(AECEnv):  # type: ignore[misc]
         if self.builder is not None:
             draft = self.draft if seat == self.seat else None
             obs = np.concatenate([obs, self.builder.observe_draft(view, draft)])
+        if self.memory is not None:
+            obs = np.concatenate([obs, self.memory.block(view)])
         if agent == self.agent_selection and not g.over:
             mask = self._current_mask().copy()
         else:
@@ -388,6 +409,8 @@ class raw_env(AECEnv):  # type: ignore[misc]
         if action is not None:
             g.apply(self.seat, action, trusted=legal is not None and action in legal)
             self._version += 1
+            if self.memory is not None:
+                self.memory.record(self.seat, action, g.view(None))
         if slot:
             self.scheduler.report(action is not None)
         self._clear_rewards()

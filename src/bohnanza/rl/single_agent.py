@@ -70,6 +70,7 @@ class SingleAgentEnv(gym.Env[Any, np.int64]):
         illegal: str = "raise",
         render_mode: str | None = None,
         action_mode: str = "flat",
+        memory: bool = False,
     ) -> None:
         super().__init__()
         self.aec = raw_env(
@@ -80,6 +81,7 @@ class SingleAgentEnv(gym.Env[Any, np.int64]):
             max_trade_rounds=max_trade_rounds,
             render_mode=render_mode,
             action_mode=action_mode,
+            memory=memory,
         )
         n = self.aec.config.players
         if not 0 <= seat < n:
