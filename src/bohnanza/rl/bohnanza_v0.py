@@ -29,6 +29,7 @@ in :mod:`bohnanza.rl.encoding`.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -236,6 +237,33 @@ class raw_env(AECEnv):  # type: ignore[misc]
         if self.memory is not None:
             self.memory.reset(game.view(None))
         self._settle()
+
+    def clone(self) -> raw_env:
+        """An independent copy of the environment's state: the game cloned, the
+        scheduler, rewards and draft copied; the encoding, builder and their caches
+        shared (for search: OpenSpiel's states, what-if analysis). ``copy.deepcopy``
+        gives the same."""
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        new.game = self.game.clone() if self.game is not None else None
+        new.scheduler = copy.copy(self.scheduler)
+        new.draft = copy.deepcopy(self.draft)
+        for key in ("rewards", "_cumulative_rewards", "terminations", "truncations"):
+            if key in self.__dict__:
+                setattr(new, key, dict(getattr(self, key)))
+        new.infos = {a: dict(i) for a, i in self.infos.items()}
+        new.agents = list(self.agents)
+        new._views = {}
+        new._views_key = -1
+        new._mask_key = -1
+        new._rng = copy.deepcopy(self._rng)
+        if self.memory is not None:
+            new.memory = copy.copy(self.memory)
+            new.memory.copy_from(self.memory)
+        return new
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> raw_env:
+        return self.clone()
 
     # ------------------------------------------------------------------ whose turn
 

@@ -94,7 +94,7 @@ class Memory:
         self.coins = other.coins.copy()
         self._public = other._public
         self._visible = None if other._visible is None else other._visible.copy()
-        self._blocks.clear()
+        self._blocks = {}  # not cleared: a shallow copy shares the dict with ``other``
         self._table = None
 
     def _counts(self, cards: Iterable[int]) -> NDArray[np.float32]:
