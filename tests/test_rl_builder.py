@@ -277,3 +277,24 @@ def test_single_agent_wrapper_in_builder_mode() -> None:
         _, reward, done, _, info = env.step(int(rng.choice(legal)))
         steps += 1
     assert reward in (-1.0, 0.0, 1.0) and "scores" in info and steps > 10
+
+
+def test_training_example_with_opponents_and_memory(tmp_path: Any) -> None:
+    # examples/train_rl.py: trained against given opponents with the memory observation,
+    # evaluated against each evaluation bot with a 95% interval (two here, for time; the
+    # default is random, autarky, heuristic-v1 and heuristic).
+    import runpy
+    from pathlib import Path
+
+    pytest.importorskip("matplotlib")
+    root = Path(__file__).resolve().parent.parent
+    module = runpy.run_path(str(root / "examples" / "train_rl.py"))
+    argv = ["--quick", "--workers", "1", "--out", str(tmp_path), "--opponents", "autarky"]
+    result = module["main"]([*argv, "--memory", "--eval-opponents", "heuristic-v1,heuristic"])
+    assert set(result["evaluation"]) == {"heuristic-v1", "heuristic"}
+    for r in result["evaluation"].values():
+        lo, hi = r["wilson95"]
+        assert 0.0 <= lo <= r["win_rate"] <= hi <= 1.0
+    assert (tmp_path / "learning_curve.png").stat().st_size > 1000
+    with pytest.raises(SystemExit):
+        module["main"]([*argv[:-2], "--opponents", "random,random,random"])
