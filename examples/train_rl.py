@@ -441,7 +441,7 @@ def wilson_upper(p: float, n: int, z: float = 1.96) -> float:
         return 1.0
     centre = p + z * z / (2 * n)
     spread = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return float((centre + spread) / (1 + z * z / n))
+    return min(1.0, float((centre + spread) / (1 + z * z / n)))
 
 
 def wilson_lower(p: float, n: int, z: float = 1.96) -> float:
@@ -450,7 +450,7 @@ def wilson_lower(p: float, n: int, z: float = 1.96) -> float:
         return 0.0
     centre = p + z * z / (2 * n)
     spread = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return float((centre - spread) / (1 + z * z / n))
+    return max(0.0, float((centre - spread) / (1 + z * z / n)))
 
 
 def plot(
