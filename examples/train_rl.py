@@ -1,13 +1,17 @@
-"""Train a small policy network to play Bohnanza against ``random`` bots (CPU, numpy only).
+"""Train a small policy network to play Bohnanza against bots (CPU, numpy only).
 
 Needs the optional extra ``rl`` (numpy, gymnasium, pettingzoo, matplotlib)::
 
     pip install -e '.[rl]'
     python examples/train_rl.py                 # a few minutes on 2 cores
     python examples/train_rl.py --quick         # a seconds-long smoke run
+    python examples/train_rl.py --opponents heuristic,random --action-mode builder --memory
 
 The learner plays one seat of ``classic`` (3 players by default) through
-:class:`bohnanza.rl.SingleAgentEnv`; the other seats are the engine's ``random`` bots.
+:class:`bohnanza.rl.SingleAgentEnv`; the other seats are the bots of ``--opponents``
+(any agent specs, comma-separated: one for every other seat, or one per seat in seat
+order; default ``random``). ``--action-mode builder`` trains in the offer-builder action
+space and ``--memory`` adds the memory part to the observation (docs/rl.md).
 The policy is a one-hidden-layer network over the observation vector with a masked
 softmax over the action encoding (illegal actions get probability 0) and a value head;
 it is trained with REINFORCE and the value as baseline (advantages normalised per batch,
@@ -19,7 +23,10 @@ Every ``--eval-every`` batches the greedy policy (the most probable legal action
 ``--eval-games`` games on held-out seeds (never used for training); its win rate (a
 shared win counts as a share) goes into the learning curve, written as a PNG together
 with the win rate of the engine's ``random`` bot in the same seat on the same seeds and
-the 1/players line. The final numbers are printed.
+the 1/players line. The curve and the final evaluation are played against each of the
+``--eval-opponents`` (default: ``random``, ``autarky``, ``heuristic-v1``, ``heuristic``;
+the learner in seat 0, every other seat that bot), each with its 95% Wilson interval.
+The final numbers are printed.
 """
 
 from __future__ import annotations
@@ -102,15 +109,37 @@ def win_share(info: dict[str, Any], seat: int) -> float:
     return 1.0 / len(winners) if seat in winners else 0.0
 
 
+def opponents(spec: str, players: int) -> list[str]:
+    """``--opponents``: one spec for every other seat, or one per other seat."""
+    specs = [s.strip() for s in spec.split(",") if s.strip()]
+    if len(specs) == 1:
+        return specs * (players - 1)
+    if len(specs) != players - 1:
+        raise SystemExit(f"--opponents: give 1 or {players - 1} agent specs, not {len(specs)}")
+    return specs
+
+
 def play_episode(
-    params: Params, seed: int, config: dict[str, Any], greedy: bool, record: bool
+    params: Params,
+    seed: int,
+    config: dict[str, Any],
+    greedy: bool,
+    record: bool,
+    opponent: str = "random",
 ) -> Episode:
-    """One game of the learner against random bots; game, seat and bots from ``seed``.
-    Training games (``record``) put the learner in a random seat, evaluations in seat 0."""
+    """One game of the learner; game, seat and bots from ``seed``. Training games
+    (``record``) put the learner in a random seat against ``config["opponents"]``,
+    evaluations in seat 0 against ``opponent`` in every other seat."""
     rng = np.random.default_rng(seed)
     seat = int(rng.integers(config["players"])) if record and config["random_seat"] else 0
     env = SingleAgentEnv(
-        config["rules"], config["players"], seat=seat, opponents="random", seed=seed
+        config["rules"],
+        config["players"],
+        seat=seat,
+        opponents=opponents(config["opponents"] if record else opponent, config["players"]),
+        seed=seed,
+        action_mode=config["action_mode"],
+        memory=config["memory"],
     )
     obs, info = env.reset()
     xs: list[NDArray[np.float32]] = []
@@ -132,7 +161,7 @@ def play_episode(
     win = win_share(info, seat)
     if rewards:
         rewards[-1] += config["win_bonus"] * win
-    empty_x = np.zeros((0, env.aec.encoding.obs_size), dtype=np.float32)
+    empty_x = np.zeros((0, env.aec.obs_size), dtype=np.float32)
     return Episode(
         np.array(xs, dtype=np.float32) if xs else empty_x,
         np.array(ms, dtype=np.int8),
@@ -167,8 +196,10 @@ def _worker(task: tuple[str, Params | None, list[int], dict[str, Any]]) -> list[
     if kind == "random":
         return [random_bot_result(s, config) for s in seeds]
     assert params is not None
-    greedy = kind == "eval"
-    return [play_episode(params, s, config, greedy, not greedy) for s in seeds]
+    if kind.startswith("eval:"):
+        spec = kind.split(":", 1)[1]
+        return [play_episode(params, s, config, True, False, spec) for s in seeds]
+    return [play_episode(params, s, config, False, True) for s in seeds]
 
 
 # ---------------------------------------------------------------------- learning
@@ -261,6 +292,16 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default="rl_out", help="folder for the PNG and the JSON results")
     ap.add_argument("--quick", action="store_true", help="a seconds-long smoke run")
+    ap.add_argument(
+        "--opponents", default="random", help="training bots: agent specs, comma-separated"
+    )
+    ap.add_argument(
+        "--eval-opponents",
+        default="random,autarky,heuristic-v1,heuristic",
+        help="evaluate against each of these (every other seat that bot)",
+    )
+    ap.add_argument("--action-mode", default="flat", choices=("flat", "builder"))
+    ap.add_argument("--memory", action="store_true", help="observe with the memory part")
     args = ap.parse_args(argv)
     if args.quick:
         args.batches, args.batch_games, args.eval_every = 2, 1, 2
@@ -270,10 +311,20 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "players": args.players,
         "random_seat": True,
         "win_bonus": args.win_bonus,
+        "opponents": args.opponents,
+        "action_mode": args.action_mode,
+        "memory": args.memory,
     }
-    probe = SingleAgentEnv(args.rules, args.players)
-    obs_size = probe.aec.encoding.obs_size
-    n_actions = probe.aec.encoding.n_actions
+    from bohnanza.agents import make_agent
+
+    for spec in [*opponents(args.opponents, args.players), *args.eval_opponents.split(",")]:
+        make_agent(spec.strip())  # a bad spec fails now, not in a worker
+    evals = [s.strip() for s in args.eval_opponents.split(",") if s.strip()]
+    probe = SingleAgentEnv(
+        args.rules, args.players, action_mode=args.action_mode, memory=args.memory
+    )
+    obs_size = probe.aec.obs_size
+    n_actions = probe.aec.n_actions
     rng = np.random.default_rng(args.seed)
     params = init_params(obs_size, n_actions, args.hidden, rng)
     opt = Adam(params, args.lr)
@@ -294,16 +345,23 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     eval_seeds = [EVAL_SEED_BASE + i for i in range(args.eval_games)]
     final_seeds = [EVAL_SEED_BASE + 500_000 + i for i in range(args.final_games)]
 
-    def evaluate(p: Params, seeds: list[int]) -> tuple[float, float]:
-        eps = run("eval", p, seeds)
+    def evaluate(p: Params, seeds: list[int], spec: str) -> tuple[float, float]:
+        eps = run(f"eval:{spec}", p, seeds)
         return float(np.mean([e.win for e in eps])), float(np.mean([e.coins for e in eps]))
 
+    def evaluate_all(p: Params, seeds: list[int]) -> dict[str, tuple[float, float]]:
+        return {spec: evaluate(p, seeds, spec) for spec in evals}
+
+    def line(results: dict[str, tuple[float, float]]) -> str:
+        return ", ".join(f"vs {k} {w:.2f} ({c:.1f} coins)" for k, (w, c) in results.items())
+
     start = time.time()
-    curve: list[tuple[int, float, float]] = []
+    #: (training games, {eval opponent: win rate}) per evaluation
+    curve: list[tuple[int, dict[str, float]]] = []
     rand_win = float(np.mean([w for w, _ in run("random", None, eval_seeds)]))
-    win, coins = evaluate(params, eval_seeds)
-    curve.append((0, win, coins))
-    print(f"games 0: win rate {win:.2f}, coins {coins:.2f} (random bot: {rand_win:.2f})")
+    now = evaluate_all(params, eval_seeds)
+    curve.append((0, {k: w for k, (w, _) in now.items()}))
+    print(f"games 0: win rate {line(now)} (random bot vs random: {rand_win:.2f})")
     games = 0
     for b in range(1, args.batches + 1):
         seeds = [b * 10_000 + i for i in range(args.batch_games)]
@@ -312,16 +370,17 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         grads, stats = gradients(params, episodes, args.gamma, args.entropy, 0.5)
         opt.step(params, grads)
         if b % args.eval_every == 0 or b == args.batches:
-            win, coins = evaluate(params, eval_seeds)
-            curve.append((games, win, coins))
+            now = evaluate_all(params, eval_seeds)
+            curve.append((games, {k: w for k, (w, _) in now.items()}))
             train_coins = np.mean([e.coins for e in episodes])
             print(
-                f"games {games}: win rate {win:.2f}, coins {coins:.2f} (greedy, held-out); "
+                f"games {games}: win rate {line(now)} (greedy, held-out); "
                 f"training coins {train_coins:.2f}, entropy {stats['entropy']:.2f}, "
                 f"{time.time() - start:.0f}s"
             )
     train_time = time.time() - start
-    final_win, final_coins = evaluate(params, final_seeds)
+    final = evaluate_all(params, final_seeds)
+    final_win, final_coins = final[evals[0]]
     rand = run("random", None, final_seeds)
     rand_final = float(np.mean([w for w, _ in rand]))
     rand_coins = float(np.mean([c for _, c in rand]))
@@ -329,7 +388,19 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         pool.close()
     n = len(final_seeds)
     low = wilson_lower(final_win, n)
+    against = {
+        spec: {
+            "win_rate": round(w, 3),
+            "wilson95": [round(wilson_lower(w, n), 3), round(wilson_upper(w, n), 3)],
+            "coins": round(c, 2),
+        }
+        for spec, (w, c) in final.items()
+    }
     result = {
+        "opponents": args.opponents,
+        "action_mode": args.action_mode,
+        "memory": args.memory,
+        "evaluation": against,
         "rules": args.rules,
         "players": args.players,
         "training_games": games,
@@ -345,10 +416,16 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     }
     png = out / "learning_curve.png"
     plot(curve, rand_win, 1 / args.players, png, args)
+    for spec, r in against.items():
+        lo, hi = r["wilson95"]
+        print(
+            f"  vs {args.players - 1} {spec}: wins {r['win_rate']:.1%} "
+            f"(95% interval {lo:.1%} to {hi:.1%}), {r['coins']:.2f} coins"
+        )
     (out / "results.json").write_text(json.dumps(result, indent=2), encoding="utf-8")
     np.savez(out / "policy.npz", **params)  # type: ignore[arg-type]
     print(
-        f"final ({n} held-out games, seat 0 vs {args.players - 1} random bots): trained policy "
+        f"final ({n} held-out games, seat 0 vs {args.players - 1} {evals[0]} bots): trained policy "
         f"wins {final_win:.1%} (95% lower bound {low:.1%}), {final_coins:.2f} coins; the random bot in the "
         f"same seat wins {rand_final:.1%}, {rand_coins:.2f} coins; chance {1 / args.players:.1%}"
     )
@@ -358,17 +435,26 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     return result
 
 
+def wilson_upper(p: float, n: int, z: float = 1.96) -> float:
+    """The upper end of the Wilson score interval of a rate ``p`` over ``n`` games."""
+    if n == 0:
+        return 1.0
+    centre = p + z * z / (2 * n)
+    spread = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return min(1.0, float((centre + spread) / (1 + z * z / n)))
+
+
 def wilson_lower(p: float, n: int, z: float = 1.96) -> float:
     """The lower end of the Wilson score interval of a rate ``p`` over ``n`` games."""
     if n == 0:
         return 0.0
     centre = p + z * z / (2 * n)
     spread = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return float((centre - spread) / (1 + z * z / n))
+    return max(0.0, float((centre - spread) / (1 + z * z / n)))
 
 
 def plot(
-    curve: list[tuple[int, float, float]],
+    curve: list[tuple[int, dict[str, float]]],
     random_rate: float,
     chance: float,
     path: Path,
@@ -381,13 +467,16 @@ def plot(
 
     fig, ax = plt.subplots(figsize=(7, 4.2))
     xs = [c[0] for c in curve]
-    ax.plot(xs, [c[1] for c in curve], marker="o", label="trained policy (greedy)")
-    ax.axhline(random_rate, color="tab:red", linestyle="--", label="random bot, same seat")
+    for spec in curve[0][1]:
+        ax.plot(xs, [c[1][spec] for c in curve], marker="o", label=f"policy vs {spec}")
+    ax.axhline(random_rate, color="tab:red", linestyle="--", label="random bot vs random")
     ax.axhline(chance, color="grey", linestyle=":", label=f"1/{args.players}")
     ax.set_xlabel("training games")
-    ax.set_ylabel(f"win rate vs random ({args.eval_games} held-out games)")
+    ax.set_ylabel(f"greedy policy's win rate ({args.eval_games} held-out games)")
     ax.set_ylim(0, 1)
-    ax.set_title(f"Bohnanza {args.rules}, {args.players} players: REINFORCE vs random bots")
+    ax.set_title(
+        f"Bohnanza {args.rules}, {args.players} players: REINFORCE, trained vs {args.opponents}"
+    )
     ax.legend(loc="lower right")
     ax.grid(alpha=0.3)
     fig.tight_layout()

@@ -247,6 +247,14 @@ class Resolved:
 _CACHE: dict[str, Resolved] = {}
 
 
+#: Agents of optional extras, by name: resolved as ``MODULE:ATTR`` specs (imported only
+#: when named, so a missing extra fails with the spec, not at start-up; kept out of the
+#: registry, so that the web lobby does not offer them).
+OPTIONAL: dict[str, str] = {
+    "openspiel-ismcts": "bohnanza.rl.openspiel:ISMCTSAgent",  # needs open-spiel (docs/rl.md)
+}
+
+
 def _registry() -> tuple[Mapping[str, Factory], Mapping[str, ParamReader], Mapping[str, str]]:
     from . import AGENTS, DESCRIPTIONS, PARAMETERS  # the package imports this module
 
@@ -327,7 +335,12 @@ def resolve_agent(spec: str) -> Resolved:
         return Resolved(text, first, "builtin", agents[first], kwargs)
     else:
         published = entry_points()
-        if first in published:
+        if first in OPTIONAL:
+            module, _, attr = OPTIONAL[first].partition(":")
+            factory = _external(text, OPTIONAL[first], lambda: _load(module, attr))
+            kwargs = _params_of(text, factory, rest if sep else None)
+            resolved = Resolved(text, first, "module", factory, kwargs, tuple(_root_of(module)))
+        elif first in published:
             ep = published[first]
             factory = _external(text, f"entry point {ep.name} = {ep.value}", ep.load)
             paths = _root_of(ep.module)

@@ -29,6 +29,7 @@ in :mod:`bohnanza.rl.encoding`.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -43,12 +44,19 @@ from ..errors import IllegalAction
 from ..game import Game
 from ..rules import make_config, player_range
 from ..schedule import MAX_TRADE_ROUNDS, AskKind, TradeScheduler
+from ..text import render_view
 from ..views import View
+from .builder import Builder, Draft
 from .encoding import Encoding
+from .memory import Memory
 
 ObsDict = dict[str, NDArray[Any]]
 
 REWARDS = ("win", "coins")
+#: ``flat``: one index per offer template (the original encoding, the default for old
+#: code); ``builder``: offers and payments composed over several masked steps
+#: (:mod:`bohnanza.rl.builder`).
+ACTION_MODES = ("flat", "builder")
 
 
 def env(**kwargs: Any) -> Any:
@@ -74,14 +82,21 @@ class raw_env(AECEnv):  # type: ignore[misc]
         players: the player count (default: 4, or the nearest the rule set allows).
         options: game options, e.g. ``{"remove": "glutton"}`` for 4–5-player
             ``fasolki+new-varieties``.
-        render_mode: ``None`` or ``"ansi"``.
+        render_mode: ``None``, ``"ansi"`` (``render()`` returns the text) or ``"human"``
+            (``render()`` prints it).
         reward: ``"win"`` (default) or ``"coins"``; see the module docstring.
         max_trade_rounds: phase-2 rounds before the trading time is up (as the driver).
+        action_mode: ``"flat"`` (default: offer templates, one index each) or
+            ``"builder"`` (offers and payments composed step by step, docs/rl.md).
+        memory: append the memory part to the observation (recent trading per seat,
+            offers between other seats, unseen cards per variety; docs/rl.md).
+        text_observation: put the acting agent's view as text (``bohnanza.text``) in
+            its ``infos[agent]["text"]``, for agents that read.
     """
 
     metadata: dict[str, Any] = {  # noqa: RUF012 (PettingZoo's API)
         "name": "bohnanza_v0",
-        "render_modes": ["ansi"],
+        "render_modes": ["ansi", "human"],
         "is_parallelizable": False,
     }
 
@@ -95,10 +110,17 @@ class raw_env(AECEnv):  # type: ignore[misc]
         render_mode: str | None = None,
         reward: str = "win",
         max_trade_rounds: int = MAX_TRADE_ROUNDS,
+        action_mode: str = "flat",
+        memory: bool = False,
+        text_observation: bool = False,
     ) -> None:
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
+            raise ValueError(f"render_mode must be None, 'ansi' or 'human', not {render_mode!r}")
+        if action_mode not in ACTION_MODES:
+            raise ValueError(
+                f"action_mode must be one of {', '.join(ACTION_MODES)}, not {action_mode!r}"
+            )
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {', '.join(REWARDS)}, not {reward!r}")
         if max_trade_rounds < 1:
@@ -107,20 +129,28 @@ class raw_env(AECEnv):  # type: ignore[misc]
             rules, default_players(rules, players), dict(options or {}), tuple(modules)
         )
         self.encoding = Encoding(self.config, max_trade_rounds)
+        self.action_mode = action_mode
+        #: The builder layout (``action_mode="builder"``), else ``None``.
+        self.builder: Builder | None = Builder(self.encoding) if action_mode == "builder" else None
+        #: The offer or payment the agent to act is composing (builder mode).
+        self.draft: Draft | None = None
+        self._draft_blocked = False  # a draft was cancelled in this decision
+        #: The public record behind the memory part (``memory=True``), else ``None``.
+        self.memory: Memory | None = Memory(self.encoding) if memory else None
+        self.text_observation = text_observation
         self.render_mode = render_mode
         self.reward_mode = reward
         self.max_trade_rounds = max_trade_rounds
         n = self.config.players
         self.possible_agents: list[str] = [f"player_{i}" for i in range(n)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
-        size = self.encoding.n_actions
+        size = self.n_actions
+        obs_size = self.obs_size
         self.action_spaces = {a: spaces.Discrete(size) for a in self.possible_agents}
         self.observation_spaces = {
             a: spaces.Dict(
                 {
-                    "observation": spaces.Box(
-                        0.0, 1.0, (self.encoding.obs_size,), dtype=np.float32
-                    ),
+                    "observation": spaces.Box(0.0, 1.0, (obs_size,), dtype=np.float32),
                     "action_mask": spaces.Box(0, 1, (size,), dtype=np.int8),
                 }
             )
@@ -142,6 +172,31 @@ class raw_env(AECEnv):  # type: ignore[misc]
         self.infos: dict[str, dict[str, Any]] = {}
 
     # ------------------------------------------------------------------ spaces
+
+    @property
+    def n_actions(self) -> int:
+        """The size of the action space (of the flat encoding or of the builder)."""
+        return self.builder.n_actions if self.builder is not None else self.encoding.n_actions
+
+    @property
+    def obs_size(self) -> int:
+        """The observation vector's size (the builder mode appends the open draft)."""
+        extra = self.builder.draft_size if self.builder is not None else 0
+        if self.memory is not None:
+            extra += self.memory.size
+        return self.encoding.obs_size + extra
+
+    def describe(self, index: int) -> str:
+        """A short name of an action index in this environment's action mode."""
+        if self.builder is not None:
+            return self.builder.describe(index)
+        return self.encoding.describe(index)
+
+    def segment_of(self, index: int) -> tuple[str, int]:
+        """(segment, offset) of an action index in this environment's action mode."""
+        if self.builder is not None:
+            return self.builder.segment_of(index)
+        return self.encoding.segment_of(index)
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self.observation_spaces[agent]
@@ -177,7 +232,38 @@ class raw_env(AECEnv):  # type: ignore[misc]
         self.infos = {a: {} for a in self.agents}
         self.scheduler.reset()
         self._version += 1
+        self.draft = None
+        self._draft_blocked = False
+        if self.memory is not None:
+            self.memory.reset(game.view(None))
         self._settle()
+
+    def clone(self) -> raw_env:
+        """An independent copy of the environment's state: the game cloned, the
+        scheduler, rewards and draft copied; the encoding, builder and their caches
+        shared (for search: OpenSpiel's states, what-if analysis). ``copy.deepcopy``
+        gives the same."""
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        new.game = self.game.clone() if self.game is not None else None
+        new.scheduler = copy.copy(self.scheduler)
+        new.draft = copy.deepcopy(self.draft)
+        for key in ("rewards", "_cumulative_rewards", "terminations", "truncations"):
+            if key in self.__dict__:
+                setattr(new, key, dict(getattr(self, key)))
+        new.infos = {a: dict(i) for a, i in self.infos.items()}
+        new.agents = list(self.agents)
+        new._views = {}
+        new._views_key = -1
+        new._mask_key = -1
+        new._rng = copy.deepcopy(self._rng)
+        if self.memory is not None:
+            new.memory = copy.copy(self.memory)
+            new.memory.copy_from(self.memory)
+        return new
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> raw_env:
+        return self.clone()
 
     # ------------------------------------------------------------------ whose turn
 
@@ -194,16 +280,22 @@ class raw_env(AECEnv):  # type: ignore[misc]
                 # The trading time is up (R-TRADE-6): the driver's rule.
                 g.apply(ask.seat, Action.end_trading())
                 self._version += 1
+                if self.memory is not None:
+                    self.memory.record(ask.seat, Action.end_trading(), g.view(None))
                 continue
             self._select(ask.seat, required=ask.required, slot=ask.kind is AskKind.SLOT)
             return
 
     def _select(self, seat: int, *, required: bool, slot: bool) -> None:
         self._version += 1  # a new decision: the cached mask is stale
+        self.draft = None
+        self._draft_blocked = False
         self.seat = seat
         self.required = required
         self._slot = slot
         self.agent_selection = self.possible_agents[seat]
+        if self.text_observation:
+            self.infos[self.agent_selection]["text"] = render_view(self.view(seat))
 
     def _finish(self) -> None:
         g = self._g
@@ -263,11 +355,16 @@ class raw_env(AECEnv):  # type: ignore[misc]
         if self._mask_key != self._version:
             g = self._g
             if g.over:
-                self._mask = np.zeros(self.encoding.n_actions, dtype=np.int8)
+                self._mask = np.zeros(self.n_actions, dtype=np.int8)
                 self._legal = []
             else:
                 legal = self._legal = g.legal_actions(self.seat, False)
-                self._mask = self.encoding.mask(self.view(), legal, not self.required)
+                view = self.view()
+                self._mask = self.encoding.mask(view, legal, not self.required)
+                if self.builder is not None:
+                    self._mask = self.builder.mask(
+                        g, self.seat, view, self._mask, self.draft, self._draft_blocked
+                    )
                 if not np.count_nonzero(self._mask):  # pragma: no cover - guarded by the tests
                     raise RuntimeError(
                         f"no encodable action for seat {self.seat} in {g!r}: {legal}"
@@ -278,11 +375,17 @@ class raw_env(AECEnv):  # type: ignore[misc]
     def observe(self, agent: str) -> ObsDict:
         seat = self.agent_name_mapping[agent]
         g = self._g
-        obs = self.encoding.observe(self.view(seat), self.trade_round)
+        view = self.view(seat)
+        obs = self.encoding.observe(view, self.trade_round)
+        if self.builder is not None:
+            draft = self.draft if seat == self.seat else None
+            obs = np.concatenate([obs, self.builder.observe_draft(view, draft)])
+        if self.memory is not None:
+            obs = np.concatenate([obs, self.memory.block(view)])
         if agent == self.agent_selection and not g.over:
             mask = self._current_mask().copy()
         else:
-            mask = np.zeros(self.encoding.n_actions, dtype=np.int8)
+            mask = np.zeros(self.n_actions, dtype=np.int8)
         return {"observation": obs, "action_mask": mask}
 
     # ------------------------------------------------------------------ stepping
@@ -300,8 +403,18 @@ class raw_env(AECEnv):  # type: ignore[misc]
             raise ValueError(
                 f"action {index} is not legal for {agent} now (see the observation's action_mask)"
             )
-        engine_action = self.encoding.decode(self.view(), index)
         self._cumulative_rewards[agent] = 0.0
+        if self.builder is not None:
+            done, self.draft = self.builder.step(self.view(), index, self.draft)
+            if not done.done:
+                if self.draft is None:
+                    self._draft_blocked = True  # cancelled: no new draft in this decision
+                self._version += 1  # the same agent acts again, with a new mask
+                self._clear_rewards()
+                return
+            self._apply(done.action, self._legal)
+            return
+        engine_action = self.encoding.decode(self.view(), index)
         # The engine's list behind the mask is for this same state: a decoded action found
         # in it needs no second check (offer templates and canonical accepts may not be).
         self._apply(engine_action, self._legal)
@@ -324,6 +437,8 @@ class raw_env(AECEnv):  # type: ignore[misc]
         if action is not None:
             g.apply(self.seat, action, trusted=legal is not None and action in legal)
             self._version += 1
+            if self.memory is not None:
+                self.memory.record(self.seat, action, g.view(None))
         if slot:
             self.scheduler.report(action is not None)
         self._clear_rewards()
@@ -338,10 +453,14 @@ class raw_env(AECEnv):  # type: ignore[misc]
             return None
         g = self._g
         mask = None if g.over else self._current_mask()
-        return self.encoding.render(self.view(), mask)
+        text = self.encoding.render(self.view(), mask, describe=self.describe)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
 
     def close(self) -> None:
         """Nothing to release."""
 
 
-__all__ = ["REWARDS", "default_players", "env", "raw_env"]
+__all__ = ["ACTION_MODES", "REWARDS", "default_players", "env", "raw_env"]

@@ -14,7 +14,7 @@ or revealed cards, or the order of open offers; trade offers are chosen from tem
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -826,8 +826,15 @@ class Encoding:
 
     # ------------------------------------------------------------------ text
 
-    def render(self, view: View, mask: NDArray[np.int8] | None = None, limit: int = 40) -> str:
-        """A text rendering of the reader's view (``render_mode="ansi"``)."""
+    def render(
+        self,
+        view: View,
+        mask: NDArray[np.int8] | None = None,
+        limit: int = 40,
+        describe: Callable[[int], str] | None = None,
+    ) -> str:
+        """A text rendering of the reader's view (``render_mode="ansi"``); ``describe``
+        names the mask's indices (default: this encoding's :meth:`describe`)."""
         me = view.seat
         cfg = self.config
         lines = [
@@ -867,7 +874,8 @@ class Encoding:
             )
         if mask is not None:
             legal = [int(i) for i in np.flatnonzero(mask)]
-            names = [f"{i}: {self.describe(i)}" for i in legal[:limit]]
+            name = describe or self.describe
+            names = [f"{i}: {name(i)}" for i in legal[:limit]]
             more = f" (+{len(legal) - limit} more)" if len(legal) > limit else ""
             lines.append(f"legal actions ({len(legal)}){more}:")
             lines += [f"  {x}" for x in names]

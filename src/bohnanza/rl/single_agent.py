@@ -69,6 +69,8 @@ class SingleAgentEnv(gym.Env[Any, np.int64]):
         dict_obs: bool = True,
         illegal: str = "raise",
         render_mode: str | None = None,
+        action_mode: str = "flat",
+        memory: bool = False,
     ) -> None:
         super().__init__()
         self.aec = raw_env(
@@ -78,6 +80,8 @@ class SingleAgentEnv(gym.Env[Any, np.int64]):
             reward=reward,
             max_trade_rounds=max_trade_rounds,
             render_mode=render_mode,
+            action_mode=action_mode,
+            memory=memory,
         )
         n = self.aec.config.players
         if not 0 <= seat < n:
@@ -101,7 +105,7 @@ class SingleAgentEnv(gym.Env[Any, np.int64]):
         self.render_mode = render_mode
         self._first_seed = seed
         self.agent_name = self.aec.possible_agents[seat]
-        self.action_space = spaces.Discrete(self.aec.encoding.n_actions)
+        self.action_space = spaces.Discrete(self.aec.n_actions)
         inner = self.aec.observation_spaces[self.agent_name]
         self.observation_space = inner if dict_obs else inner["observation"]
 
