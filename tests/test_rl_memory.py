@@ -15,6 +15,7 @@ pytest.importorskip("pettingzoo")
 from bohnanza import Action, Game, Offer  # noqa: E402
 from bohnanza.rl import bohnanza_v0  # noqa: E402
 from bohnanza.rules import make_config  # noqa: E402
+from test_rl import swapped_hand  # noqa: E402  (the leak tests' twin state)
 
 Config = tuple[str, int, dict[str, str]]
 
@@ -22,21 +23,6 @@ Config = tuple[str, int, dict[str, str]]
 def make_env(config: Config, **kwargs: Any) -> bohnanza_v0.raw_env:
     rules, players, options = config
     return bohnanza_v0.raw_env(rules=rules, players=players, options=options, memory=True, **kwargs)
-
-
-def swapped_hand(game: Game, seat: int) -> Game | None:
-    """The same state, except that one card of ``seat``'s hand (not in an open offer) is
-    exchanged with a draw-pile card of another variety."""
-    data = game.to_dict()
-    offered = {c for _, (_, o) in game.offers.items() for c in o.give}
-    for i, card in enumerate(data["hands"][seat]):
-        if card in offered:
-            continue
-        for j, other in enumerate(data["draw"]):
-            if game.variety(other) != game.variety(card):
-                data["hands"][seat][i], data["draw"][j] = other, card
-                return Game.from_dict(data)
-    return None
 
 
 @pytest.mark.parametrize(
