@@ -1202,8 +1202,6 @@ def system_prompt(lang: Lang = "en", config: GameConfig | None = None) -> str:
             "wyrzuć o1, zatrzymaj, zostaw, zasadź r1 POLE, deklaruję KOLOR,... na końcu oferty.\n"
             "Odpowiadaj samymi komendami, każda w osobnej linii."
         )
-        if modules is False:
-            parts[-1] = parts[-1].replace(parts[-1].splitlines()[2] + "\n", "")
     else:
         parts.append(
             "Commands (fields and seats numbered from 1; cards by position: 1,2,... in your "
@@ -1214,8 +1212,8 @@ def system_prompt(lang: Lang = "en", config: GameConfig | None = None) -> str:
             "keep, leave, plant r1 FIELD, declare CLAIM,... at the end of an offer.\n"
             "Answer with commands only, one per line."
         )
-        if modules is False:
-            parts[-1] = parts[-1].replace(parts[-1].splitlines()[2] + "\n", "")
+    if modules is False:  # no module: its commands' line goes
+        parts[-1] = parts[-1].replace(parts[-1].splitlines()[2] + "\n", "")
     return "\n\n".join(p for p in parts if p)
 
 
