@@ -7,6 +7,10 @@ are seeded as in :mod:`bohnanza.simulate`. A game's result depends only on its s
 seats, so a run gives the same rows with any number of workers, on either backend, and a
 resumed run the same rows as an uninterrupted one (time-budgeted search aside: its
 choices depend on the machine's speed).
+
+A failing agent ends its game only (:mod:`bohnanza.forfeits`): the game is stored as a
+forfeit (the ``forfeits`` table, not ``games``), counted in the summary, and not played
+again on a resume; ``fail_fast`` stops the tournament at the first one instead.
 """
 
 from __future__ import annotations
@@ -103,6 +107,9 @@ class Timed(Agent):
         self.proposes = inner.proposes
         self.times: list[float] = []
 
+    def __repr__(self) -> str:  # errors name the agent, not its stopwatch
+        return repr(self.inner)
+
     def wants_offers(self, turn: int) -> bool:
         return self.inner.wants_offers(turn)
 
@@ -140,6 +147,8 @@ class TournamentSpec:
     #: A folder for each game's record (``game-SEED.json``, a model's transcript
     #: included), or None.
     records: str | None = field(default=None, compare=False)
+    #: Stop at the first forfeit (RunStopped) instead of storing it and going on.
+    fail_fast: bool = field(default=False, compare=False)
 
     def __post_init__(self) -> None:
         make_config(self.rules, self.players, dict(self.options))
@@ -170,7 +179,22 @@ class TournamentSpec:
 
 
 def play_game(spec: TournamentSpec, index: int) -> Row:
-    """Play game ``index`` and return its row (see :mod:`.storage`)."""
+    """Play game ``index`` and return its row (see :mod:`.storage`), or, when an agent
+    failed in it, ``{"forfeit": ...}`` (with ``spec.fail_fast``: :class:`RunStopped`)."""
+    from ..driver import AgentFailed
+    from ..forfeits import RunStopped, forfeit_of
+
+    try:
+        return _play_game(spec, index)
+    except AgentFailed as exc:
+        forfeit = forfeit_of(exc, game_seed(spec.seed, index), index, spec.seats_for(index))
+    if spec.fail_fast:
+        raise RunStopped(forfeit)
+    print(f"warning: {forfeit.line()}", file=sys.stderr, flush=True)
+    return {"seed": forfeit.seed, "forfeit": forfeit.to_json()}
+
+
+def _play_game(spec: TournamentSpec, index: int) -> Row:
     from ..driver import play
 
     add_import_paths(spec.import_paths)
@@ -416,7 +440,8 @@ def run_tournament(
             try:
                 for rows in source:
                     # Committed at most twice a second (and at the end, or on Ctrl-C).
-                    store.add(rows, commit=False)
+                    store.add_forfeits([r["forfeit"] for r in rows if "forfeit" in r])
+                    store.add([r for r in rows if "forfeit" not in r], commit=False)
                     if time.monotonic() - last > 0.5:
                         store.commit()
                         last = time.monotonic()
@@ -428,7 +453,9 @@ def run_tournament(
                     source.close()  # type: ignore[attr-defined]
                 store.commit()
         rows = store.rows(wanted)
-    return Outcome(summarise(rows, spec.identity()), len(todo), skipped, Path(out), rows)
+        forfeits = store.forfeits(wanted)
+    summary = {**summarise(rows, spec.identity()), "forfeits": len(forfeits), "forfeited": forfeits}
+    return Outcome(summary, len(todo), skipped, Path(out), rows)
 
 
 __all__ = [

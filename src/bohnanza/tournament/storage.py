@@ -4,6 +4,8 @@ The ``games`` table has plain columns for numbers and text and JSON for the list
 ``pandas.read_sql("select * from games", sqlite3.connect(path))`` or the ``sqlite3``
 shell (with its ``json_each``) opens it directly. ``meta`` remembers which tournament
 the file belongs to, so that a resumed run cannot mix two different line-ups.
+``forfeits`` holds the games an agent failed in (:mod:`bohnanza.forfeits`): the seat, its
+agent and the error; they are not in ``games`` and a resumed run does not replay them.
 ``agent_stats`` holds the counters agents reported (``Agent.stats()``), one row per game,
 seat and counter (``select agent, counter, avg(value) from agent_stats group by 1, 2``).
 """
@@ -36,6 +38,13 @@ CREATE TABLE IF NOT EXISTS games (
     decision_ms TEXT NOT NULL       -- JSON list: median milliseconds per decision, per seat
 );
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS forfeits (
+    seed INTEGER PRIMARY KEY,       -- the game's seed
+    game INTEGER NOT NULL,          -- game index in the tournament, from 0
+    seat INTEGER NOT NULL,          -- the seat whose agent failed
+    agent TEXT NOT NULL,            -- that agent's spec
+    error TEXT NOT NULL             -- what it did: the exception or the illegal action
+);
 CREATE TABLE IF NOT EXISTS agent_stats (
     seed INTEGER NOT NULL,          -- the game (games.seed)
     seat INTEGER NOT NULL,
@@ -114,8 +123,29 @@ class Store:
     # ---------------------------------------------------------------- rows
 
     def seeds(self) -> set[int]:
-        """Seeds of the games already stored (a resumed run skips them)."""
-        return {int(r[0]) for r in self.db.execute("SELECT seed FROM games")}
+        """Seeds of the games already stored or forfeited (a resumed run skips them)."""
+        query = "SELECT seed FROM games UNION SELECT seed FROM forfeits"
+        return {int(r[0]) for r in self.db.execute(query)}
+
+    def add_forfeits(self, forfeits: Iterable[Mapping[str, Any]]) -> None:
+        """Store forfeits (:meth:`bohnanza.forfeits.Forfeit.to_json`); committed with the
+        next :meth:`commit`."""
+        self.db.executemany(
+            "INSERT OR REPLACE INTO forfeits (seed, game, seat, agent, error) "
+            "VALUES (:seed, :game, :seat, :agent, :error)",
+            [dict(f) for f in forfeits],
+        )
+
+    def forfeits(self, seeds: Sequence[int] | None = None) -> list[dict[str, Any]]:
+        """Forfeited games in seed order (only ``seeds`` when given)."""
+        cur = self.db.execute("SELECT seed, game, seat, agent, error FROM forfeits ORDER BY seed")
+        wanted = set(seeds) if seeds is not None else None
+        keys = ("seed", "game", "seat", "agent", "error")
+        return [
+            dict(zip(keys, values, strict=True))
+            for values in cur
+            if wanted is None or values[0] in wanted
+        ]
 
     def commit(self) -> None:
         self.db.commit()
