@@ -53,6 +53,7 @@ from ..game import Game
 from ..rules import make_config
 from ..seeding import agent_seed, game_seed, game_seeds
 from ..views import View
+from .fingerprint import fingerprint
 from .stats import summarise
 from .storage import Store
 
@@ -167,7 +168,8 @@ class TournamentSpec:
         return tuple(self.lineup[(k - r) % n] for k in range(n))
 
     def identity(self) -> dict[str, Any]:
-        """What must match for a stored game to count in this tournament."""
+        """What must match for a stored game to count in this tournament: the agents'
+        code and parameters included (:mod:`.fingerprint`)."""
         return {
             "rules": self.rules,
             "players": self.players,
@@ -175,6 +177,7 @@ class TournamentSpec:
             "lineup": list(self.lineup),
             "seed": self.seed,
             "rotate": self.rotate,
+            "fingerprints": {a: fingerprint(a) for a in dict.fromkeys(self.lineup)},
         }
 
 

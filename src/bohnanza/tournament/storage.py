@@ -110,6 +110,24 @@ class Store:
             return
         if row[0] != text:
             old = json.loads(row[0])
+            if "fingerprints" not in old:
+                raise ConfigError(
+                    f"{self.path} holds games stored before the agents' code was fingerprinted; "
+                    "they may come from older versions of the bots: choose another --out "
+                    "folder to start a new tournament"
+                )
+            changed = sorted(
+                name
+                for name, mark in dict(identity.get("fingerprints") or {}).items()
+                if name in old["fingerprints"] and old["fingerprints"][name] != mark
+            )
+            if changed and {**old, "fingerprints": None} == {**identity, "fingerprints": None}:
+                raise ConfigError(
+                    f"{self.path} holds games played by another version of "
+                    f"{', '.join(map(repr, changed))} (its code or parameters changed since); "
+                    "resuming would mix the two: choose another --out folder to start a new "
+                    "tournament"
+                )
             diff = ", ".join(
                 f"{k}: {old.get(k)!r} there, {identity.get(k)!r} now"
                 for k in sorted(set(old) | set(identity))
