@@ -402,6 +402,7 @@ def bench(
 
 def _register_optional_commands() -> None:
     # Commands whose heavy imports happen only when they run (their modules import click).
+    from .tournament.balance_command import balance
     from .tournament.benchmark_command import benchmark
     from .tournament.command import tournament
     from .web.command import serve
@@ -411,6 +412,7 @@ def _register_optional_commands() -> None:
     main.add_command(load)
     main.add_command(tournament)
     main.add_command(benchmark)
+    main.add_command(balance)
 
 
 _register_optional_commands()
