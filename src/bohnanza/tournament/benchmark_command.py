@@ -38,6 +38,12 @@ def benchmark() -> None:
     "and the three probes).",
 )
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the first game.")
+@click.option(
+    "--held-out",
+    is_flag=True,
+    help="Play on the held-out seeds (from 900001; for published figures, never for tuning) "
+    "instead of --seed.",
+)
 @click.option("--workers", "-w", type=int, default=None, help="Worker processes (default: all).")
 @click.option(
     "--out",
@@ -63,18 +69,22 @@ def bots(
     league_games: int,
     league: str | None,
     seed: int,
+    held_out: bool,
     workers: int | None,
     out: str,
     doc: str | None,
     no_plots: bool,
     as_json: bool,
 ) -> None:
-    """Measure a bot: S0 vs 3 random, S1 vs 3 autarky, S2 with heuristic-v1 x2 and
+    """Measure a bot: S0 vs 3 random, S1 vs 3 probe-accept, S2 with heuristic-v1 x2 and
     autarky, S3 vs 3 heuristic-v1, S4 vs itself and the probe bots, S5 a league at 3-5
-    players with OpenSkill ratings. Intervals: bootstrap over games."""
+    players with OpenSkill ratings, S6 vs 3 heuristic. Intervals: bootstrap over games."""
     from ..agents import AGENTS
     from .runner import parse_agent
-    from .suite import LEAGUE, make_plots, markdown, run_suite, splice
+    from .suite import HELD_OUT_SEED, LEAGUE, make_plots, markdown, run_suite, splice
+
+    if held_out:
+        seed = HELD_OUT_SEED
 
     def fail(message: str) -> None:
         click.echo(f"error: {message}", err=True)

@@ -99,14 +99,21 @@ def agent_stats(agent: Agent, spec: str) -> dict[str, float]:
 
 
 class Timed(Agent):
-    """Wraps an agent and records how long each decision took (the agent sees the same
-    view, legal actions and nothing else)."""
+    """Wraps an agent and records how long each non-trivial decision took (the agent sees
+    the same view, legal actions and nothing else). A trivial decision - a required one
+    with at most one legal action - is only counted: those take no thought, and a median
+    over all calls would mostly measure them (issue 36)."""
 
     def __init__(self, inner: Agent) -> None:
         super().__init__(inner.seed)
         self.inner = inner
         self.proposes = inner.proposes
         self.times: list[float] = []
+        self.trivial = 0
+
+    def timing(self) -> dict[str, float]:
+        """The counters stored with the agent's own (``agent_stats``)."""
+        return {"timed.decisions": len(self.times) + self.trivial, "timed.trivial": self.trivial}
 
     def __repr__(self) -> str:  # errors name the agent, not its stopwatch
         return repr(self.inner)
@@ -118,6 +125,9 @@ class Timed(Agent):
         return self.inner.stats()
 
     def act(self, view: View, legal: Sequence[Action], required: bool) -> Action | None:
+        if required and len(legal) <= 1:
+            self.trivial += 1
+            return self.inner.act(view, legal, required)
         start = time.perf_counter()
         try:
             return self.inner.act(view, legal, required)
@@ -207,11 +217,16 @@ def _play_game(spec: TournamentSpec, index: int) -> Row:
     agents = [Timed(build_agent(name, agent_seed(seed, k))) for k, name in enumerate(seats)]
     set_on_failure(agents, "heuristic" if spec.llm_fallback == "heuristic" else "stop")
     start = time.perf_counter()
+    cpu = time.process_time()
     try:
         log = play(game, agents)
     except LLMGaveUp as exc:
         raise exc.in_game(seed) from None
     seconds = time.perf_counter() - start
+    # The worker's own CPU time: with other processes on the machine the wall time above
+    # overstates what a game costs (a thread pool's games share one process: there it
+    # is the process's time, taken only where one game runs at a time).
+    cpu = time.process_time() - cpu
     for line in gave_up_warnings(agents, seed):
         print(line, file=sys.stderr, flush=True)
     if spec.records:
@@ -236,10 +251,13 @@ def _play_game(spec: TournamentSpec, index: int) -> Row:
         "turns": game.turn,
         "actions": len(log.actions),
         "seconds": round(seconds, 4),
+        "cpu_seconds": round(cpu, 4),
         "decision_ms": [
             round(statistics.median(a.times) * 1000, 4) if a.times else 0.0 for a in agents
         ],
-        "agent_stats": [agent_stats(a, name) for a, name in zip(agents, seats, strict=True)],
+        "agent_stats": [
+            {**agent_stats(a, name), **a.timing()} for a, name in zip(agents, seats, strict=True)
+        ],
     }
 
 

@@ -35,7 +35,8 @@ CREATE TABLE IF NOT EXISTS games (
     turns INTEGER NOT NULL,
     actions INTEGER NOT NULL,
     seconds REAL NOT NULL,          -- wall time of the game
-    decision_ms TEXT NOT NULL       -- JSON list: median milliseconds per decision, per seat
+    decision_ms TEXT NOT NULL,      -- JSON list: median ms per non-trivial decision, per seat
+    cpu_seconds REAL                -- the worker's CPU time for the game (NULL: not measured)
 );
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS forfeits (
@@ -70,6 +71,7 @@ COLUMNS = (
     "actions",
     "seconds",
     "decision_ms",
+    "cpu_seconds",
 )
 JSON_COLUMNS = frozenset(
     ("options", "seats", "agents", "scores", "winners", "hand_sizes", "decision_ms")
@@ -86,6 +88,9 @@ class Store:
         self.path = self.folder / FILENAME
         self.db = sqlite3.connect(self.path)
         self.db.executescript(SCHEMA)
+        have = {r[1] for r in self.db.execute("PRAGMA table_info(games)")}
+        if "cpu_seconds" not in have:  # a file from before the column
+            self.db.execute("ALTER TABLE games ADD COLUMN cpu_seconds REAL")
         self.db.commit()
 
     def close(self) -> None:
@@ -171,7 +176,8 @@ class Store:
     def add(self, rows: Iterable[Mapping[str, Any]], *, commit: bool = True) -> int:
         """Store rows; with ``commit=False`` the caller commits (:meth:`commit`) later."""
         values = [
-            tuple(json.dumps(r[c]) if c in JSON_COLUMNS else r[c] for c in COLUMNS) for r in rows
+            tuple(json.dumps(r[c]) if c in JSON_COLUMNS else r.get(c) for c in COLUMNS)
+            for r in rows
         ]
         self.db.executemany(
             f"INSERT OR REPLACE INTO games ({', '.join(COLUMNS)}) "
