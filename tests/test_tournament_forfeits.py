@@ -101,5 +101,11 @@ def test_the_driver_names_the_failing_seat() -> None:
 
     agents = [Faulty(3 * 1009 + k, game_seed=3 if k == 2 else -1) for k in range(4)]
     with pytest.raises(AgentFailed) as caught:
-        play(Game.new("classic", 4, seed=3), agents)
+        play(Game.new("classic", 4, seed=3), agents, contain=True)
     assert caught.value.failed_seat == 2 and caught.value.seat == 2
+    assert isinstance(caught.value.cause, RuntimeError)
+    # Uncontained (the search's roll-outs, which stop by raising from inside the game),
+    # an agent's exception passes through as it is.
+    agents = [Faulty(3 * 1009 + k, game_seed=3 if k == 2 else -1) for k in range(4)]
+    with pytest.raises(RuntimeError, match="on purpose"):
+        play(Game.new("classic", 4, seed=3), agents)

@@ -91,11 +91,15 @@ def play(
     max_actions: int = 200_000,
     log: PlayLog | None = None,
     events: bool = False,
+    contain: bool = False,
 ) -> PlayLog:
     """Play ``game`` to the end with one agent per seat; returns the action log.
 
     ``events=True`` switches the game's event recording on; otherwise the game's own
-    setting (:meth:`Game.record_events`) stands."""
+    setting (:meth:`Game.record_events`) stands. ``contain=True`` (runs of many games)
+    turns whatever an agent raises, and an illegal answer, into :class:`AgentFailed`
+    naming its seat; otherwise an agent's exceptions pass through unchanged (the search
+    stops its roll-outs by raising from inside them)."""
     if len(agents) != game.players:
         raise ValueError(f"{len(agents)} agents for {game.players} seats")
     log = log if log is not None else PlayLog()
@@ -109,7 +113,11 @@ def play(
         legal = game.legal_actions(seat, agent.wants_offers(game.turn))
         if not legal and not required:
             return False
-        choice = _decide(agent, seat, game.view(seat, cached=True), legal, required)
+        state = game.view(seat, cached=True)
+        if contain:
+            choice = _decide(agent, seat, state, legal, required)
+        else:
+            choice = agent.act(state, legal, required)
         if choice is None:
             if required:
                 raise AgentFailed(f"agent {agent!r} at seat {seat} must act but passed", seat=seat)
@@ -117,7 +125,10 @@ def play(
         # An action taken from the legal list needs no second check (the random-play
         # checker verifies that every listed action passes Game.check); anything else,
         # such as a bot's own offer, goes through the full check.
-        _apply_answer(game, seat, agent, choice, choice in legal)
+        if contain:
+            _apply_answer(game, seat, agent, choice, choice in legal)
+        else:
+            apply(seat, choice, trusted=choice in legal)
         actions.append((seat, choice))
         if len(actions) > max_actions:
             raise AgentError(f"game exceeded {max_actions} actions; an agent is looping")
@@ -162,10 +173,16 @@ def play(
         if proposes is None:
             proposes = agent.wants_offers(game.turn)
         legal = legal_actions(game, seat, proposes)
-        choice = _decide(agent, seat, view(seat, True), legal, True)
+        if contain:
+            choice = _decide(agent, seat, view(seat, True), legal, True)
+        else:
+            choice = agent.act(view(seat, True), legal, True)
         if choice is None:
             raise AgentFailed(f"agent {agent!r} at seat {seat} must act but passed", seat=seat)
-        _apply_answer(game, seat, agent, choice, choice in legal)
+        if contain:
+            _apply_answer(game, seat, agent, choice, choice in legal)
+        else:
+            apply(seat, choice, trusted=choice in legal)
         log_action((seat, choice))
         if len(actions) > max_actions:
             raise AgentError(f"game exceeded {max_actions} actions; an agent is looping")

@@ -92,7 +92,7 @@ def play_one(spec: GameSpec, seed: int) -> GameOutcome:
     agents = [make_agent(name, agent_seed(seed, k)) for k, name in enumerate(spec.agents)]
     set_on_failure(agents, "heuristic" if spec.llm_fallback == "heuristic" else "stop")
     try:
-        log = play(game, agents)
+        log = play(game, agents, contain=True)
     except LLMGaveUp as exc:
         raise exc.in_game(seed) from None
     for line in gave_up_warnings(agents, seed):

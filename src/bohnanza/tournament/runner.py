@@ -219,7 +219,7 @@ def _play_game(spec: TournamentSpec, index: int) -> Row:
     start = time.perf_counter()
     cpu = time.process_time()
     try:
-        log = play(game, agents)
+        log = play(game, agents, contain=True)
     except LLMGaveUp as exc:
         raise exc.in_game(seed) from None
     seconds = time.perf_counter() - start
