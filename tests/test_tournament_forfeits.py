@@ -63,6 +63,7 @@ def test_forfeits_with_workers_from_the_command_line(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.stderr
     summary = json.loads(result.stdout)
     assert summary["games"] == 9 and summary["forfeits"] == 1
+    assert "1 game(s) forfeited" in (out / "report.md").read_text()
     seats = TournamentSpec("classic", 4, lineup(ILLEGAL)).seats_for(2)
     check_forfeit(summary["forfeited"][0], ILLEGAL, seats)
 
