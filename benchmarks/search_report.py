@@ -7,9 +7,11 @@
 Prints the search seat's win share (shared wins in part) with its 95% Wilson interval,
 mean coins (its own, the others', its margin over the best other seat), the searched
 decisions' time (the median and 95th percentile of each game, from the search's
-``stats()``; the tournament's own ``decision_ms`` column is the median over all its
-decisions, most of them searched), and the time per game (with one worker, about the
-CPU time) and what 300 games need. ``--first N`` keeps the first N games, to compare
+``stats()``; the tournament's own ``decision_ms`` column is the median over its
+non-trivial decisions, those with more than one legal action), and the CPU time per game
+(the workers' own, ``cpu_seconds``: with other work on the machine the wall time
+overstates it; games stored before that column fall back to the wall time, and say so)
+and what 300 games need. ``--first N`` keeps the first N games, to compare
 runs on the same seeds. ``--baseline`` also replays every game with ``heuristic`` in the
 search's seat (the same deals, seats and agent seeds; about 0.6 s a game): how often
 that seat wins without the search, and the paired difference game by game
@@ -40,9 +42,12 @@ def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
 
 def report(path: str, first: int | None = None) -> tuple[dict[str, float], dict[int, float]]:
     db = sqlite3.connect(f"file:{path}/games.sqlite?mode=ro", uri=True)
+    columns = {r[1] for r in db.execute("pragma table_info(games)")}
+    cpu_column = "cpu_seconds" if "cpu_seconds" in columns else "null"
     rows = list(
         db.execute(
-            "select seed, seats, scores, winners, seconds, decision_ms from games order by seed"
+            "select seed, seats, scores, winners, seconds, decision_ms, "
+            f"{cpu_column} from games order by seed"
         )
     )[:first]
     stats: dict[int, dict[str, float]] = {}
@@ -54,9 +59,10 @@ def report(path: str, first: int | None = None) -> tuple[dict[str, float], dict[
     others: list[float] = []
     margins: list[float] = []
     seconds: list[float] = []
+    cpu: list[float] = []
     medians_all: list[float] = []
     per_game: dict[int, float] = {}
-    for seed, seats_j, scores_j, winners_j, secs, dms_j in rows:
+    for seed, seats_j, scores_j, winners_j, secs, dms_j, cpu_s in rows:
         seats, scores = json.loads(seats_j), json.loads(scores_j)
         winners, dms = json.loads(winners_j), json.loads(dms_j)
         k = next(i for i, a in enumerate(seats) if a.startswith("search"))
@@ -67,6 +73,8 @@ def report(path: str, first: int | None = None) -> tuple[dict[str, float], dict[
         others += rest
         margins.append(scores[k] - max(rest))
         seconds.append(secs)
+        if cpu_s is not None:
+            cpu.append(cpu_s)
         medians_all.append(dms[k])
     n = len(rows)
     lo, hi = wilson(wins, n)
@@ -88,6 +96,7 @@ def report(path: str, first: int | None = None) -> tuple[dict[str, float], dict[
         "search_ms_p95_max": max(p95),
         "decision_ms_median": statistics.median(medians_all),
         "seconds_per_game": statistics.fmean(seconds),
+        "cpu_seconds_per_game": statistics.fmean(cpu) if len(cpu) == n else math.nan,
     }
     print(f"{path}: {n} games, seeds {rows[0][0]}..{rows[-1][0]}")
     print(f"  win share {wins:.2f}/{n} = {wins / n:.1%}, 95% Wilson [{lo:.1%}, {hi:.1%}]")
@@ -99,16 +108,23 @@ def report(path: str, first: int | None = None) -> tuple[dict[str, float], dict[
         f"  searched decisions a game {out['searched_per_game']:.0f}; searched decision:"
         f" median {out['search_ms_median']:.0f} ms (median of the games' medians, range"
         f" {min(med):.0f}-{max(med):.0f}), p95 {out['search_ms_p95']:.0f} ms (max"
-        f" {max(p95):.0f}); all its decisions: median {out['decision_ms_median']:.0f} ms"
+        f" {max(p95):.0f}); its non-trivial decisions: median {out['decision_ms_median']:.2f} ms"
     )
     over = sum(s.get("overruled", 0) for s in st)
     if any("overruled" in s for s in st):
         print(f"  overruled the heuristic in {over:.0f} of {searched:.0f} searched decisions")
-    per = out["seconds_per_game"]
-    print(
-        f"  {per:.1f} s a game ({sum(seconds) / 60:.1f} min in all);"
-        f" 300 games: {300 * per / 3600:.2f} CPU-hours"
-    )
+    wall = out["seconds_per_game"]
+    if len(cpu) == n:
+        per = out["cpu_seconds_per_game"]
+        print(
+            f"  {per:.1f} CPU-s a game ({sum(cpu) / 60:.1f} CPU-min in all; wall {wall:.1f} s"
+            f" a game); 300 games: {300 * per / 3600:.2f} CPU-hours"
+        )
+    else:
+        print(
+            f"  {wall:.1f} s a game of WALL time (no CPU time stored with these games: they"
+            f" predate it); 300 games: {300 * wall / 3600:.2f} hours of one worker"
+        )
     return out, per_game
 
 

@@ -44,6 +44,7 @@ def test_suite_runs_end_to_end_at_a_small_size(tmp_path: Path) -> None:
     doc.write_text(f"# Bots\n\n{BEGIN}\n{END}\n\nrest\n")
     args = ["benchmark", "bots", "--candidate", "heuristic", "--games", "4", "--s4-games", "2"]
     args += ["--league-games", "1", "--league", "random,autarky,heuristic-v1", "--workers", "1"]
+    args += ["--league-players", "4"]
     args += ["--out", str(out), "--doc", str(doc)]
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
@@ -56,11 +57,17 @@ def test_suite_runs_end_to_end_at_a_small_size(tmp_path: Path) -> None:
             assert 0 <= lo <= est <= hi <= 1
         wins = sum(a["win_rate"][0] * a["seats"] for a in sc["agents"])
         assert abs(wins - sc["games"]) < 1e-9  # every game has one win, shared or not
-    s2 = {a["agent"]: a for a in results["scenarios"]["S2"]["agents"]}
-    assert set(s2) == {"heuristic", "heuristic-v1", "autarky"} and s2["heuristic-v1"]["seats"] == 8
+    # Per line-up position, not per name: the candidate is position 0 (issue 36).
+    s2 = results["scenarios"]["S2"]["agents"]
+    assert [a["agent"] for a in s2] == ["heuristic", "heuristic-v1", "heuristic-v1", "autarky"]
+    assert [a["position"] for a in s2] == [0, 1, 2, 3] and all(a["seats"] == 4 for a in s2)
+    for sc in results["scenarios"].values():
+        for a in sc["agents"]:
+            assert 0 <= a["trivial_share"] < 1  # stated, and not every decision is trivial
     league = results["league"]
     assert set(league["ratings"]) == {"random", "autarky", "heuristic-v1", "heuristic"}
-    assert league["by_players"]["3"]["games"] == 4 and league["by_players"]["4"]["games"] == 1
+    # One game a line-up asked for, rounded up to a full rotation of the seats.
+    assert list(league["by_players"]) == ["4"] and league["by_players"]["4"]["games"] == 4
     # The report went into the doc between the markers, with the command and the plots.
     text = doc.read_text()
     assert text.count(BEGIN) == 1 and text.endswith("rest\n")

@@ -35,7 +35,10 @@ def invoke(*args: str) -> tuple[int, str, str]:
 
 def comparable(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Rows without what depends on the machine's speed."""
-    return [{k: v for k, v in r.items() if k not in ("seconds", "decision_ms")} for r in rows]
+    return [
+        {k: v for k, v in r.items() if k not in ("seconds", "cpu_seconds", "decision_ms")}
+        for r in rows
+    ]
 
 
 # ---------------------------------------------------------------------------- end to end

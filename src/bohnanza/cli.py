@@ -162,6 +162,12 @@ AGENT_SPECS = (
     help="When a language model's endpoint fails too often in a row (docs/llm.md): stop "
     "with an error, or let the heuristic play the rest of that game (a warning, counted).",
 )
+@click.option(
+    "--fail-fast",
+    is_flag=True,
+    help="Stop (exit 2) at the first game a bot fails in (an exception or an illegal "
+    "action), instead of counting it as that seat's forfeit and going on.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON summary.")
 def simulate(
     rules: str,
@@ -174,11 +180,13 @@ def simulate(
     start_method: str | None,
     records: str | None,
     llm_fallback: str,
+    fail_fast: bool,
     as_json: bool,
 ) -> None:
     """Play many seeded games between bots and summarise them."""
     from .agents.llm import llm_line
     from .agents.specs import import_paths
+    from .forfeits import summary_lines
     from .simulate import GameSpec, options_tuple
     from .simulate import simulate as run
 
@@ -199,6 +207,7 @@ def simulate(
         records,
         import_paths(names),
         llm_fallback,
+        fail_fast,
     )
     show = sys.stderr.isatty() and not as_json
     try:
@@ -229,6 +238,8 @@ def simulate(
         )
         if str(k) in summary.get("llm", {}):
             click.echo(f"    {llm_line(summary['llm'][str(k)])}")
+    for line in summary_lines(summary["forfeited"]):
+        click.echo(line)
 
 
 @main.command()
@@ -391,6 +402,7 @@ def bench(
 
 def _register_optional_commands() -> None:
     # Commands whose heavy imports happen only when they run (their modules import click).
+    from .tournament.balance_command import balance
     from .tournament.benchmark_command import benchmark
     from .tournament.command import tournament
     from .web.command import serve
@@ -400,6 +412,7 @@ def _register_optional_commands() -> None:
     main.add_command(load)
     main.add_command(tournament)
     main.add_command(benchmark)
+    main.add_command(balance)
 
 
 _register_optional_commands()

@@ -17,13 +17,63 @@ from dataclasses import dataclass, field
 
 from .actions import Action
 from .agents.base import Agent
-from .errors import IllegalAction
+from .errors import IllegalAction, StopsRun
 from .game import OVER, TRADE, Game
 from .schedule import MAX_TRADE_ROUNDS, TradeScheduler
+from .views import View
 
 
 class AgentError(IllegalAction):
     """An agent chose an illegal action or refused a required decision."""
+
+
+class AgentFailed(AgentError):
+    """The agent at ``seat`` raised, passed where it had to act, or answered with an
+    action the rules refuse: the game cannot go on, but a run of many games can (the
+    game is that seat's forfeit). ``cause`` is the agent's own exception, if any. A
+    :class:`bohnanza.errors.StopsRun` (a language model that gave up) is raised as it
+    is, for its own stop policy."""
+
+    def __init__(self, message: str, *, seat: int, cause: BaseException | None = None) -> None:
+        super().__init__(message, seat=seat)
+        self.failed_seat = seat
+        self.cause = cause
+
+    def __reduce__(self) -> tuple[object, ...]:  # across process pools
+        return (_agent_failed, (str(self), self.failed_seat))
+
+
+def _agent_failed(message: str, seat: int) -> AgentFailed:
+    return AgentFailed(message, seat=seat)
+
+
+def _decide(
+    agent: Agent, seat: int, view: View, legal: list[Action], required: bool
+) -> Action | None:
+    """``agent.act``, with whatever it raises turned into :class:`AgentFailed`."""
+    try:
+        return agent.act(view, legal, required)
+    except StopsRun:
+        raise
+    except Exception as exc:
+        text = " ".join(str(exc).split())[:300]
+        raise AgentFailed(
+            f"agent {agent!r} at seat {seat} raised {type(exc).__name__}: {text}",
+            seat=seat,
+            cause=exc,
+        ) from exc
+
+
+def _apply_answer(game: Game, seat: int, agent: Agent, choice: Action, trusted: bool) -> None:
+    """Apply an agent's answer; one the rules refuse is that agent's failure."""
+    try:
+        game.apply(seat, choice, trusted=trusted)
+    except IllegalAction as exc:
+        raise AgentFailed(
+            f"agent {agent!r} at seat {seat} answered with an illegal action {choice!r}: {exc}",
+            seat=seat,
+            cause=exc,
+        ) from exc
 
 
 @dataclass(slots=True)
@@ -41,11 +91,15 @@ def play(
     max_actions: int = 200_000,
     log: PlayLog | None = None,
     events: bool = False,
+    contain: bool = False,
 ) -> PlayLog:
     """Play ``game`` to the end with one agent per seat; returns the action log.
 
     ``events=True`` switches the game's event recording on; otherwise the game's own
-    setting (:meth:`Game.record_events`) stands."""
+    setting (:meth:`Game.record_events`) stands. ``contain=True`` (runs of many games)
+    turns whatever an agent raises, and an illegal answer, into :class:`AgentFailed`
+    naming its seat; otherwise an agent's exceptions pass through unchanged (the search
+    stops its roll-outs by raising from inside them)."""
     if len(agents) != game.players:
         raise ValueError(f"{len(agents)} agents for {game.players} seats")
     log = log if log is not None else PlayLog()
@@ -54,24 +108,27 @@ def play(
         game.record_events()
     apply = game.apply
 
-    def apply_choice(seat: int, choice: Action, legal: list[Action]) -> None:
+    def ask(seat: int, required: bool) -> bool:
+        agent = agents[seat]
+        legal = game.legal_actions(seat, agent.wants_offers(game.turn))
+        if not legal and not required:
+            return False
+        state = game.view(seat, cached=True)
+        if contain:
+            choice = _decide(agent, seat, state, legal, required)
+        else:
+            choice = agent.act(state, legal, required)
+        if choice is None:
+            if required:
+                raise AgentFailed(f"agent {agent!r} at seat {seat} must act but passed", seat=seat)
+            return False
         # An action taken from the legal list needs no second check (the random-play
         # checker verifies that every listed action passes Game.check); anything else,
         # such as a bot's own offer, goes through the full check.
-        apply(seat, choice, trusted=choice in legal)
-
-    def ask(seat: int, required: bool) -> bool:
-        legal = game.legal_actions(seat, agents[seat].wants_offers(game.turn))
-        if not legal and not required:
-            return False
-        choice = agents[seat].act(game.view(seat, cached=True), legal, required)
-        if choice is None:
-            if required:
-                raise AgentError(
-                    f"agent {agents[seat]!r} at seat {seat} must act but passed", seat=seat
-                )
-            return False
-        apply_choice(seat, choice, legal)
+        if contain:
+            _apply_answer(game, seat, agent, choice, choice in legal)
+        else:
+            apply(seat, choice, trusted=choice in legal)
         actions.append((seat, choice))
         if len(actions) > max_actions:
             raise AgentError(f"game exceeded {max_actions} actions; an agent is looping")
@@ -116,10 +173,16 @@ def play(
         if proposes is None:
             proposes = agent.wants_offers(game.turn)
         legal = legal_actions(game, seat, proposes)
-        choice = agent.act(view(seat, True), legal, True)
+        if contain:
+            choice = _decide(agent, seat, view(seat, True), legal, True)
+        else:
+            choice = agent.act(view(seat, True), legal, True)
         if choice is None:
-            raise AgentError(f"agent {agent!r} at seat {seat} must act but passed", seat=seat)
-        apply(seat, choice, trusted=choice in legal)
+            raise AgentFailed(f"agent {agent!r} at seat {seat} must act but passed", seat=seat)
+        if contain:
+            _apply_answer(game, seat, agent, choice, choice in legal)
+        else:
+            apply(seat, choice, trusted=choice in legal)
         log_action((seat, choice))
         if len(actions) > max_actions:
             raise AgentError(f"game exceeded {max_actions} actions; an agent is looping")

@@ -15,6 +15,12 @@ class BohnanzaError(ValueError):
     """Base class of every error this package raises on purpose."""
 
 
+class StopsRun(BohnanzaError):
+    """An agent's failure that a run of many games must not contain as one seat's
+    forfeit (:mod:`bohnanza.forfeits`): the agent's own stop policy decides (a language
+    model that gave up, ``--llm-fallback``)."""
+
+
 class ConfigError(BohnanzaError):
     """An unknown rule set or module, a player count out of range, a bad game option."""
 

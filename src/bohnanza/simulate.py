@@ -3,6 +3,9 @@
 Game ``i`` of a run with seed ``S`` uses seed ``S + i``; the agent at seat ``k`` of that
 game is seeded ``(S + i) * 1009 + k`` (:mod:`bohnanza.seeding`). A run is therefore
 reproducible whatever the number of workers.
+
+A failing agent ends its game only (:mod:`bohnanza.forfeits`): the summary counts and
+lists the forfeits; ``fail_fast`` stops the run at the first one instead.
 """
 
 from __future__ import annotations
@@ -22,7 +25,8 @@ from .actions import Action
 from .agents import make_agent
 from .agents.llm import LLMGaveUp, gave_up_warnings, is_llm_spec, set_on_failure
 from .agents.specs import add_import_paths
-from .driver import play
+from .driver import AgentFailed, play
+from .forfeits import Forfeit, RunStopped, forfeit_of
 from .game import Game
 from .records import make_record
 from .seeding import agent_seed as agent_seed  # re-exported: callers import it from here
@@ -42,6 +46,8 @@ class GameSpec:
     #: What a language-model seat does after its endpoint failed ``give_up`` decisions
     #: in a row: ``stop`` the run (LLMGaveUp) or let the ``heuristic`` play on.
     llm_fallback: str = "stop"
+    #: Stop the run at the first forfeit (RunStopped) instead of counting it.
+    fail_fast: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,11 +86,13 @@ def write_record(
 
 
 def play_one(spec: GameSpec, seed: int) -> GameOutcome:
+    """Play the game seeded ``seed``; a failing agent raises
+    :class:`bohnanza.driver.AgentFailed` (:func:`play_contained` makes it a forfeit)."""
     game = Game.new(spec.rules, spec.players, options=dict(spec.options), seed=seed, events=False)
     agents = [make_agent(name, agent_seed(seed, k)) for k, name in enumerate(spec.agents)]
     set_on_failure(agents, "heuristic" if spec.llm_fallback == "heuristic" else "stop")
     try:
-        log = play(game, agents)
+        log = play(game, agents, contain=True)
     except LLMGaveUp as exc:
         raise exc.in_game(seed) from None
     for line in gave_up_warnings(agents, seed):
@@ -96,9 +104,22 @@ def play_one(spec: GameSpec, seed: int) -> GameOutcome:
     return GameOutcome(seed, game.scores, game.winners, game.turn, len(log.actions), stats)
 
 
-def _play_batch(spec: GameSpec, seeds: Sequence[int]) -> list[GameOutcome]:
+def play_contained(spec: GameSpec, seed: int, index: int) -> GameOutcome | Forfeit:
+    """Game ``index`` of the run, or the forfeit of the seat whose agent failed in it
+    (with ``spec.fail_fast``: :class:`RunStopped`)."""
+    try:
+        return play_one(spec, seed)
+    except AgentFailed as exc:
+        forfeit = forfeit_of(exc, seed, index, spec.agents)
+    if spec.fail_fast:
+        raise RunStopped(forfeit)
+    print(f"warning: {forfeit.line()}", file=sys.stderr, flush=True)
+    return forfeit
+
+
+def _play_batch(spec: GameSpec, games: Sequence[tuple[int, int]]) -> list[GameOutcome | Forfeit]:
     add_import_paths(spec.import_paths)
-    return [play_one(spec, s) for s in seeds]
+    return [play_contained(spec, s, i) for i, s in games]
 
 
 def run_games(
@@ -108,15 +129,15 @@ def run_games(
     workers: int = 1,
     batch: int = 25,
     start_method: str | None = None,
-) -> Iterator[GameOutcome]:
+) -> Iterator[GameOutcome | Forfeit]:
     """Yield outcomes in seed order (so summaries do not depend on ``workers``); worker
     processes start by ``start_method`` (fork, spawn, forkserver; default: Python's)."""
     if spec.records:
         Path(spec.records).mkdir(parents=True, exist_ok=True)
-    seeds = game_seeds(seed, games)
+    seeds = list(enumerate(game_seeds(seed, games)))
     if workers <= 1:
-        for s in seeds:
-            yield play_one(spec, s)
+        for i, s in seeds:
+            yield play_contained(spec, s, i)
         return
     # Games with a language model wait on HTTP, not on the CPU: threads, one game each,
     # so that ``workers`` requests are in flight at once.
@@ -142,8 +163,14 @@ def default_workers() -> int:
 
 
 def summarise(
-    spec: GameSpec, seed: int, outcomes: Sequence[GameOutcome], seconds: float
+    spec: GameSpec,
+    seed: int,
+    outcomes: Sequence[GameOutcome],
+    seconds: float,
+    forfeits: Sequence[Forfeit] = (),
 ) -> dict[str, Any]:
+    """The run's summary: ``games`` counts the games played to the end, ``forfeits``
+    lists the others."""
     n = spec.players
     games = len(outcomes)
     wins = [0.0] * n
@@ -173,6 +200,8 @@ def summarise(
         "mean_actions": total_actions / games if games else 0.0,
         "seat_wins": [round(w, 3) for w in wins],
         "seat_mean_coins": [round(c / games, 3) if games else 0.0 for c in coins],
+        "forfeits": len(forfeits),
+        "forfeited": [f.to_json() for f in forfeits],
         "seconds": round(seconds, 3),
         "games_per_second": round(games / seconds, 2) if seconds > 0 else None,
         "actions_per_second": round(total_actions / seconds, 1) if seconds > 0 else None,
@@ -190,11 +219,15 @@ def simulate(
 ) -> dict[str, Any]:
     start = time.perf_counter()
     outcomes: list[GameOutcome] = []
+    forfeits: list[Forfeit] = []
     for o in run_games(spec, games, seed, workers, start_method=start_method):
-        outcomes.append(o)
+        if isinstance(o, Forfeit):
+            forfeits.append(o)
+        else:
+            outcomes.append(o)
         if progress:
             progress(1)
-    return summarise(spec, seed, outcomes, time.perf_counter() - start)
+    return summarise(spec, seed, outcomes, time.perf_counter() - start, forfeits)
 
 
 def options_tuple(options: Mapping[str, str]) -> tuple[tuple[str, str], ...]:

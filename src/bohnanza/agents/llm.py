@@ -46,7 +46,7 @@ from typing import Any, Literal
 
 from ..actions import Action, ActionType
 from ..chronicle import Chronicle
-from ..errors import BohnanzaError, ConfigError
+from ..errors import ConfigError, StopsRun
 from ..text import (
     CommandError,
     Lang,
@@ -88,7 +88,7 @@ class AnswerTooLong(Exception):
     fault (it ignored ``max_tokens``), so it counts as an invalid answer, not an outage."""
 
 
-class LLMGaveUp(BohnanzaError):
+class LLMGaveUp(StopsRun):
     """``give_up`` decisions in a row could not be had from the model: the game is abandoned.
     The message names the seat, the model and the URL (never the key); the caller that
     knows the game adds its seed (:meth:`in_game`)."""

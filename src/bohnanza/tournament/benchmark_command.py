@@ -37,7 +37,19 @@ def benchmark() -> None:
     help="Comma-separated league bots (default: random, autarky, heuristic-v1, heuristic "
     "and the three probes).",
 )
+@click.option(
+    "--league-players",
+    default="3,4,5",
+    show_default=True,
+    help="Comma-separated player counts of the league.",
+)
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the first game.")
+@click.option(
+    "--held-out",
+    is_flag=True,
+    help="Play on the held-out seeds (from 900001; for published figures, never for tuning) "
+    "instead of --seed.",
+)
 @click.option("--workers", "-w", type=int, default=None, help="Worker processes (default: all).")
 @click.option(
     "--out",
@@ -62,19 +74,24 @@ def bots(
     s4_games: int | None,
     league_games: int,
     league: str | None,
+    league_players: str,
     seed: int,
+    held_out: bool,
     workers: int | None,
     out: str,
     doc: str | None,
     no_plots: bool,
     as_json: bool,
 ) -> None:
-    """Measure a bot: S0 vs 3 random, S1 vs 3 autarky, S2 with heuristic-v1 x2 and
+    """Measure a bot: S0 vs 3 random, S1 vs 3 probe-accept, S2 with heuristic-v1 x2 and
     autarky, S3 vs 3 heuristic-v1, S4 vs itself and the probe bots, S5 a league at 3-5
-    players with OpenSkill ratings. Intervals: bootstrap over games."""
+    players with OpenSkill ratings, S6 vs 3 heuristic. Intervals: bootstrap over games."""
     from ..agents import AGENTS
     from .runner import parse_agent
-    from .suite import LEAGUE, make_plots, markdown, run_suite, splice
+    from .suite import HELD_OUT_SEED, LEAGUE, make_plots, markdown, run_suite, splice
+
+    if held_out:
+        seed = HELD_OUT_SEED
 
     def fail(message: str) -> None:
         click.echo(f"error: {message}", err=True)
@@ -87,6 +104,13 @@ def bots(
             parse_agent(n)
     except BohnanzaError as exc:
         fail(f"{exc} (known: {', '.join(sorted(AGENTS))})")
+    try:
+        counts = [int(p) for p in league_players.split(",") if p.strip()]
+    except ValueError:
+        fail(f"--league-players takes numbers, got {league_players!r}")
+        return
+    if not counts or not all(2 <= p <= 7 for p in counts):
+        fail("--league-players takes player counts from 2 to 7")
     if games < 0 or (s4_games is not None and s4_games < 0) or league_games < 0:
         fail("game counts cannot be negative")
     if workers is not None and workers < 1:
@@ -100,6 +124,7 @@ def bots(
             s4_games=s4_games,
             league_games=league_games,
             league=names,
+            league_players=counts,
             seed=seed,
             workers=workers,
             progress=say,
@@ -117,6 +142,8 @@ def bots(
     parts.append(f"--league-games {league_games}")
     if league:
         parts.append(f"--league {shlex.quote(','.join(names))}")
+    if counts != [3, 4, 5]:
+        parts.append(f"--league-players {','.join(map(str, counts))}")
     parts += [f"--seed {seed}", f"--out {shlex.quote(out)}"]
     if doc:
         parts.append(f"--doc {shlex.quote(doc)}")

@@ -123,6 +123,12 @@ def _clock(seconds: float) -> str:
     help="When a language model's endpoint fails too often in a row (docs/llm.md): stop "
     "with an error, or let the heuristic play the rest of that game (a warning, counted).",
 )
+@click.option(
+    "--fail-fast",
+    is_flag=True,
+    help="Stop (exit 2) at the first game a bot fails in (an exception or an illegal "
+    "action), instead of storing it as that seat's forfeit and going on.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 def tournament(
     agents: str,
@@ -142,9 +148,11 @@ def tournament(
     progress: bool | None,
     records: str | None,
     llm_fallback: str,
+    fail_fast: bool,
     as_json: bool,
 ) -> None:
     """Play a tournament between bots: ratings, win rates, plots and a report."""
+    from ..forfeits import summary_lines
     from .plots import make_plots
     from .report import write_report
     from .runner import TournamentSpec, default_workers, run_tournament
@@ -181,6 +189,7 @@ def tournament(
             not no_rotate,
             llm_fallback,
             records,
+            fail_fast,
         )
     except BohnanzaError as exc:
         _fail(str(exc))
@@ -274,6 +283,8 @@ def tournament(
             click.echo(f"    {llm_line(a['stats'])}")
     gl = summary["game_length"]
     click.echo(f"  mean length {gl['mean_turns']:.1f} turns; report: {report}")
+    for line in summary_lines(summary["forfeited"]):
+        click.echo(line)
 
 
 __all__ = ["tournament"]

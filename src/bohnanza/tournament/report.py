@@ -33,6 +33,10 @@ def markdown(summary: Mapping[str, Any], plots: Mapping[str, str], command: str 
         lines.append(f"Options: {opts}.")
     if command:
         lines += ["", "```sh", command, "```"]
+    if summary.get("forfeits"):
+        from ..forfeits import summary_lines
+
+        lines += ["", *summary_lines(summary.get("forfeited") or [])]
     lines += [
         "",
         "## Agents",
@@ -41,7 +45,7 @@ def markdown(summary: Mapping[str, Any], plots: Mapping[str, str], command: str 
         f"interval; the baseline is 1/{summary['players']}. Rating: OpenSkill Plackett-Luce.",
         "",
         "| agent | seats | win rate | 95% interval | mean coins | rating mu | sigma | "
-        "median decision ms |",
+        "median ms a non-trivial decision |",
         "|---|---:|---:|---|---:|---:|---:|---:|",
     ]
     for name, a in summary["agents"].items():

@@ -7,6 +7,10 @@ are seeded as in :mod:`bohnanza.simulate`. A game's result depends only on its s
 seats, so a run gives the same rows with any number of workers, on either backend, and a
 resumed run the same rows as an uninterrupted one (time-budgeted search aside: its
 choices depend on the machine's speed).
+
+A failing agent ends its game only (:mod:`bohnanza.forfeits`): the game is stored as a
+forfeit (the ``forfeits`` table, not ``games``), counted in the summary, and not played
+again on a resume; ``fail_fast`` stops the tournament at the first one instead.
 """
 
 from __future__ import annotations
@@ -49,6 +53,7 @@ from ..game import Game
 from ..rules import make_config
 from ..seeding import agent_seed, game_seed, game_seeds
 from ..views import View
+from .fingerprint import fingerprint
 from .stats import summarise
 from .storage import Store
 
@@ -94,14 +99,24 @@ def agent_stats(agent: Agent, spec: str) -> dict[str, float]:
 
 
 class Timed(Agent):
-    """Wraps an agent and records how long each decision took (the agent sees the same
-    view, legal actions and nothing else)."""
+    """Wraps an agent and records how long each non-trivial decision took (the agent sees
+    the same view, legal actions and nothing else). A trivial decision - a required one
+    with at most one legal action - is only counted: those take no thought, and a median
+    over all calls would mostly measure them (issue 36)."""
 
     def __init__(self, inner: Agent) -> None:
         super().__init__(inner.seed)
         self.inner = inner
         self.proposes = inner.proposes
         self.times: list[float] = []
+        self.trivial = 0
+
+    def timing(self) -> dict[str, float]:
+        """The counters stored with the agent's own (``agent_stats``)."""
+        return {"timed.decisions": len(self.times) + self.trivial, "timed.trivial": self.trivial}
+
+    def __repr__(self) -> str:  # errors name the agent, not its stopwatch
+        return repr(self.inner)
 
     def wants_offers(self, turn: int) -> bool:
         return self.inner.wants_offers(turn)
@@ -110,6 +125,9 @@ class Timed(Agent):
         return self.inner.stats()
 
     def act(self, view: View, legal: Sequence[Action], required: bool) -> Action | None:
+        if required and len(legal) <= 1:
+            self.trivial += 1
+            return self.inner.act(view, legal, required)
         start = time.perf_counter()
         try:
             return self.inner.act(view, legal, required)
@@ -140,6 +158,8 @@ class TournamentSpec:
     #: A folder for each game's record (``game-SEED.json``, a model's transcript
     #: included), or None.
     records: str | None = field(default=None, compare=False)
+    #: Stop at the first forfeit (RunStopped) instead of storing it and going on.
+    fail_fast: bool = field(default=False, compare=False)
 
     def __post_init__(self) -> None:
         make_config(self.rules, self.players, dict(self.options))
@@ -158,7 +178,8 @@ class TournamentSpec:
         return tuple(self.lineup[(k - r) % n] for k in range(n))
 
     def identity(self) -> dict[str, Any]:
-        """What must match for a stored game to count in this tournament."""
+        """What must match for a stored game to count in this tournament: the agents'
+        code and parameters included (:mod:`.fingerprint`)."""
         return {
             "rules": self.rules,
             "players": self.players,
@@ -166,11 +187,27 @@ class TournamentSpec:
             "lineup": list(self.lineup),
             "seed": self.seed,
             "rotate": self.rotate,
+            "fingerprints": {a: fingerprint(a) for a in dict.fromkeys(self.lineup)},
         }
 
 
 def play_game(spec: TournamentSpec, index: int) -> Row:
-    """Play game ``index`` and return its row (see :mod:`.storage`)."""
+    """Play game ``index`` and return its row (see :mod:`.storage`), or, when an agent
+    failed in it, ``{"forfeit": ...}`` (with ``spec.fail_fast``: :class:`RunStopped`)."""
+    from ..driver import AgentFailed
+    from ..forfeits import RunStopped, forfeit_of
+
+    try:
+        return _play_game(spec, index)
+    except AgentFailed as exc:
+        forfeit = forfeit_of(exc, game_seed(spec.seed, index), index, spec.seats_for(index))
+    if spec.fail_fast:
+        raise RunStopped(forfeit)
+    print(f"warning: {forfeit.line()}", file=sys.stderr, flush=True)
+    return {"seed": forfeit.seed, "forfeit": forfeit.to_json()}
+
+
+def _play_game(spec: TournamentSpec, index: int) -> Row:
     from ..driver import play
 
     add_import_paths(spec.import_paths)
@@ -180,11 +217,16 @@ def play_game(spec: TournamentSpec, index: int) -> Row:
     agents = [Timed(build_agent(name, agent_seed(seed, k))) for k, name in enumerate(seats)]
     set_on_failure(agents, "heuristic" if spec.llm_fallback == "heuristic" else "stop")
     start = time.perf_counter()
+    cpu = time.process_time()
     try:
-        log = play(game, agents)
+        log = play(game, agents, contain=True)
     except LLMGaveUp as exc:
         raise exc.in_game(seed) from None
     seconds = time.perf_counter() - start
+    # The worker's own CPU time: with other processes on the machine the wall time above
+    # overstates what a game costs (a thread pool's games share one process: there it
+    # is the process's time, taken only where one game runs at a time).
+    cpu = time.process_time() - cpu
     for line in gave_up_warnings(agents, seed):
         print(line, file=sys.stderr, flush=True)
     if spec.records:
@@ -209,10 +251,13 @@ def play_game(spec: TournamentSpec, index: int) -> Row:
         "turns": game.turn,
         "actions": len(log.actions),
         "seconds": round(seconds, 4),
+        "cpu_seconds": round(cpu, 4),
         "decision_ms": [
             round(statistics.median(a.times) * 1000, 4) if a.times else 0.0 for a in agents
         ],
-        "agent_stats": [agent_stats(a, name) for a, name in zip(agents, seats, strict=True)],
+        "agent_stats": [
+            {**agent_stats(a, name), **a.timing()} for a, name in zip(agents, seats, strict=True)
+        ],
     }
 
 
@@ -416,7 +461,8 @@ def run_tournament(
             try:
                 for rows in source:
                     # Committed at most twice a second (and at the end, or on Ctrl-C).
-                    store.add(rows, commit=False)
+                    store.add_forfeits([r["forfeit"] for r in rows if "forfeit" in r])
+                    store.add([r for r in rows if "forfeit" not in r], commit=False)
                     if time.monotonic() - last > 0.5:
                         store.commit()
                         last = time.monotonic()
@@ -428,7 +474,9 @@ def run_tournament(
                     source.close()  # type: ignore[attr-defined]
                 store.commit()
         rows = store.rows(wanted)
-    return Outcome(summarise(rows, spec.identity()), len(todo), skipped, Path(out), rows)
+        forfeits = store.forfeits(wanted)
+    summary = {**summarise(rows, spec.identity()), "forfeits": len(forfeits), "forfeited": forfeits}
+    return Outcome(summary, len(todo), skipped, Path(out), rows)
 
 
 __all__ = [

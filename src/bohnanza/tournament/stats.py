@@ -8,6 +8,10 @@
 * **Ratings** are OpenSkill's Plackett-Luce model, the games taken in seed order, each
   seat a team of one ranked by coins then cards in hand. Seats of one agent share its
   rating: after a game the agent takes the mean of its seats' updated ratings.
+* **Decision times**: ``decision_ms_median`` is the median over games of each seat's
+  median time per non-trivial decision (more than one legal action, or an optional one);
+  ``trivial_share`` is the share of its decisions left out as trivial.
+  ``cpu_seconds_per_game`` is the workers' CPU time per game, not the wall time.
 * **Counters** an agent reports (``Agent.stats()``) are summed per agent: ``total`` over
   every seat it held, ``mean`` per seat held (a seat that reported nothing counts 0).
 """
@@ -94,6 +98,13 @@ def ratings(
     return final, history
 
 
+def _trivial_share(counters: Mapping[str, float]) -> float | None:
+    """The share of an agent's decisions that were trivial (at most one legal action),
+    which its ``decision_ms_median`` leaves out; None for games stored without the count."""
+    total = counters.get("timed.decisions", 0)
+    return round(counters.get("timed.trivial", 0) / total, 4) if total else None
+
+
 def summarise(
     rows: Sequence[Mapping[str, Any]], identity: Mapping[str, Any] | None = None
 ) -> dict[str, Any]:
@@ -119,6 +130,7 @@ def summarise(
     seat_coins: list[list[float]] = [[] for _ in range(players)]
     turns: list[float] = []
     actions: list[float] = []
+    cpu: list[float] = []
     shared = 0
     counters: dict[str, dict[str, float]] = {name: {} for name in names}
     for row in rows:
@@ -144,6 +156,8 @@ def summarise(
             in_games[name] += 1
             game_wins[name] += share * sum(1 for k in winners if seats[k] == name)
         turns.append(float(row["turns"]))
+        if row.get("cpu_seconds") is not None:
+            cpu.append(float(row["cpu_seconds"]))
         actions.append(float(row["actions"]))
     rated: dict[str, dict[str, float]] = {}
     if rows:
@@ -167,6 +181,7 @@ def summarise(
             "mean_coins_ci95": [round(clo, 3), round(chi, 3)],
             "rating": rated.get(name),
             "decision_ms_median": round(statistics.median(think[name]), 4) if think[name] else None,
+            "trivial_share": _trivial_share(counters[name]),
             "stats": {
                 counter: {"total": round(total, 4), "mean": round(total / m, 4) if m else 0.0}
                 for counter, total in sorted(counters[name].items())
@@ -201,6 +216,7 @@ def summarise(
             "max_turns": int(max(turns)) if turns else 0,
             "mean_actions": round(statistics.fmean(actions), 2) if actions else 0.0,
         },
+        "cpu_seconds_per_game": round(statistics.fmean(cpu), 4) if cpu else None,
     }
 
 

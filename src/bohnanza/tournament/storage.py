@@ -4,6 +4,8 @@ The ``games`` table has plain columns for numbers and text and JSON for the list
 ``pandas.read_sql("select * from games", sqlite3.connect(path))`` or the ``sqlite3``
 shell (with its ``json_each``) opens it directly. ``meta`` remembers which tournament
 the file belongs to, so that a resumed run cannot mix two different line-ups.
+``forfeits`` holds the games an agent failed in (:mod:`bohnanza.forfeits`): the seat, its
+agent and the error; they are not in ``games`` and a resumed run does not replay them.
 ``agent_stats`` holds the counters agents reported (``Agent.stats()``), one row per game,
 seat and counter (``select agent, counter, avg(value) from agent_stats group by 1, 2``).
 """
@@ -33,9 +35,17 @@ CREATE TABLE IF NOT EXISTS games (
     turns INTEGER NOT NULL,
     actions INTEGER NOT NULL,
     seconds REAL NOT NULL,          -- wall time of the game
-    decision_ms TEXT NOT NULL       -- JSON list: median milliseconds per decision, per seat
+    decision_ms TEXT NOT NULL,      -- JSON list: median ms per non-trivial decision, per seat
+    cpu_seconds REAL                -- the worker's CPU time for the game (NULL: not measured)
 );
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS forfeits (
+    seed INTEGER PRIMARY KEY,       -- the game's seed
+    game INTEGER NOT NULL,          -- game index in the tournament, from 0
+    seat INTEGER NOT NULL,          -- the seat whose agent failed
+    agent TEXT NOT NULL,            -- that agent's spec
+    error TEXT NOT NULL             -- what it did: the exception or the illegal action
+);
 CREATE TABLE IF NOT EXISTS agent_stats (
     seed INTEGER NOT NULL,          -- the game (games.seed)
     seat INTEGER NOT NULL,
@@ -61,6 +71,7 @@ COLUMNS = (
     "actions",
     "seconds",
     "decision_ms",
+    "cpu_seconds",
 )
 JSON_COLUMNS = frozenset(
     ("options", "seats", "agents", "scores", "winners", "hand_sizes", "decision_ms")
@@ -77,6 +88,9 @@ class Store:
         self.path = self.folder / FILENAME
         self.db = sqlite3.connect(self.path)
         self.db.executescript(SCHEMA)
+        have = {r[1] for r in self.db.execute("PRAGMA table_info(games)")}
+        if "cpu_seconds" not in have:  # a file from before the column
+            self.db.execute("ALTER TABLE games ADD COLUMN cpu_seconds REAL")
         self.db.commit()
 
     def close(self) -> None:
@@ -101,6 +115,24 @@ class Store:
             return
         if row[0] != text:
             old = json.loads(row[0])
+            if "fingerprints" not in old:
+                raise ConfigError(
+                    f"{self.path} holds games stored before the agents' code was fingerprinted; "
+                    "they may come from older versions of the bots: choose another --out "
+                    "folder to start a new tournament"
+                )
+            changed = sorted(
+                name
+                for name, mark in dict(identity.get("fingerprints") or {}).items()
+                if name in old["fingerprints"] and old["fingerprints"][name] != mark
+            )
+            if changed and {**old, "fingerprints": None} == {**identity, "fingerprints": None}:
+                raise ConfigError(
+                    f"{self.path} holds games played by another version of "
+                    f"{', '.join(map(repr, changed))} (its code or parameters changed since); "
+                    "resuming would mix the two: choose another --out folder to start a new "
+                    "tournament"
+                )
             diff = ", ".join(
                 f"{k}: {old.get(k)!r} there, {identity.get(k)!r} now"
                 for k in sorted(set(old) | set(identity))
@@ -114,8 +146,29 @@ class Store:
     # ---------------------------------------------------------------- rows
 
     def seeds(self) -> set[int]:
-        """Seeds of the games already stored (a resumed run skips them)."""
-        return {int(r[0]) for r in self.db.execute("SELECT seed FROM games")}
+        """Seeds of the games already stored or forfeited (a resumed run skips them)."""
+        query = "SELECT seed FROM games UNION SELECT seed FROM forfeits"
+        return {int(r[0]) for r in self.db.execute(query)}
+
+    def add_forfeits(self, forfeits: Iterable[Mapping[str, Any]]) -> None:
+        """Store forfeits (:meth:`bohnanza.forfeits.Forfeit.to_json`); committed with the
+        next :meth:`commit`."""
+        self.db.executemany(
+            "INSERT OR REPLACE INTO forfeits (seed, game, seat, agent, error) "
+            "VALUES (:seed, :game, :seat, :agent, :error)",
+            [dict(f) for f in forfeits],
+        )
+
+    def forfeits(self, seeds: Sequence[int] | None = None) -> list[dict[str, Any]]:
+        """Forfeited games in seed order (only ``seeds`` when given)."""
+        cur = self.db.execute("SELECT seed, game, seat, agent, error FROM forfeits ORDER BY seed")
+        wanted = set(seeds) if seeds is not None else None
+        keys = ("seed", "game", "seat", "agent", "error")
+        return [
+            dict(zip(keys, values, strict=True))
+            for values in cur
+            if wanted is None or values[0] in wanted
+        ]
 
     def commit(self) -> None:
         self.db.commit()
@@ -123,7 +176,8 @@ class Store:
     def add(self, rows: Iterable[Mapping[str, Any]], *, commit: bool = True) -> int:
         """Store rows; with ``commit=False`` the caller commits (:meth:`commit`) later."""
         values = [
-            tuple(json.dumps(r[c]) if c in JSON_COLUMNS else r[c] for c in COLUMNS) for r in rows
+            tuple(json.dumps(r[c]) if c in JSON_COLUMNS else r.get(c) for c in COLUMNS)
+            for r in rows
         ]
         self.db.executemany(
             f"INSERT OR REPLACE INTO games ({', '.join(COLUMNS)}) "

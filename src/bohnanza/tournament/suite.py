@@ -2,18 +2,29 @@
 that reward trading, each a seeded tournament (4-player ``classic``, seats rotated),
 then a round-robin league of every bot at 3, 4 and 5 players.
 
-* S0 candidate vs 3 ``random``; S1 vs 3 ``autarky``;
+* S0 candidate vs 3 ``random``;
+* S1 vs 3 ``probe-accept`` (partners who take any offer: what its offers are worth; it
+  replaced "vs 3 autarky", where no offer is ever taken and ``heuristic`` and
+  ``heuristic-v1`` played identical games);
 * S2 candidate, ``heuristic-v1``, ``heuristic-v1``, ``autarky`` ("trading partners");
 * S3 vs 3 ``heuristic-v1``;
 * S4 vs 3 copies of itself (coins per seat), and vs the probe bots ``probe-accept``,
   ``probe-spam``, ``probe-shy``;
-* S5 every combination of the league's bots at 3, 4 and 5 players, OpenSkill ratings.
+* S5 every combination of the league's bots at 3, 4 and 5 players, OpenSkill ratings;
+* S6 vs 3 ``heuristic``, the current heuristic.
 
-Win rates count wins per seat held (a shared win in part). Their 95% intervals come from
-a bootstrap over games (the games are resampled, not the seats: an agent holding
-several seats of one game has correlated results), as do the mean coins. Every
-tournament is stored in its own folder under ``out`` and resumes like any tournament,
-so an interrupted suite run plays only what is missing.
+Results are per **line-up position**, not per agent name: position 0 is the candidate, and
+with seats rotated every position sits at every seat equally often. (Pooled by name, a
+candidate named like its opponents - S4a, or S6 with ``heuristic`` - scored 25% by
+construction.) Win rates count wins per seat held (a shared win in part). Their 95%
+intervals come from a bootstrap over games, as do the mean coins. Decision times are
+medians over non-trivial decisions (more than one legal action), with the share of
+trivial ones stated. Every tournament is stored in its own folder under ``out`` and
+resumes like any tournament, so an interrupted suite run plays only what is missing.
+
+Seeds: :data:`HELD_OUT_SEED` onwards are held out. Tuning (trying variants, choosing
+weights) uses the development seeds below it; figures that are published (docs/bots.md)
+are played on held-out seeds (``--held-out``), which no tuning may use.
 """
 
 from __future__ import annotations
@@ -23,9 +34,11 @@ import random
 import statistics
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+from ..errors import ConfigError
 from .runner import Row, TournamentSpec, run_tournament
 from .stats import ratings
 
@@ -41,6 +54,16 @@ LEAGUE = (
     "probe-shy",
 )
 BOOTSTRAP = 1000
+#: The first held-out seed: seeds from here to :data:`HELD_OUT_END` are for published
+#: figures only, never for tuning.
+HELD_OUT_SEED = 900_001
+HELD_OUT_END = 999_999
+#: Seeds apart between two line-ups of the league (the most games one line-up can play),
+#: and the most line-ups at one player count: the league's seeds start 10,000 after the
+#: suite's seed (after the scenarios') and stay within 100,000 of it (a held-out run stays
+#: in the held-out range).
+LEAGUE_STRIDE = 100
+LEAGUE_LINEUPS = 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +76,12 @@ class Scenario:
 
 SCENARIOS = (
     Scenario("S0", "vs 3 random", ("random",) * 3, "win rate >= 95%"),
-    Scenario("S1", "vs 3 autarky", ("autarky",) * 3, "win rate >= 43%"),
+    Scenario(
+        "S1",
+        "vs 3 probe-accept (they take any offer)",
+        ("probe-accept",) * 3,
+        "above heuristic-v1's",
+    ),
     Scenario(
         "S2",
         "trading partners: heuristic-v1, heuristic-v1, autarky",
@@ -63,21 +91,30 @@ SCENARIOS = (
     Scenario("S3", "vs 3 heuristic-v1", ("heuristic-v1",) * 3, "win rate >= 60%"),
     Scenario("S4a", "4 copies of itself", (), "mean coins >= 12 a seat"),
     Scenario("S4b", "vs the probes", ("probe-accept", "probe-spam", "probe-shy")),
+    Scenario("S6", "vs 3 heuristic (the current one)", ("heuristic",) * 3, "win rate > 25%"),
 )
+
+
+def position_seats(row: Mapping[str, Any], position: int, rotate: bool = True) -> list[int]:
+    """The seat that line-up position ``position`` held in this game (the line-up is
+    turned by the game's index, :meth:`TournamentSpec.seats_for`)."""
+    n = len(row["seats"])
+    return [(position + (row["game"] if rotate else 0)) % n]
 
 
 def bootstrap(
     rows: Sequence[Mapping[str, Any]],
-    name: str,
+    who: str | Callable[[Mapping[str, Any]], list[int]],
     value: Callable[[Mapping[str, Any], int], float],
     seed: int = 0,
     resamples: int = BOOTSTRAP,
 ) -> tuple[float, float, float]:
-    """(estimate, low, high): the mean over ``name``'s seats of ``value(row, seat)``,
-    with a 95% percentile interval from resampling whole games."""
+    """(estimate, low, high): the mean of ``value(row, seat)`` over the seats ``who``
+    held (an agent name, or a function giving a game's seats), with a 95% percentile
+    interval from resampling whole games."""
     per_game: list[tuple[float, int]] = []
     for row in rows:
-        seats = [k for k, n in enumerate(row["seats"]) if n == name]
+        seats = who(row) if callable(who) else [k for k, n in enumerate(row["seats"]) if n == who]
         if seats:
             per_game.append((sum(value(row, k) for k in seats), len(seats)))
     if not per_game:
@@ -109,32 +146,49 @@ def coins(row: Mapping[str, Any], seat: int) -> float:
     return float(row["scores"][seat])
 
 
-def agent_table(rows: Sequence[Mapping[str, Any]], seed: int = 0) -> list[dict[str, Any]]:
-    """Per agent of these games: win rate and mean coins with bootstrap intervals, and
-    the median decision time."""
-    names: list[str] = []
-    for row in rows:
-        for n in row["seats"]:
-            if n not in names:
-                names.append(n)
+def agent_table(
+    rows: Sequence[Mapping[str, Any]], lineup: Sequence[str], seed: int = 0
+) -> list[dict[str, Any]]:
+    """Per line-up position of these games (seats rotated): its agent, win rate and mean
+    coins with bootstrap intervals, the median time of its non-trivial decisions and the
+    share of trivial ones."""
     out = []
-    for name in names:
-        think = [
-            float(r["decision_ms"][k])
-            for r in rows
-            for k, n in enumerate(r["seats"])
-            if n == name and r["decision_ms"][k]
-        ]
+    for p, name in enumerate(lineup):
+        held = [(r, position_seats(r, p)[0]) for r in rows]
+        think = [float(r["decision_ms"][k]) for r, k in held if r["decision_ms"][k]]
+        decisions = sum(float(r["agent_stats"][k].get("timed.decisions", 0)) for r, k in held)
+        trivial = sum(float(r["agent_stats"][k].get("timed.trivial", 0)) for r, k in held)
         out.append(
             {
+                "position": p,
                 "agent": name,
-                "seats": sum(1 for r in rows for n in r["seats"] if n == name),
-                "win_rate": bootstrap(rows, name, win_share, seed),
-                "coins": bootstrap(rows, name, coins, seed),
+                "seats": len(held),
+                "win_rate": bootstrap(rows, partial(position_seats, position=p), win_share, seed),
+                "coins": bootstrap(rows, partial(position_seats, position=p), coins, seed),
                 "decision_ms": statistics.median(think) if think else None,
+                "trivial_share": trivial / decisions if decisions else None,
             }
         )
     return out
+
+
+def league_plan(
+    bots: Sequence[str], players: int, games: int, seed: int
+) -> list[tuple[tuple[str, ...], int, int]]:
+    """The league's tournaments at ``players`` players: every combination of ``bots``,
+    each with (line-up, games, first seed). Games are rounded up to a multiple of
+    ``players``, so that with seats rotated every bot of a line-up holds every seat
+    equally often; each line-up has its own deals (seeds ``LEAGUE_STRIDE`` apart, and
+    apart between player counts: :data:`LEAGUE_STRIDE`)."""
+    per = -(-games // players) * players
+    combos = list(itertools.combinations(bots, players))
+    if per > LEAGUE_STRIDE or len(combos) > LEAGUE_LINEUPS or not 2 <= players <= 9:
+        raise ConfigError(
+            f"the league plays at most {LEAGUE_STRIDE} games of at most {LEAGUE_LINEUPS} "
+            f"line-ups of 2-9 players, not {per} games of {len(combos)} at {players}"
+        )
+    base = seed + LEAGUE_STRIDE * LEAGUE_LINEUPS * (players - 2)
+    return [(combo, per, base + LEAGUE_STRIDE * k) for k, combo in enumerate(combos)]
 
 
 def _lineup(candidate: str, s: Scenario) -> tuple[str, ...]:
@@ -169,29 +223,35 @@ def run_suite(
             "title": s.title,
             "target": s.target,
             "games": len(outcome.rows),
+            "forfeits": outcome.summary["forfeits"],
             "lineup": list(spec.lineup),
-            "agents": agent_table(outcome.rows, seed),
+            "agents": agent_table(outcome.rows, spec.lineup, seed),
             "seconds": sum(float(r["seconds"]) for r in outcome.rows),
+            "cpu_seconds": sum(float(r.get("cpu_seconds") or 0.0) for r in outcome.rows),
         }
     if league_games > 0:
         bots = list(dict.fromkeys([*league, candidate]))
         every: list[Row] = []
         by_players: dict[int, list[Row]] = {}
         for players in league_players:
-            combos = list(itertools.combinations(bots, players))
+            plan = league_plan(bots, players, league_games, seed)
+            if not plan:  # fewer bots than seats
+                continue
             if progress:
-                progress(f"S5 league, {players} players: {len(combos)} line-ups x {league_games}")
-            for k, combo in enumerate(combos):
-                spec = TournamentSpec("classic", players, combo, seed=seed)
+                progress(f"S5 league, {players} players: {len(plan)} line-ups x {plan[0][1]}")
+            for k, (combo, n, first) in enumerate(plan):
+                spec = TournamentSpec("classic", players, combo, seed=first)
                 outcome = run_tournament(
-                    spec, league_games, folder / f"S5-{players}p" / f"{k:03d}", workers=workers
+                    spec, n, folder / f"S5-{players}p" / f"{k:03d}", workers=workers
                 )
                 by_players.setdefault(players, []).extend(outcome.rows)
                 every.extend(outcome.rows)
         overall, _ = ratings(every)
         results["league"] = {
             "bots": bots,
-            "games_per_lineup": league_games,
+            "games_per_lineup": {
+                str(p): -(-league_games // p) * p for p in league_players if p in by_players
+            },
             "games": len(every),
             "ratings": overall,
             "by_players": {
@@ -217,22 +277,30 @@ def markdown(results: Mapping[str, Any], command: str, plots: Mapping[str, str])
     """The suite's report: one table per scenario, the league's ratings, the plots."""
     cand = results["candidate"]
     lines = [
-        f"Candidate `{cand}`, 4-player `classic`, seats rotated every game. Win rate = wins",
-        "per seat held (a shared win in part); 95% intervals by bootstrap over games.",
+        f"Candidate `{cand}` at line-up position 0, 4-player `classic`, seats rotated every",
+        "game; results per line-up position (#0 the candidate). Win rate = wins per seat",
+        "held (a shared win in part); 95% intervals by bootstrap over games. ms/decision:",
+        "median over non-trivial decisions (more than one legal action); trivial: the share",
+        "of decisions left out. CPU-s: the workers' CPU time per game.",
         "",
         "```sh",
         command,
         "```",
         "",
-        "| scenario | games | agent | win rate [95%] | coins a seat [95%] | ms/decision |",
-        "|---|---:|---|---|---|---:|",
+        "| scenario | games | position | win rate [95%] | coins a seat [95%] | ms/decision "
+        "| trivial | CPU-s a game |",
+        "|---|---:|---|---|---|---:|---:|---:|",
     ]
     for key, sc in results["scenarios"].items():
+        cpu = sc.get("cpu_seconds", 0.0) / sc["games"] if sc["games"] else 0.0
         for a in sc["agents"]:
             ms = f"{a['decision_ms']:.3f}" if a["decision_ms"] is not None else "–"
+            share = a.get("trivial_share")
+            trivial = f"{100 * share:.0f}%" if share is not None else "–"
             lines.append(
-                f"| {key} {sc['title']} | {sc['games']} | `{a['agent']}` | "
-                f"{_pct(a['win_rate'])} | {_num(a['coins'])} | {ms} |"
+                f"| {key} {sc['title']} | {sc['games']} | #{a.get('position', '')} "
+                f"`{a['agent']}` | {_pct(a['win_rate'])} | {_num(a['coins'])} | {ms} | "
+                f"{trivial} | {cpu:.2f} |"
             )
     targets = [
         f"* {key} ({sc['title']}): target {sc['target']}"
@@ -240,14 +308,16 @@ def markdown(results: Mapping[str, Any], command: str, plots: Mapping[str, str])
         if sc["target"]
     ]
     if targets:
-        lines += ["", "Targets (issue 12):", "", *targets]
+        lines += ["", "Targets (issues 12 and 36):", "", *targets]
     lg = results.get("league") or {}
     if lg:
         lines += [
             "",
             f"**S5 league**: every combination of {len(lg['bots'])} bots at "
-            f"{', '.join(lg['by_players'])} players, {lg['games_per_lineup']} games a "
-            f"line-up ({lg['games']} games), OpenSkill Plackett-Luce over all of them:",
+            f"{', '.join(lg['by_players'])} players, "
+            + ", ".join(f"{n} games a line-up at {p}" for p, n in lg["games_per_lineup"].items())
+            + f" (a whole rotation of the seats, each line-up its own seeds; {lg['games']} "
+            "games), OpenSkill Plackett-Luce over all of them:",
             "",
             "| bot | mu | sigma | ordinal | "
             + " | ".join(f"mu at {p}p" for p in lg["by_players"])
@@ -288,11 +358,11 @@ def make_plots(results: Mapping[str, Any], folder: str | Path) -> dict[str, Path
         for key, sc in scen.items():
             for a in sc["agents"]:
                 est, lo, hi = a["win_rate"]
-                color = "tab:green" if a["agent"] == results["candidate"] else "tab:gray"
+                color = "tab:green" if a.get("position") == 0 else "tab:gray"
                 ax.bar(x, 100 * est, color=color, width=0.8)
                 ax.errorbar(x, 100 * est, yerr=[[100 * (est - lo)], [100 * (hi - est)]],
                             color="black", capsize=3)  # fmt: skip
-                labels.append(f"{key}\n{a['agent']}")
+                labels.append(f"{key} #{a.get('position', '')}\n{a['agent']}")
                 xs.append(x)
                 x += 1
             x += 0.6
@@ -338,12 +408,15 @@ def splice(doc: str, section: str) -> str:
 
 
 __all__ = [
+    "HELD_OUT_SEED",
     "LEAGUE",
     "SCENARIOS",
     "agent_table",
     "bootstrap",
+    "league_plan",
     "make_plots",
     "markdown",
+    "position_seats",
     "run_suite",
     "splice",
 ]
