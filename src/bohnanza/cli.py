@@ -12,6 +12,7 @@ import click
 from .agents import DEFAULT_BOT, DESCRIPTIONS, agent_names, describe_agents
 from .errors import BohnanzaError
 from .rules import all_rulesets, make_config
+from .run_options import fail_fast_option, llm_fallback_option
 
 if TYPE_CHECKING:
     from .actions import Action
@@ -154,20 +155,8 @@ AGENT_SPECS = (
     default=None,
     help="Write one record file per game into this folder.",
 )
-@click.option(
-    "--llm-fallback",
-    type=click.Choice(["stop", "heuristic"]),
-    default="stop",
-    show_default=True,
-    help="When a language model's endpoint fails too often in a row (docs/llm.md): stop "
-    "with an error, or let the heuristic play the rest of that game (a warning, counted).",
-)
-@click.option(
-    "--fail-fast",
-    is_flag=True,
-    help="Stop (exit 2) at the first game a bot fails in (an exception or an illegal "
-    "action), instead of counting it as that seat's forfeit and going on.",
-)
+@llm_fallback_option
+@fail_fast_option
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON summary.")
 def simulate(
     rules: str,

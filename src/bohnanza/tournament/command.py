@@ -15,6 +15,7 @@ from ..agents import DESCRIPTIONS
 from ..agents.llm import is_llm_spec, llm_line
 from ..errors import BohnanzaError
 from ..rules import make_config, player_range
+from ..run_options import fail_fast_option, llm_fallback_option
 
 
 def _fail(message: str) -> NoReturn:
@@ -115,20 +116,8 @@ def _clock(seconds: float) -> str:
     default=None,
     help="Also write each game's record (a language model's transcript included) here.",
 )
-@click.option(
-    "--llm-fallback",
-    type=click.Choice(["stop", "heuristic"]),
-    default="stop",
-    show_default=True,
-    help="When a language model's endpoint fails too often in a row (docs/llm.md): stop "
-    "with an error, or let the heuristic play the rest of that game (a warning, counted).",
-)
-@click.option(
-    "--fail-fast",
-    is_flag=True,
-    help="Stop (exit 2) at the first game a bot fails in (an exception or an illegal "
-    "action), instead of storing it as that seat's forfeit and going on.",
-)
+@llm_fallback_option
+@fail_fast_option
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 def tournament(
     agents: str,
