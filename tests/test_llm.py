@@ -236,13 +236,20 @@ def test_oversized_answers_are_cut_off_while_reading(tmp_path: Path) -> None:
     max_bytes, never echoed into a retry or the record; memory and record stay small."""
     huge = "plant 1 " * (2 * 1024 * 1024 // 8)
     with chat_server(lambda m: (huge, 0.0)) as server:
+        # The peak of this process's own memory: /proc's VmHWM belongs to the memory map
+        # that exec made; getrusage's ru_maxrss would carry the parent's peak across the
+        # exec (a long pytest run's hundreds of MB), whatever the child did.
         code = (
             "import resource, sys\n"
             "from bohnanza.cli import main\n"
             "try:\n"
             "    main(sys.argv[1:])\n"
             "finally:\n"
-            "    kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+            "    try:\n"
+            "        with open('/proc/self/status') as f:\n"
+            "            kb = int(next(l for l in f if l.startswith('VmHWM:')).split()[1])\n"
+            "    except OSError:\n"
+            "        kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
             "    print('maxrss', kb, file=sys.stderr)\n"
         )
         args = ["simulate", "-r", "classic", "-p", "3", "-n", "1", "-a"]
