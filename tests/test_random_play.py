@@ -3,7 +3,7 @@ and every allowed player count (with every required option), including modules: 
 is checked as soon as :func:`bohnanza.rules.all_rulesets` lists it. Test ids start with
 ``base-`` or ``module-``; ``-k "not module"`` leaves the modules out.
 
-Sizes: ``BOHNANZA_CHECK_GAMES`` (default 4000) bulk games, spread over all configurations,
+Sizes: ``BOHNANZA_CHECK_GAMES`` (default 2000; CI plays them in both builds) bulk games, spread over all configurations,
 with cheap checks after every action and the heavy checks at a random sample of actions;
 plus one game per configuration with every check after every action, and a Hypothesis
 test (``BOHNANZA_CHECK_EXAMPLES`` examples, default 20). Bulk and full games run on
@@ -57,7 +57,7 @@ def config_id(config: Config) -> str:
 
 CONFIGS = configurations()
 IDS = [config_id(c) for c in CONFIGS]
-BULK_GAMES = int(os.environ.get("BOHNANZA_CHECK_GAMES", "4000"))
+BULK_GAMES = int(os.environ.get("BOHNANZA_CHECK_GAMES", "2000"))
 PER_CONFIG = max(1, math.ceil(BULK_GAMES / len(CONFIGS)))
 WORKERS = int(
     os.environ.get("BOHNANZA_CHECK_WORKERS", "0")
