@@ -311,22 +311,20 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
                     status_code=429,
                     headers={"Retry-After": str(refused[1])},
                 )
-            with manager.guard.creating(address):  # counted while it is being saved
-                table, seat, token = await manager.create_table(
-                    rules=body.rules,
-                    players=body.players,
-                    options=body.options,
-                    seats=[{"kind": s.kind, "bot": s.bot or ""} for s in body.seats],
-                    trade_limit=body.trade_limit,
-                    name=body.name,
-                    seed=body.seed,
-                    deck=body.deck,
-                    private=body.private,
-                    clock=body.clock,
-                    address=address,
-                    stand_in=body.stand_in_bot,
-                )
-                manager.guard.creators[table.id] = address
+            table, seat, token = await manager.create_table(
+                rules=body.rules,
+                players=body.players,
+                options=body.options,
+                seats=[{"kind": s.kind, "bot": s.bot or ""} for s in body.seats],
+                trade_limit=body.trade_limit,
+                name=body.name,
+                seed=body.seed,
+                deck=body.deck,
+                private=body.private,
+                clock=body.clock,
+                address=address,
+                stand_in=body.stand_in_bot,
+            )
             return {"table": table, "seat": seat, "token": token}
 
         answer = await manager.create_once(
@@ -360,19 +358,17 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         if not 2 <= players <= 7:
             raise LobbyError("2 to 7 players")
         bot = field("stand_in_bot", DEFAULT_BOT)
-        with manager.guard.creating(address):  # counted while it is being saved
-            table, _seat, token = await manager.create_table(
-                rules=field("rules", "classic"),
-                players=players,
-                options={},
-                seats=[{"kind": "person"}] + [{"kind": "bot", "bot": bot}] * (players - 1),
-                trade_limit=trade_limit,
-                name=field("name", ""),
-                clock=field("clock", "none"),
-                address=address,
-                stand_in=bot,
-            )
-            manager.guard.creators[table.id] = address
+        table, _seat, token = await manager.create_table(
+            rules=field("rules", "classic"),
+            players=players,
+            options={},
+            seats=[{"kind": "person"}] + [{"kind": "bot", "bot": bot}] * (players - 1),
+            trade_limit=trade_limit,
+            name=field("name", ""),
+            clock=field("clock", "none"),
+            address=address,
+            stand_in=bot,
+        )
         target = f"/t/{quote(table.id, safe='')}#seat={quote(token, safe='')}"
         return RedirectResponse(target, status_code=303)
 

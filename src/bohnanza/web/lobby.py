@@ -197,24 +197,29 @@ class Lobby:
         first.take(clean_name(name, f"Player {first.seat + 1}"), hash_token(token), address)
         table.settings["host_token"] = first.token_hash
         first.away_since = time.monotonic()  # the away clock runs until they connect
-        self.creating += 1  # no await between the check above and this
+        # Counted, server-wide and among its creator's tables, while it is saved: no await
+        # between the callers' checks (``max_tables`` above, ``Guard.may_create``) and this.
+        self.creating += 1
         try:
-            await asyncio.to_thread(
-                self.store.create_table,
-                StoredTable(
-                    table.id,
-                    table.created,
-                    table.status,
-                    table.settings,
-                    [s.stored() for s in table.seats],
-                ),
-            )
+            with self.guard.creating(address):
+                await asyncio.to_thread(
+                    self.store.create_table,
+                    StoredTable(
+                        table.id,
+                        table.created,
+                        table.status,
+                        table.settings,
+                        [s.stored() for s in table.seats],
+                    ),
+                )
         except Exception:
             log.exception("could not save a new table")
             raise LobbyError(UNAVAILABLE, 503, "unavailable") from None
         finally:
             self.creating -= 1
         self.tables[table.id] = table
+        if address:
+            self.guard.creators[table.id] = address
         return table, first.seat, token
 
     async def join(
