@@ -44,7 +44,7 @@ from collections import Counter
 from typing import Any, cast
 
 import pytest
-from hypothesis import HealthCheck, Phase, settings
+from hypothesis import HealthCheck, Phase, seed, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
     RuleBasedStateMachine,
@@ -69,6 +69,10 @@ EXAMPLES = int(os.environ.get("BOHNANZA_FUZZ_EXAMPLES", "150"))
 STEPS = int(os.environ.get("BOHNANZA_FUZZ_STEPS", "50"))
 #: ``BOHNANZA_FUZZ_SHRINK=0`` reports failures unshrunk (shrinking a long game can take
 #: many minutes; useful while hunting several bugs at once).
+#: ``BOHNANZA_FUZZ_SEED=N``: a run drawn from seed N (per rule set) instead of CI's fixed
+#: draws, so that a long run can be played in chunks of distinct inputs, each a separate
+#: process whose printed totals add up (docs/reliability.md, "Long mode").
+SEED = os.environ.get("BOHNANZA_FUZZ_SEED")
 PHASES = tuple(
     p for p in Phase if os.environ.get("BOHNANZA_FUZZ_SHRINK", "1") != "0" or p is not Phase.shrink
 )
@@ -549,12 +553,17 @@ def test_engine_survives_hostile_input(rules: str, capsys: pytest.CaptureFixture
     _GROUP[:] = [c for c in CONFIGS if c[0] == rules]
     examples = _examples(rules)
     start = time.perf_counter()
+    machine: type[EngineFuzz] = EngineFuzz
+    if SEED is not None:  # a chunk of a long run: its own draws, reproducible from the seed
+        machine = seed(int(SEED) * 1000 + RULESETS.index(rules))(
+            type("EngineFuzz", (EngineFuzz,), {})
+        )
     run_state_machine_as_test(
-        EngineFuzz,
+        machine,
         settings=settings(
             max_examples=examples,
             stateful_step_count=STEPS,
-            derandomize=True,
+            derandomize=SEED is None,
             database=None,
             deadline=None,
             phases=PHASES,
@@ -572,7 +581,7 @@ def test_engine_survives_hostile_input(rules: str, capsys: pytest.CaptureFixture
             for reason, n in REASONS.most_common():
                 print(f"{n:6}  {reason}")
         print(
-            f"\nengine fuzz {rules}: {tried} inputs in {COUNTS['games']} games "
+            f"\nengine fuzz {rules}{'' if SEED is None else f' (seed {SEED})'}: {tried} inputs in {COUNTS['games']} games "
             f"({examples} examples of up to {STEPS} steps, {seconds:.0f} s) "
             f"({COUNTS['legal']} legal actions, {COUNTS['hostile']} hostile actions of which "
             f"{COUNTS['rejected']} refused, {COUNTS['json']} JSON inputs of which "

@@ -33,7 +33,7 @@ from typing import Any
 
 import httpx
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
@@ -48,6 +48,10 @@ from .conftest import ServerThread
 from .test_protocol import assert_alive, snapshot, two_people
 
 EXAMPLES = int(os.environ.get("BOHNANZA_WEB_FUZZ_EXAMPLES", "40"))
+#: ``BOHNANZA_WEB_FUZZ_SEED=N``: draw the batches from seed N instead of CI's fixed draws, so
+#: a long run can be played in chunks of distinct frames (docs/reliability.md, "Long mode").
+SEED = os.environ.get("BOHNANZA_WEB_FUZZ_SEED")
+_seeded = seed(int(SEED)) if SEED is not None else (lambda test: test)
 COUNTS: Counter[str] = Counter()
 _CARD_NUMBERS = re.compile(r"\b(?:card|child|lady)s?\s+\[?(-?\d+(?:,\s*-?\d+)*)(?![\w.])")
 
@@ -252,9 +256,10 @@ def fuzz_table(
     return server, table, tokens, server_log
 
 
+@_seeded
 @settings(
     max_examples=EXAMPLES,
-    derandomize=True,
+    derandomize=SEED is None,
     database=None,
     deadline=None,
     suppress_health_check=[
