@@ -31,7 +31,7 @@ from bohnanza.driver import PlayLog, play
 from bohnanza.game import Game
 from bohnanza.records import make_record, replay
 from bohnanza.web import migrations
-from bohnanza.web.store import Base, Store, normalise_url
+from bohnanza.web.store import Store, normalise_url
 
 from .conftest import ServerThread
 
@@ -172,7 +172,7 @@ def _legacy_database(url: str) -> dict[str, Any]:
 def _schema_diff(store: Store) -> list[Any]:
     with store.engine.connect() as conn:
         context = MigrationContext.configure(conn, opts={"version_table": migrations.VERSION_TABLE})
-        return list(compare_metadata(context, Base.metadata))
+        return list(compare_metadata(context, migrations.metadata()))
 
 
 # ---------------------------------------------------------------- tests

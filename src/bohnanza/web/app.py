@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..agents import DEFAULT_BOT, DESCRIPTIONS
 from ..rules import all_rulesets
+from .account_routes import attach_accounts, install_accounts
 from .costly import Costly
 from .handover import TTL as HANDOVER_TTL
 from .handover import Handovers
@@ -70,6 +71,8 @@ class CreateTable(BaseModel):
     private: bool = False
     clock: str = Field(default="none", max_length=40)
     stand_in_bot: str | None = Field(default=None, max_length=200)
+    # Rated (web/ratings.py): the accounts' seats only, or with bots at fixed ratings.
+    rated: Literal["no", "people", "bots"] = "no"
     # The page's id for this request: the same id again (a double click) gets the same
     # table back, not a second one.
     request_id: str | None = Field(default=None, min_length=8, max_length=64)
@@ -189,6 +192,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         manager = Manager(settings, store)
+        attach_accounts(app, manager)  # before any game can end: ratings hook in
         await manager.start()
         app.state.manager = manager
         try:
@@ -324,6 +328,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
                 clock=body.clock,
                 address=address,
                 stand_in=body.stand_in_bot,
+                rated=body.rated,
             )
             return {"table": table, "seat": seat, "token": token}
 
@@ -488,6 +493,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         finally:
             manager.guard.close_socket(address)
 
+    install_accounts(app, settings, origin_allowed, address_of)
     return app
 
 

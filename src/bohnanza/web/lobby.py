@@ -120,10 +120,12 @@ class Lobby:
         clock: str = "none",
         address: str = "",
         stand_in: str | None = None,
+        rated: str = "no",
     ) -> tuple[Table, int, str]:
         """A new table in the lobby; its creator takes the first seat for a person and is
         its host. ``stand_in`` is the bot that plays for people away, timed out or
-        resigned (``Settings.substitute`` if not given)."""
+        resigned (``Settings.substitute`` if not given). ``rated``: ``people`` or
+        ``bots`` rates the accounts' seats when the game ends (web/ratings.py)."""
         live = sum(1 for t in self.tables.values() if t.status in ("lobby", "playing"))
         if live + self.creating >= self.settings.max_tables:
             raise LobbyError(
@@ -179,6 +181,10 @@ class Lobby:
         }
         if private:
             settings["private"] = True
+        if rated not in ("no", "people", "bots"):
+            raise LobbyError("rated is 'no', 'people' or 'bots'")
+        if rated != "no":
+            settings["rated"] = rated
         if clock_spec is not None:
             settings["clock"] = clock
         if seed is not None:

@@ -27,6 +27,7 @@ from ..errors import ConfigError
 from ..events import Event
 from ..game import Game
 from ..modules import info_for_rules
+from .accounts import AccountLimits
 from .clocks import Clocks
 from .limits import Limits
 from .protocol import MAX_MESSAGE, dumps
@@ -90,6 +91,8 @@ class Settings:
     # X-Forwarded-Host/-Proto headers of a reverse proxy are believed.
     public_addresses: tuple[str, ...] = ()
     trust_proxy: bool = False
+    # Accounts' limits (web/accounts.py): registrations and logins per address and name.
+    accounts: AccountLimits = field(default_factory=AccountLimits)
 
     def bots(self) -> list[str]:
         """The bots the lobby offers: the built-in agents, then the allowed ones."""
@@ -281,6 +284,7 @@ class Table:
             "trade_limit": s.get("trade_limit", 0),
             "clock": s.get("clock", "none"),
             "stand_in_bot": s.get("stand_in_bot"),
+            "rated": s.get("rated", "no"),
             "status": self.status,
             "created": self.created,
             "seats": [{**seat.public(), "reserved": self.reserved(seat)} for seat in self.seats],

@@ -17,7 +17,7 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import inspect, text
+from sqlalchemy import MetaData, inspect, text
 from sqlalchemy.engine import Connection, Engine
 
 #: Alembic's bookkeeping table, named like ours: the database may be shared.
@@ -29,6 +29,14 @@ BASELINE = "0001"
 _LOCK_KEY = 0x6F686E616E7A61
 
 HERE = Path(__file__).resolve().parent
+
+
+def metadata() -> MetaData:
+    """Every table the models describe (the modules that define them imported)."""
+    from .. import accounts, ratings  # noqa: F401  (their models join Base.metadata)
+    from ..store import Base
+
+    return Base.metadata
 
 
 def config(connection: Connection | None = None) -> Config:

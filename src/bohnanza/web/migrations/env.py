@@ -5,15 +5,14 @@ from __future__ import annotations
 
 from alembic import context
 
-from bohnanza.web.migrations import VERSION_TABLE
-from bohnanza.web.store import Base
+from bohnanza.web.migrations import VERSION_TABLE, metadata
 
 connection = context.config.attributes.get("connection")
 if connection is None:
     raise RuntimeError("run migrations through bohnanza.web.migrations.migrate")
 context.configure(
     connection=connection,
-    target_metadata=Base.metadata,
+    target_metadata=metadata(),
     version_table=VERSION_TABLE,
     # SQLite alters a table by copying it; batch operations do that where needed.
     render_as_batch=True,
