@@ -339,3 +339,26 @@ def test_claims_need_a_session_and_a_bounded_body(make_server: Callable[..., Ser
         many = {"seats": [{"table": "t", "token": "x"}] * 26}
         assert c.post("/api/account/claim", json=many).status_code == 400
         assert c.get("/api/account/games").json()["games"] == []
+
+
+def test_seats_taken_while_logged_in_are_the_accounts_at_once(
+    make_server: Callable[..., ServerThread],
+) -> None:
+    srv = _server(make_server)
+    theirs = srv.create(seats=[{"kind": "person"}, {"kind": "person"}, {"kind": "bot"}])
+    with srv.http() as c:
+        assert _register(c, "Joan").status_code == 200
+        body = {
+            "rules": "classic",
+            "players": 3,
+            "name": "Joan",
+            "seats": [{"kind": "person"}, {"kind": "bot"}, {"kind": "bot"}],
+        }
+        mine = c.post("/api/tables", json=body).json()["table"]["id"]
+        joined = c.post(f"/api/tables/{theirs['table']['id']}/join", json={"name": "Joan"})
+        assert joined.status_code == 200
+        listed = {g["table"]["id"]: g["seat"] for g in c.get("/api/account/games").json()["games"]}
+        assert listed == {mine: 0, theirs["table"]["id"]: 1}
+    with srv.http() as guest:  # a guest's seats are nobody's
+        guest.post("/api/tables", json=body)
+        assert guest.get("/api/account/games").status_code == 401

@@ -10,6 +10,7 @@ in or out), on top of the cookie's SameSite=Lax.
 from __future__ import annotations
 
 import asyncio
+import logging
 import secrets
 from collections.abc import Callable, Mapping
 from importlib import resources
@@ -35,6 +36,7 @@ from .accounts import (
 from .model import Settings, Table, hash_token
 from .ratings import leaderboard, player, rate_finished
 
+log = logging.getLogger("bohnanza.web")
 STATIC = Path(str(resources.files("bohnanza.web").joinpath("static")))
 
 
@@ -65,6 +67,23 @@ def attach_accounts(app: FastAPI, manager: Any) -> None:
     app.state.accounts = Accounts(manager.store, manager.settings.accounts)
     if rate_finished not in manager.store.on_game_over:
         manager.store.on_game_over.append(rate_finished)
+
+
+async def claim_for_session(request: Request, table_id: str, seat: int, token: str) -> None:
+    """A seat taken by a logged-in browser (a new table, a join) is its account's at once.
+    Never refuses the seat: a failure here leaves it a guest's seat, claimable later."""
+    cookie = request.cookies.get(COOKIE)
+    accounts: Accounts | None = getattr(request.app.state, "accounts", None)
+    if not cookie or accounts is None:
+        return
+    try:
+        account = await asyncio.to_thread(accounts.session_account, cookie)
+        if account is not None:
+            await asyncio.to_thread(
+                accounts.link_seat, account.id, table_id, seat, hash_token(token)
+            )
+    except Exception:
+        log.warning("could not link a seat of table %s to its account", table_id, exc_info=True)
 
 
 def your_turn(table: Table, seat: int) -> bool:

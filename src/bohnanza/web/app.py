@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..agents import DEFAULT_BOT, DESCRIPTIONS
 from ..rules import all_rulesets
-from .account_routes import attach_accounts, install_accounts
+from .account_routes import attach_accounts, claim_for_session, install_accounts
 from .costly import Costly
 from .handover import TTL as HANDOVER_TTL
 from .handover import Handovers
@@ -330,6 +330,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
                 stand_in=body.stand_in_bot,
                 rated=body.rated,
             )
+            await claim_for_session(request, table.id, seat, token)
             return {"table": table, "seat": seat, "token": token}
 
         answer = await manager.create_once(
@@ -374,6 +375,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
             address=address,
             stand_in=bot,
         )
+        await claim_for_session(request, table.id, _seat, token)
         target = f"/t/{quote(table.id, safe='')}#seat={quote(token, safe='')}"
         return RedirectResponse(target, status_code=303)
 
@@ -421,6 +423,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         table = await find(request, table_id)
         address = address_of(request)
         seat, token = await manager_of(request).join(table, body.name, body.seat, address)
+        await claim_for_session(request, table.id, seat, token)
         return {"table": table.info(), "seat": seat, "token": token}
 
     @app.post("/api/tables/{table_id}/handover")

@@ -1,0 +1,338 @@
+// Accounts, "your games", the leaderboard and players' pages (web/account_routes.py).
+// One script for /account, /ratings, /player/NAME and the lobby's "your games" box.
+"use strict";
+
+const P = { account: null };
+const q = (sel) => document.querySelector(sel);
+const mk = (...a) => B.el(...a);
+
+P.strings = {
+  en: {
+    account: "Account", login: "Log in", register: "Register", name: "Name", password: "Password",
+    logout: "Log out", logout_all: "Log out everywhere", logged_in_as: "Logged in as {name}",
+    your_games: "Your games", your_turn: "● your turn", waiting: "waiting for others",
+    in_lobby: "in the lobby", no_games: "No open games. Seats you take while logged in are kept here.",
+    open: "Open", ratings: "Ratings", rule_set: "Rule set", player: "Player", rating: "Rating",
+    games: "Games", win_share: "Win share", mean_coins: "Mean coins", provisional: "provisional",
+    no_ratings: "Nobody is rated in this rule set yet.", history: "Rating history",
+    recent: "Recent games", replay: "replay", rank: "Place", coins: "Coins", fresh: "new account at the table",
+    no_player: "There is no player of that name.", rated: "Rated",
+    rated_no: "no", rated_people: "yes, people only", rated_bots: "yes, bots at fixed ratings",
+    guest_note: "Playing as a guest works as before; an account keeps your seats, games and rating.",
+    register_note: "3-24 letters from one alphabet, digits, single spaces, '-', '_' or '.'; a password of at least 8 characters.",
+    my_page: "my games and rating",
+  },
+  pl: {
+    account: "Konto", login: "Zaloguj", register: "Załóż konto", name: "Nazwa", password: "Hasło",
+    logout: "Wyloguj", logout_all: "Wyloguj wszędzie", logged_in_as: "Zalogowano jako {name}",
+    your_games: "Twoje gry", your_turn: "● twój ruch", waiting: "czeka na innych",
+    in_lobby: "w poczekalni", no_games: "Brak otwartych gier. Miejsca zajęte po zalogowaniu trafiają tutaj.",
+    open: "Otwórz", ratings: "Ranking", rule_set: "Zasady", player: "Gracz", rating: "Ranking",
+    games: "Gry", win_share: "Wygrane", mean_coins: "Średnio monet", provisional: "tymczasowy",
+    no_ratings: "Nikt nie ma jeszcze rankingu w tych zasadach.", history: "Historia rankingu",
+    recent: "Ostatnie gry", replay: "powtórka", rank: "Miejsce", coins: "Monety", fresh: "nowe konto przy stole",
+    no_player: "Nie ma gracza o tej nazwie.", rated: "Rankingowa",
+    rated_no: "nie", rated_people: "tak, tylko ludzie", rated_bots: "tak, boty ze stałym rankingiem",
+    guest_note: "Gra jako gość działa jak dotąd; konto pamięta twoje miejsca, gry i ranking.",
+    register_note: "3-24 litery jednego alfabetu, cyfry, pojedyncze spacje, '-', '_' lub '.'; hasło ma co najmniej 8 znaków.",
+    my_page: "moje gry i ranking",
+  },
+};
+
+P.t = function (key, vars) {
+  let s = (P.strings[B.lang] || P.strings.en)[key] || P.strings.en[key] || key;
+  for (const [k, v] of Object.entries(vars || {})) s = s.split("{" + k + "}").join(String(v));
+  return s;
+};
+
+// Seats whose tokens this browser holds become the account's (the server checks each).
+P.claimStored = async function () {
+  const seats = [];
+  for (let i = 0; i < localStorage.length && seats.length < 25; i++) {
+    const key = localStorage.key(i);
+    if (key && key.startsWith("bohnanza.token.")) {
+      seats.push({ table: key.slice("bohnanza.token.".length), token: localStorage.getItem(key) });
+    }
+  }
+  if (seats.length) {
+    try {
+      await B.api("POST", "/api/account/claim", { seats });
+    } catch (e) {
+      /* a claim that fails changes nothing; the seats stay the browser's */
+    }
+  }
+};
+
+// Open one of the account's games: with this browser's token, or a new one for the seat.
+P.openGame = async function (tableId) {
+  if (!B.getToken(tableId)) {
+    const answer = await B.api("POST", "/api/account/seat", { table: tableId });
+    B.setToken(tableId, answer.token);
+  }
+  location.href = "/t/" + encodeURIComponent(tableId);
+};
+
+P.gamesList = function (games) {
+  if (!games.length) return mk("p", { class: "hint", text: P.t("no_games") });
+  return mk(
+    "ul",
+    { class: "your-games", id: "your-games-list" },
+    games.map((g) => {
+      const info = g.table;
+      const state = g.your_turn ? P.t("your_turn") : info.status === "lobby" ? P.t("in_lobby") : P.t("waiting");
+      const link = mk("a", {
+        href: "/t/" + encodeURIComponent(info.id),
+        class: g.your_turn ? "game-link your-turn" : "game-link",
+        text: B.rulesName ? B.rulesName(info.rules) : info.rules,
+        onclick: (ev) => {
+          ev.preventDefault();
+          P.openGame(info.id).catch((e) => B.toast(B.errorText(e), "error"));
+        },
+      });
+      return mk("li", { dataset: { table: info.id, turn: g.your_turn ? "1" : "0" } }, link, " · ", info.players + " · ", mk("span", { class: g.your_turn ? "turn" : "muted", text: state }));
+    }),
+  );
+};
+
+P.loadGames = async function () {
+  const data = await B.api("GET", "/api/account/games");
+  return data.games;
+};
+
+// ------------------------------------------------------------------ /account
+
+P.accountPage = async function () {
+  const main = q("#people-main");
+  q("#page-title").textContent = P.t("account");
+  const error = mk("p", { id: "account-error", class: "error", role: "alert" });
+  if (!P.account) {
+    const form = (id, label) => {
+      const f = mk(
+        "form",
+        { id: id + "-form", class: "card-box", autocomplete: "on" },
+        mk("h2", { text: label }),
+        mk("div", { class: "form-row" }, mk("label", { for: id + "-name", text: P.t("name") }), mk("input", { id: id + "-name", maxlength: 24, required: true, autocomplete: "username" })),
+        mk("div", { class: "form-row" }, mk("label", { for: id + "-password", text: P.t("password") }), mk("input", { id: id + "-password", type: "password", maxlength: 256, required: true, autocomplete: id === "login" ? "current-password" : "new-password" })),
+        id === "register" ? mk("p", { class: "hint", text: P.t("register_note") }) : null,
+        mk("div", { class: "buttons" }, mk("button", { type: "submit", class: "primary", id: id + "-btn", text: label })),
+      );
+      f.addEventListener("submit", async (ev) => {
+        ev.preventDefault();
+        error.textContent = "";
+        try {
+          await B.api("POST", "/api/account/" + id, { name: q("#" + id + "-name").value, password: q("#" + id + "-password").value });
+          location.reload();
+        } catch (e) {
+          error.textContent = B.errorText(e);
+        }
+      });
+      return f;
+    };
+    main.replaceChildren(mk("p", { class: "hint", text: P.t("guest_note") }), error, form("login", P.t("login")), form("register", P.t("register")));
+    return;
+  }
+  await P.claimStored();
+  const games = await P.loadGames();
+  const act = (id, path, label) =>
+    mk("button", {
+      type: "button",
+      id,
+      class: "secondary",
+      text: label,
+      onclick: async () => {
+        try {
+          await B.api("POST", path);
+          location.reload();
+        } catch (e) {
+          error.textContent = B.errorText(e);
+        }
+      },
+    });
+  main.replaceChildren(
+    mk(
+      "section",
+      { class: "card-box" },
+      mk("p", { id: "logged-in", text: P.t("logged_in_as", { name: P.account.name }) + " " }, mk("a", { href: "/player/" + encodeURIComponent(P.account.name), text: P.t("my_page") })),
+      error,
+      mk("div", { class: "buttons" }, act("logout-btn", "/api/account/logout", P.t("logout")), act("logout-all-btn", "/api/account/logout-everywhere", P.t("logout_all"))),
+    ),
+    mk("section", { class: "card-box", id: "your-games" }, mk("h2", { text: P.t("your_games") }), P.gamesList(games)),
+  );
+};
+
+// ------------------------------------------------------------------ /ratings
+
+P.ratingsPage = async function () {
+  const main = q("#people-main");
+  q("#page-title").textContent = P.t("ratings");
+  const rules = (await B.api("GET", "/api/rules")).rulesets.map((r) => r.rules);
+  const params = new URLSearchParams(location.search);
+  const chosen = rules.includes(params.get("rules")) ? params.get("rules") : "classic";
+  const select = mk("select", { id: "ratings-rules" }, rules.map((r) => mk("option", { value: r, text: B.rulesName ? B.rulesName(r) : r })));
+  select.value = chosen;
+  select.addEventListener("change", () => {
+    location.search = "?rules=" + encodeURIComponent(select.value);
+  });
+  const board = (await B.api("GET", "/api/ratings/" + encodeURIComponent(chosen))).players;
+  const head = mk("tr", {}, ["#", P.t("player"), P.t("rating"), P.t("games"), P.t("win_share"), P.t("mean_coins")].map((h) => mk("th", { text: h })));
+  const rows = board.map((p, i) =>
+    mk(
+      "tr",
+      { dataset: { name: p.name } },
+      mk("td", { text: p.provisional ? "–" : String(i + 1) }),
+      mk("td", {}, mk("a", { href: "/player/" + encodeURIComponent(p.name), text: p.name }), p.provisional ? mk("span", { class: "muted", text: " (" + P.t("provisional") + ")" }) : null),
+      mk("td", { class: "rating", text: p.rating.toFixed(1) }),
+      mk("td", { text: p.games }),
+      mk("td", { text: Math.round(p.win_share * 100) + "%" }),
+      mk("td", { text: p.mean_coins.toFixed(1) }),
+    ),
+  );
+  main.replaceChildren(
+    mk(
+      "section",
+      { class: "card-box" },
+      mk("h2", { text: P.t("ratings") }),
+      mk("div", { class: "form-row" }, mk("label", { for: "ratings-rules", text: P.t("rule_set") }), select),
+      board.length ? mk("table", { class: "leaderboard", id: "leaderboard" }, mk("thead", {}, head), mk("tbody", {}, rows)) : mk("p", { class: "hint", id: "leaderboard-empty", text: P.t("no_ratings") }),
+    ),
+  );
+};
+
+// ------------------------------------------------------------------ /player/NAME
+
+// The rating after each game as a line (SVG, no library): y = rating, x = game number.
+P.plot = function (points) {
+  const NS = "http://www.w3.org/2000/svg";
+  const w = 480;
+  const h = 160;
+  const pad = 24;
+  const svg = document.createElementNS(NS, "svg");
+  svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
+  svg.setAttribute("class", "rating-plot");
+  svg.setAttribute("role", "img");
+  svg.setAttribute("aria-label", P.t("history"));
+  if (!points.length) return svg;
+  const lo = Math.min(...points) - 1;
+  const hi = Math.max(...points) + 1;
+  const x = (i) => pad + (points.length === 1 ? (w - 2 * pad) / 2 : (i * (w - 2 * pad)) / (points.length - 1));
+  const y = (v) => h - pad - ((v - lo) * (h - 2 * pad)) / (hi - lo);
+  const line = document.createElementNS(NS, "polyline");
+  line.setAttribute("points", points.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(" "));
+  line.setAttribute("fill", "none");
+  line.setAttribute("stroke", "currentColor");
+  line.setAttribute("stroke-width", "2");
+  svg.append(line);
+  for (const [v, label] of [[hi - 1, (hi - 1).toFixed(1)], [lo + 1, (lo + 1).toFixed(1)]]) {
+    const t = document.createElementNS(NS, "text");
+    t.setAttribute("x", "2");
+    t.setAttribute("y", String(y(v) + 4));
+    t.setAttribute("font-size", "10");
+    t.textContent = label;
+    svg.append(t);
+  }
+  points.forEach((v, i) => {
+    const dot = document.createElementNS(NS, "circle");
+    dot.setAttribute("cx", x(i).toFixed(1));
+    dot.setAttribute("cy", y(v).toFixed(1));
+    dot.setAttribute("r", "3");
+    svg.append(dot);
+  });
+  return svg;
+};
+
+P.playerPage = async function () {
+  const main = q("#people-main");
+  const name = decodeURIComponent(location.pathname.split("/").pop() || "");
+  q("#page-title").textContent = name;
+  let data;
+  try {
+    data = await B.api("GET", "/api/players/" + encodeURIComponent(name));
+  } catch (e) {
+    main.replaceChildren(mk("p", { class: "error", id: "no-player", text: P.t("no_player") }));
+    return;
+  }
+  q("#page-title").textContent = data.name;
+  const sections = [];
+  for (const [rules, r] of Object.entries(data.ratings)) {
+    const mine = data.history.filter((g) => g.rules === rules);
+    sections.push(
+      mk(
+        "section",
+        { class: "card-box", dataset: { rules } },
+        mk("h2", { text: (B.rulesName ? B.rulesName(rules) : rules) + ": " + r.rating.toFixed(1) + (r.provisional ? " (" + P.t("provisional") + ")" : "") }),
+        mk("p", { class: "player-stats", text: `${P.t("games")}: ${r.games} · ${P.t("win_share")}: ${Math.round(r.win_share * 100)}% · ${P.t("mean_coins")}: ${r.mean_coins.toFixed(1)}` }),
+        mk("h3", { text: P.t("history") }),
+        P.plot(mine.map((g) => g.rating)),
+        mk("h3", { text: P.t("recent") }),
+        mk(
+          "table",
+          { class: "recent-games" },
+          mk("thead", {}, mk("tr", {}, [P.t("rank"), P.t("coins"), P.t("rating"), ""].map((h) => mk("th", { text: h })))),
+          mk(
+            "tbody",
+            {},
+            mine
+              .slice(-20)
+              .reverse()
+              .map((g) =>
+                mk(
+                  "tr",
+                  {},
+                  mk("td", { text: g.rank + (g.fresh ? " *" : ""), title: g.fresh ? P.t("fresh") : undefined }),
+                  mk("td", { text: g.coins }),
+                  mk("td", { text: g.rating.toFixed(1) }),
+                  mk("td", {}, mk("a", { href: g.replay, class: "replay-link", text: P.t("replay") })),
+                ),
+              ),
+          ),
+        ),
+      ),
+    );
+  }
+  main.replaceChildren(...(sections.length ? sections : [mk("p", { class: "hint", text: P.t("no_ratings") })]));
+};
+
+// ------------------------------------------------------------------ the lobby
+
+P.homeBox = async function () {
+  const header = q("header.top");
+  const link = mk("a", { href: "/account", id: "account-link", class: "account-link", text: P.account ? P.account.name : P.t("login") });
+  header.insertBefore(link, q("#lang-slot") || q(".lang") || null);
+  if (!P.account) return;
+  // Rated tables are for accounts: the host chooses at creation (home.js sends it).
+  const seatsBox = q("#create-form .seats-box");
+  if (seatsBox && !q("#f-rated")) {
+    const sel = mk("select", { id: "f-rated", name: "rated" }, ["no", "people", "bots"].map((v) => mk("option", { value: v, text: P.t("rated_" + v) })));
+    seatsBox.before(mk("div", { class: "form-row" }, mk("label", { for: "f-rated", text: P.t("rated") }), sel));
+  }
+  await P.claimStored();
+  const games = await P.loadGames();
+  const box = mk("section", { class: "card-box", id: "your-games" }, mk("h2", { text: P.t("your_games") }), P.gamesList(games));
+  const main = q("main.home");
+  main.insertBefore(box, main.firstChild); // "your games" first, your turn at the top
+};
+
+P.start = async function () {
+  if (!B.strings) await B.load();
+  try {
+    P.account = (await B.api("GET", "/api/account")).account;
+  } catch (e) {
+    P.account = null;
+  }
+  const page = document.body.className;
+  if (page.includes("page-home")) {
+    await P.homeBox();
+    return; // home.js owns the rest of the page
+  }
+  B.translateStatic();
+  q("#lang-slot").replaceWith(B.langSwitch());
+  B.listeners.push(() => location.reload());
+  if (page.includes("page-account")) await P.accountPage();
+  else if (page.includes("page-ratings")) await P.ratingsPage();
+  else if (page.includes("page-player")) await P.playerPage();
+};
+
+P.start().catch((e) => {
+  const main = q("#people-main");
+  if (main) main.replaceChildren(mk("p", { class: "error", text: String(e.message || e) }));
+});
