@@ -30,6 +30,7 @@ from .replays import rebuild, record_seats
 from .session import Session
 from .standin import NOT_STAND_INS, stand_in_bot
 from .store import Store, StoredTable
+from .turns import resumed_clocks
 
 log = logging.getLogger("bohnanza.web")
 
@@ -97,6 +98,7 @@ class Lobby:
         if stored.setup is not None:
             try:
                 table.game, table.actions, table.events = rebuild(stored.setup, stored.actions)
+                table.clocks = resumed_clocks(table, stored)  # at your own pace: kept
             except RecordError as exc:
                 log.error("table %s cannot be resumed: %s", stored.id, exc)
                 table.status = "broken"

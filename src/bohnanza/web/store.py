@@ -125,6 +125,7 @@ class StoredTable:
     setup: dict[str, Any] | None = None
     result: dict[str, Any] | None = None
     actions: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    times: list[float] = field(default_factory=list)  # when each action was stored
 
 
 def normalise_url(url: str) -> str:
@@ -398,14 +399,15 @@ class Store:
         )
         if actions and record is not None:
             acts = s.execute(
-                select(ActionRow.seq, ActionRow.seat, ActionRow.action)
+                select(ActionRow.seq, ActionRow.seat, ActionRow.action, ActionRow.created)
                 .where(ActionRow.table_id == row.id)
                 .order_by(ActionRow.seq)
             ).all()
-            for i, (seq, seat, action) in enumerate(acts):
+            for i, (seq, seat, action, created) in enumerate(acts):
                 if seq != i:
                     raise ValueError(f"table {row.id}: action {i} is missing (found {seq})")
                 out.actions.append((seat, json.loads(action)))
+                out.times.append(created)
         return out
 
 

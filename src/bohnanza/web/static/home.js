@@ -61,7 +61,7 @@ function fillLimit() {
 function fillClock() {
   const sel = $("#f-clock");
   const cur = sel.value || "none";
-  sel.replaceChildren(...["none", "relaxed", "normal", "fast"].map((c) => el("option", { value: c, text: t("clock." + c) })));
+  sel.replaceChildren(...["none", "relaxed", "normal", "fast", "turn12h", "turn3d"].map((c) => el("option", { value: c, text: t("clock." + c) })));
   sel.value = cur;
 }
 
