@@ -10,15 +10,17 @@ in or out), on top of the cookie's SameSite=Lax.
 from __future__ import annotations
 
 import asyncio
+import html
 import logging
 import secrets
 from collections.abc import Callable, Mapping
 from importlib import resources
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from fastapi import FastAPI, Request, WebSocket
-from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..game import TRADE
@@ -33,6 +35,7 @@ from .accounts import (
     Accounts,
     public,
 )
+from .mail import MailBook, MailSettings, Notifier, check_address
 from .model import Settings, Table, hash_token
 from .ratings import leaderboard, player, rate_finished
 
@@ -57,16 +60,56 @@ class ClaimSeats(BaseModel):
     seats: list[SeatClaim] = Field(max_length=CLAIM_MAX)
 
 
+class EmailChoice(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    address: str | None = Field(default=None, max_length=300)  # None: forget it
+    turn: bool = True  # "your turn" notices
+    end: bool = True  # "the game is over" notices
+
+
+def _unsubscribe_html(action: str, done: bool) -> str:
+    """The unsubscribe page: a button (``action``), or what happened."""
+    if action:
+        body = (
+            "<p>Stop e-mails from Bohnanza? / Nie wysyłać więcej e-maili?</p>"
+            f'<form method="post" action="{html.escape(action)}">'
+            '<button type="submit" id="unsubscribe-btn">Unsubscribe / Wypisz</button></form>'
+        )
+    elif done:
+        body = '<p id="unsubscribed">Done: no more e-mails. / Gotowe: bez e-maili.</p>'
+    else:
+        body = "<p>This link is not valid. / Ten link jest nieważny.</p>"
+    return (
+        '<!doctype html><html><head><meta charset="utf-8"><title>Bohnanza</title>'
+        '<link rel="stylesheet" href="/static/style.css"></head>'
+        f'<body><main class="home"><section class="card-box">{body}</section></main></body></html>'
+    )
+
+
 class SeatRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
     table: str = Field(min_length=1, max_length=32)
 
 
 def attach_accounts(app: FastAPI, manager: Any) -> None:
-    """The accounts service on the manager's store, and the ratings in its game ends."""
+    """The accounts service on the manager's store, the ratings in its game ends, and
+    (with an SMTP server) the e-mail watcher."""
     app.state.accounts = Accounts(manager.store, manager.settings.accounts)
+    app.state.mailbook = MailBook(manager.store)
     if rate_finished not in manager.store.on_game_over:
         manager.store.on_game_over.append(rate_finished)
+    mail: MailSettings | None = manager.settings.mail
+    app.state.notifier = None
+    if mail is not None:
+        app.state.notifier = Notifier(mail, app.state.mailbook, app.state.accounts, manager)
+        app.state.notifier.start()
+
+
+async def detach_accounts(app: FastAPI) -> None:
+    """Stop the e-mail watcher (at shutdown)."""
+    notifier: Notifier | None = getattr(app.state, "notifier", None)
+    if notifier is not None:
+        await notifier.stop()
 
 
 async def claim_for_session(request: Request, table_id: str, seat: int, token: str) -> None:
@@ -108,6 +151,10 @@ def install_accounts(
 
     def manager_of(request: Request) -> Any:
         return request.app.state.manager
+
+    def book(request: Request) -> MailBook:
+        mailbook: MailBook = request.app.state.mailbook
+        return mailbook
 
     def same_origin(request: Request) -> None:
         if not origin_allowed(request.headers, settings.allowed_origins):
@@ -191,7 +238,30 @@ def install_accounts(
     @app.get("/api/account")
     async def me(request: Request) -> dict[str, Any]:
         account = await current(request)
-        return {"account": public(account) if account is not None else None}
+        if account is None:
+            return {"account": None, "mail": settings.mail is not None}
+        email = await asyncio.to_thread(book(request).get, account.id)
+        # The address is shown here only: to its own account.
+        return {"account": public(account), "email": email, "mail": settings.mail is not None}
+
+    @app.post("/api/account/email")
+    async def set_email(request: Request, body: EmailChoice) -> dict[str, Any]:
+        same_origin(request)
+        account = await signed_in(request)
+        address = check_address(body.address) if body.address is not None else None
+        await asyncio.to_thread(book(request).set, account.id, address, body.turn, body.end)
+        return {"email": await asyncio.to_thread(book(request).get, account.id)}
+
+    @app.get("/unsubscribe/{token}", include_in_schema=False)
+    async def unsubscribe_page(token: str) -> HTMLResponse:
+        # A GET never unsubscribes (mail scanners open links): a button posts.
+        return HTMLResponse(_unsubscribe_html(f"/unsubscribe/{quote(token, safe='')}", False))
+
+    @app.post("/unsubscribe/{token}", include_in_schema=False)
+    async def unsubscribe(request: Request, token: str) -> HTMLResponse:
+        """One click (RFC 8058: a mail client posts ``List-Unsubscribe=One-Click``)."""
+        done = await asyncio.to_thread(book(request).unsubscribe, token)
+        return HTMLResponse(_unsubscribe_html("", done), status_code=200 if done else 404)
 
     # -------------------------------------------------------------- seats
 

@@ -31,7 +31,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..agents import DEFAULT_BOT, DESCRIPTIONS
 from ..rules import all_rulesets
-from .account_routes import attach_accounts, claim_for_session, install_accounts
+from .account_routes import (
+    attach_accounts,
+    claim_for_session,
+    detach_accounts,
+    install_accounts,
+)
 from .costly import Costly
 from .handover import TTL as HANDOVER_TTL
 from .handover import Handovers
@@ -198,6 +203,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         try:
             yield
         finally:
+            await detach_accounts(app)
             await manager.stop()
 
     app = FastAPI(

@@ -30,6 +30,7 @@ from ..modules import info_for_rules
 from .accounts import AccountLimits
 from .clocks import Clocks
 from .limits import Limits
+from .mail import MailSettings
 from .protocol import MAX_MESSAGE, dumps
 from .store import StoredSeat
 
@@ -93,6 +94,8 @@ class Settings:
     trust_proxy: bool = False
     # Accounts' limits (web/accounts.py): registrations and logins per address and name.
     accounts: AccountLimits = field(default_factory=AccountLimits)
+    # E-mail notifications (web/mail.py): off unless an SMTP server is given.
+    mail: MailSettings | None = None
 
     def bots(self) -> list[str]:
         """The bots the lobby offers: the built-in agents, then the allowed ones."""

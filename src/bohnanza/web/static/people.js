@@ -21,6 +21,8 @@ P.strings = {
     guest_note: "Playing as a guest works as before; an account keeps your seats, games and rating.",
     register_note: "3-24 letters from one alphabet, digits, single spaces, '-', '_' or '.'; a password of at least 8 characters.",
     my_page: "my games and rating",
+    email: "E-mail notifications", email_address: "Address (shown to nobody)", notify_turn: "when it is my turn",
+    notify_end: "when a game ends", save: "Save", saved: "Saved.", mail_off: "This server sends no e-mail.",
   },
   pl: {
     account: "Konto", login: "Zaloguj", register: "Załóż konto", name: "Nazwa", password: "Hasło",
@@ -36,6 +38,8 @@ P.strings = {
     guest_note: "Gra jako gość działa jak dotąd; konto pamięta twoje miejsca, gry i ranking.",
     register_note: "3-24 litery jednego alfabetu, cyfry, pojedyncze spacje, '-', '_' lub '.'; hasło ma co najmniej 8 znaków.",
     my_page: "moje gry i ranking",
+    email: "Powiadomienia e-mail", email_address: "Adres (nikt go nie zobaczy)", notify_turn: "gdy mam ruch",
+    notify_end: "gdy gra się kończy", save: "Zapisz", saved: "Zapisano.", mail_off: "Ten serwer nie wysyła e-maili.",
   },
 };
 
@@ -157,7 +161,40 @@ P.accountPage = async function () {
       mk("div", { class: "buttons" }, act("logout-btn", "/api/account/logout", P.t("logout")), act("logout-all-btn", "/api/account/logout-everywhere", P.t("logout_all"))),
     ),
     mk("section", { class: "card-box", id: "your-games" }, mk("h2", { text: P.t("your_games") }), P.gamesList(games)),
+    P.mailBox(),
   );
+};
+
+// The account's address and which notices it wants (web/mail.py); off on servers without SMTP.
+P.mailBox = function () {
+  const box = mk("section", { class: "card-box", id: "mail-box" }, mk("h2", { text: P.t("email") }));
+  if (!P.mail) {
+    box.append(mk("p", { class: "hint", text: P.t("mail_off") }));
+    return box;
+  }
+  const current = P.email || { address: "", turn: true, end: true };
+  const note = mk("p", { id: "mail-note", role: "status" });
+  const form = mk(
+    "form",
+    { id: "mail-form" },
+    mk("div", { class: "form-row" }, mk("label", { for: "mail-address", text: P.t("email_address") }), mk("input", { id: "mail-address", type: "email", maxlength: 254, value: current.address, autocomplete: "email" })),
+    mk("label", {}, mk("input", { id: "mail-turn", type: "checkbox", checked: current.turn }), " " + P.t("notify_turn")),
+    mk("label", {}, mk("input", { id: "mail-end", type: "checkbox", checked: current.end }), " " + P.t("notify_end")),
+    mk("div", { class: "buttons" }, mk("button", { type: "submit", class: "secondary", id: "mail-save", text: P.t("save") })),
+    note,
+  );
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const address = q("#mail-address").value.trim();
+    try {
+      await B.api("POST", "/api/account/email", { address: address || null, turn: q("#mail-turn").checked, end: q("#mail-end").checked });
+      note.textContent = P.t("saved");
+    } catch (e) {
+      note.textContent = B.errorText(e);
+    }
+  });
+  box.append(form);
+  return box;
 };
 
 // ------------------------------------------------------------------ /ratings
@@ -315,7 +352,10 @@ P.homeBox = async function () {
 P.start = async function () {
   if (!B.strings) await B.load();
   try {
-    P.account = (await B.api("GET", "/api/account")).account;
+    const me = await B.api("GET", "/api/account");
+    P.account = me.account;
+    P.email = me.email || null;
+    P.mail = !!me.mail;
   } catch (e) {
     P.account = null;
   }
