@@ -23,6 +23,7 @@ from bohnanza.web.accounts import (
     AccountError,
     AccountLimits,
     check_name,
+    hash_session,
     name_key,
 )
 
@@ -362,3 +363,67 @@ def test_seats_taken_while_logged_in_are_the_accounts_at_once(
     with srv.http() as guest:  # a guest's seats are nobody's
         guest.post("/api/tables", json=body)
         assert guest.get("/api/account/games").status_code == 401
+
+
+def test_an_unused_session_expires_and_a_used_one_is_kept_alive(sqlite_url: str) -> None:
+    from sqlalchemy import select, update
+
+    from bohnanza.web.accounts import SESSION_TTL, Accounts, AccountSessionRow
+    from bohnanza.web.store import Store
+
+    store = Store(sqlite_url)
+    try:
+        accounts = Accounts(store, AccountLimits(**FAST))
+        _, token = accounts.register("Kept", "correct horse", "a")
+        _, stale = accounts.login("Kept", "correct horse", "a")
+        with store.engine.begin() as conn:
+            conn.execute(update(AccountSessionRow).values(seen=AccountSessionRow.seen - 7200))
+            conn.execute(
+                update(AccountSessionRow)
+                .where(AccountSessionRow.token_hash == hash_session(stale))
+                .values(seen=AccountSessionRow.seen - SESSION_TTL)
+            )
+        assert accounts.session_account(stale) is None  # expired, and deleted
+        kept = accounts.session_account(token)
+        assert kept is not None and kept.name == "Kept"
+        with store.engine.connect() as conn:
+            seen = conn.execute(select(AccountSessionRow.seen)).scalars().all()
+        assert len(seen) == 1 and seen[0] > time.time() - 60  # its last use was written
+    finally:
+        store.close()
+
+
+def test_malformed_passkey_requests_are_refused_and_change_nothing(
+    make_server: Callable[..., ServerThread],
+) -> None:
+    srv = _server(make_server)
+    with srv.http() as c:
+        assert _register(c, "Taken").status_code == 200
+        c.post("/api/account/logout")
+        r = c.post("/api/account/passkey/register/start", json={"name": "taken"})
+        assert r.status_code == 409 and r.json()["code"] == "name_taken"
+        r = c.post("/api/account/passkey/register/start", json={"name": "\u202eEvil"})
+        assert r.status_code == 400 and r.json()["code"] == "bad_name"
+        start = c.post("/api/account/passkey/register/start", json={"name": "Newcomer"})
+        assert start.status_code == 200
+        flow = start.json()["flow"]
+        assert '"challenge"' in start.json()["options"]
+        bad = {"id": "abc", "rawId": "abc", "type": "public-key", "response": {}}
+        r = c.post("/api/account/passkey/register/finish", json={"flow": flow, "credential": bad})
+        assert r.status_code == 400 and r.json()["code"] == "bad_passkey"
+        # The flow is spent, and no account was made.
+        r = c.post("/api/account/passkey/register/finish", json={"flow": flow, "credential": bad})
+        assert r.status_code == 400 and r.json()["code"] == "bad_flow"
+        assert c.get("/api/players/Newcomer").status_code == 404
+        login = c.post("/api/account/passkey/login/start").json()
+        r = c.post(
+            "/api/account/passkey/login/finish",
+            json={"flow": login["flow"], "credential": {"id": "unknown", "response": {}}},
+        )
+        assert r.status_code == 401 and r.json()["code"] == "bad_login" and _me(c) is None
+        huge = {"flow": "x", "credential": {"id": "a" * 20000}}
+        assert c.post("/api/account/passkey/login/finish", json=huge).status_code == 413
+        foreign = c.post(
+            "/api/account/passkey/login/start", headers={"Origin": "http://evil.example"}
+        )
+        assert foreign.status_code == 403

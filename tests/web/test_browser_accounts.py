@@ -78,3 +78,50 @@ def test_register_play_a_rated_game_and_see_the_rating(
     page.click("#login-btn")
     page.wait_for_selector("#logged-in:has-text('Ada')")
     assert not errors, errors
+
+
+def test_passkey_registration_and_login_with_a_virtual_authenticator(
+    browser: Any, make_server: Any
+) -> None:
+    """Chromium's virtual authenticator (DevTools protocol) plays the phone or security
+    key. The page is opened at localhost: WebAuthn needs a domain name (not an IP
+    address) and a secure context (https, or localhost)."""
+    server: ServerThread = make_server(accounts=FAST)
+    base = f"http://localhost:{server.port}"
+    errors: list[str] = []
+    page = new_page(browser, DESKTOP, errors)
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("WebAuthn.enable")
+    found = cdp.send(
+        "WebAuthn.addVirtualAuthenticator",
+        {
+            "options": {
+                "protocol": "ctap2",
+                "transport": "internal",
+                "hasResidentKey": True,
+                "hasUserVerification": True,
+                "isUserVerified": True,
+            }
+        },
+    )
+    page.goto(base + "/account")
+    page.fill("#register-name", "Pia")
+    page.click("#passkey-register-btn")
+    page.wait_for_selector("#logged-in:has-text('Pia')")
+    creds = cdp.send("WebAuthn.getCredentials", {"authenticatorId": found["authenticatorId"]})
+    assert len(creds["credentials"]) == 1 and creds["credentials"][0]["isResidentCredential"]
+    # Out, and back in with the passkey alone (no name typed: a discoverable credential).
+    page.click("#logout-btn")
+    page.wait_for_selector("#login-form")
+    page.click("#passkey-login-btn")
+    page.wait_for_selector("#logged-in:has-text('Pia')")
+    # The account has no password: a password login for it fails.
+    with server.http() as c:
+        r = c.post("/api/account/login", json={"name": "Pia", "password": "anything at all"})
+        assert r.status_code == 401
+    # A second passkey on the same authenticator is refused (it holds one already).
+    page.click("#passkey-add-btn")
+    page.wait_for_function(
+        "document.querySelector('#account-error').textContent.length > 0", timeout=15000
+    )
+    assert not errors, errors

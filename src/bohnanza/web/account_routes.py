@@ -13,6 +13,7 @@ import asyncio
 import html
 import logging
 import secrets
+import time
 from collections.abc import Callable, Mapping
 from importlib import resources
 from pathlib import Path
@@ -37,6 +38,7 @@ from .accounts import (
 )
 from .mail import MailBook, MailSettings, Notifier, check_address
 from .model import Settings, Table, hash_token
+from .passkeys import Passkeys
 from .ratings import leaderboard, player, rate_finished
 
 log = logging.getLogger("bohnanza.web")
@@ -84,6 +86,17 @@ def _unsubscribe_html(action: str, done: bool) -> str:
         '<link rel="stylesheet" href="/static/style.css"></head>'
         f'<body><main class="home"><section class="card-box">{body}</section></main></body></html>'
     )
+
+
+class PasskeyStart(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str | None = Field(default=None, max_length=100)  # a new account's; else log in
+
+
+class PasskeyFinish(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    flow: str = Field(min_length=1, max_length=64)
+    credential: dict[str, Any] = Field(max_length=16)  # the browser's PublicKeyCredential.toJSON()
 
 
 class SeatRequest(BaseModel):
@@ -262,6 +275,66 @@ def install_accounts(
         """One click (RFC 8058: a mail client posts ``List-Unsubscribe=One-Click``)."""
         done = await asyncio.to_thread(book(request).unsubscribe, token)
         return HTMLResponse(_unsubscribe_html("", done), status_code=200 if done else 404)
+
+    # -------------------------------------------------------------- passkeys
+
+    def passkeys(request: Request) -> Passkeys:
+        found: Passkeys | None = getattr(request.app.state, "passkeys", None)
+        if found is None:
+            found = request.app.state.passkeys = Passkeys(service(request))
+        return found
+
+    def relying_party(request: Request) -> tuple[str, str]:
+        """The RP ID (the page's host name) and the page's origin."""
+        host = request.headers.get("host", "")
+        name = request.url.hostname or ""
+        scheme = "https" if secure(request) else "http"
+        if not host or not name:
+            raise AccountError("no host name in the request", 400, "bad_request")
+        return name, f"{scheme}://{host}"
+
+    @app.post("/api/account/passkey/register/start")
+    async def passkey_register_start(request: Request, body: PasskeyStart) -> dict[str, Any]:
+        same_origin(request)
+        account = await current(request)
+        rp_id, _origin = relying_party(request)
+        return await asyncio.to_thread(
+            passkeys(request).register_start, rp_id, account, body.name, address_of(request)
+        )
+
+    @app.post("/api/account/passkey/register/finish")
+    async def passkey_register_finish(request: Request, body: PasskeyFinish) -> Response:
+        same_origin(request)
+        rp_id, origin = relying_party(request)
+        account, token = await asyncio.to_thread(
+            passkeys(request).register_finish,
+            body.flow,
+            body.credential,
+            rp_id,
+            origin,
+            address_of(request),
+        )
+        if token is None:
+            return JSONResponse({"account": public(account)})
+        return with_session(request, {"account": public(account)}, token)
+
+    @app.post("/api/account/passkey/login/start")
+    async def passkey_login_start(request: Request) -> dict[str, Any]:
+        same_origin(request)
+        rp_id, _origin = relying_party(request)
+        return await asyncio.to_thread(passkeys(request).login_start, rp_id, address_of(request))
+
+    @app.post("/api/account/passkey/login/finish")
+    async def passkey_login_finish(request: Request, body: PasskeyFinish) -> Response:
+        same_origin(request)
+        rp_id, origin = relying_party(request)
+        wait = service(request).logins.hit(address_of(request), time.time())
+        if wait is not None:
+            raise AccountError("too many login attempts; try later", 429, "rate_limited", wait)
+        account, token = await asyncio.to_thread(
+            passkeys(request).login_finish, body.flow, body.credential, rp_id, origin
+        )
+        return with_session(request, {"account": public(account)}, token)
 
     # -------------------------------------------------------------- seats
 

@@ -362,18 +362,16 @@ class Accounts:
             if not hmac.compare_digest(sess.token_hash, digest):
                 return None
             if sess.seen < now - SESSION_TTL:
-                with s.begin():
-                    s.execute(
-                        delete(AccountSessionRow).where(AccountSessionRow.token_hash == digest)
-                    )
+                s.execute(delete(AccountSessionRow).where(AccountSessionRow.token_hash == digest))
+                s.commit()
                 return None
             if sess.seen < now - SEEN_EVERY:
-                with s.begin():
-                    s.execute(
-                        update(AccountSessionRow)
-                        .where(AccountSessionRow.token_hash == digest)
-                        .values(seen=now)
-                    )
+                s.execute(
+                    update(AccountSessionRow)
+                    .where(AccountSessionRow.token_hash == digest)
+                    .values(seen=now)
+                )
+                s.commit()
             return Account(acc.id, acc.name, acc.created)
 
     def logout(self, token: str) -> None:

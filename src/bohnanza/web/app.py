@@ -107,6 +107,9 @@ class QrRequest(BaseModel):
 #: The largest request body of any route but table creation (whose may hold a fixed deck
 #: on a test server): joining, a QR code's link, a seat hand-over are well below 1 KB.
 SMALL_BODY = 2048
+#: A passkey's registration (its attestation: a public key, certificates at most) or
+#: login (a signature) request.
+PASSKEY_BODY = 16384
 
 
 def body_limit(method: str, path: str) -> int:
@@ -114,6 +117,8 @@ def body_limit(method: str, path: str) -> int:
     requests, the protocol's message limit for creating a table."""
     if method in ("GET", "HEAD", "OPTIONS"):
         return 0
+    if path.startswith("/api/account/passkey/"):
+        return PASSKEY_BODY  # a passkey's attestation or signature, base64url-encoded
     return MAX_MESSAGE if path == "/api/tables" else SMALL_BODY
 
 

@@ -23,6 +23,8 @@ P.strings = {
     my_page: "my games and rating",
     email: "E-mail notifications", email_address: "Address (shown to nobody)", notify_turn: "when it is my turn",
     notify_end: "when a game ends", save: "Save", saved: "Saved.", mail_off: "This server sends no e-mail.",
+    passkey_login: "Log in with a passkey", passkey_register: "Register with a passkey (no password)",
+    passkey_add: "Add a passkey", passkey_added: "Passkey added.", passkey_none: "This browser cannot use passkeys here (they need https or localhost).",
   },
   pl: {
     account: "Konto", login: "Zaloguj", register: "Załóż konto", name: "Nazwa", password: "Hasło",
@@ -40,6 +42,8 @@ P.strings = {
     my_page: "moje gry i ranking",
     email: "Powiadomienia e-mail", email_address: "Adres (nikt go nie zobaczy)", notify_turn: "gdy mam ruch",
     notify_end: "gdy gra się kończy", save: "Zapisz", saved: "Zapisano.", mail_off: "Ten serwer nie wysyła e-maili.",
+    passkey_login: "Zaloguj kluczem dostępu", passkey_register: "Załóż konto z kluczem dostępu (bez hasła)",
+    passkey_add: "Dodaj klucz dostępu", passkey_added: "Dodano klucz dostępu.", passkey_none: "Ta przeglądarka nie użyje tu kluczy dostępu (potrzebują https lub localhost).",
   },
 };
 
@@ -105,6 +109,27 @@ P.loadGames = async function () {
 
 // ------------------------------------------------------------------ /account
 
+// Passkeys (WebAuthn): the server's options as JSON, the browser's answer as JSON.
+P.passkeysUsable = function () {
+  return window.isSecureContext && window.PublicKeyCredential && PublicKeyCredential.parseCreationOptionsFromJSON;
+};
+
+P.createPasskey = async function (startBody) {
+  if (!P.passkeysUsable()) throw new Error(P.t("passkey_none"));
+  const start = await B.api("POST", "/api/account/passkey/register/start", startBody);
+  const publicKey = PublicKeyCredential.parseCreationOptionsFromJSON(JSON.parse(start.options));
+  const credential = await navigator.credentials.create({ publicKey });
+  return B.api("POST", "/api/account/passkey/register/finish", { flow: start.flow, credential: credential.toJSON() });
+};
+
+P.loginPasskey = async function () {
+  if (!P.passkeysUsable()) throw new Error(P.t("passkey_none"));
+  const start = await B.api("POST", "/api/account/passkey/login/start");
+  const publicKey = PublicKeyCredential.parseRequestOptionsFromJSON(JSON.parse(start.options));
+  const credential = await navigator.credentials.get({ publicKey });
+  return B.api("POST", "/api/account/passkey/login/finish", { flow: start.flow, credential: credential.toJSON() });
+};
+
 P.accountPage = async function () {
   const main = q("#people-main");
   q("#page-title").textContent = P.t("account");
@@ -132,7 +157,27 @@ P.accountPage = async function () {
       });
       return f;
     };
-    main.replaceChildren(mk("p", { class: "hint", text: P.t("guest_note") }), error, form("login", P.t("login")), form("register", P.t("register")));
+    const passkeyButton = (id, label, run) =>
+      mk("button", {
+        type: "button",
+        id,
+        class: "secondary",
+        text: label,
+        onclick: async () => {
+          error.textContent = "";
+          try {
+            await run();
+            location.reload();
+          } catch (e) {
+            error.textContent = B.errorText(e);
+          }
+        },
+      });
+    const login = form("login", P.t("login"));
+    login.append(mk("div", { class: "buttons" }, passkeyButton("passkey-login-btn", P.t("passkey_login"), () => P.loginPasskey())));
+    const register = form("register", P.t("register"));
+    register.append(mk("div", { class: "buttons" }, passkeyButton("passkey-register-btn", P.t("passkey_register"), () => P.createPasskey({ name: q("#register-name").value }))));
+    main.replaceChildren(mk("p", { class: "hint", text: P.t("guest_note") }), error, login, register);
     return;
   }
   await P.claimStored();
@@ -158,7 +203,26 @@ P.accountPage = async function () {
       { class: "card-box" },
       mk("p", { id: "logged-in", text: P.t("logged_in_as", { name: P.account.name }) + " " }, mk("a", { href: "/player/" + encodeURIComponent(P.account.name), text: P.t("my_page") })),
       error,
-      mk("div", { class: "buttons" }, act("logout-btn", "/api/account/logout", P.t("logout")), act("logout-all-btn", "/api/account/logout-everywhere", P.t("logout_all"))),
+      mk(
+        "div",
+        { class: "buttons" },
+        act("logout-btn", "/api/account/logout", P.t("logout")),
+        act("logout-all-btn", "/api/account/logout-everywhere", P.t("logout_all")),
+        mk("button", {
+          type: "button",
+          id: "passkey-add-btn",
+          class: "secondary",
+          text: P.t("passkey_add"),
+          onclick: async () => {
+            try {
+              await P.createPasskey({});
+              error.textContent = P.t("passkey_added");
+            } catch (e) {
+              error.textContent = B.errorText(e);
+            }
+          },
+        }),
+      ),
     ),
     mk("section", { class: "card-box", id: "your-games" }, mk("h2", { text: P.t("your_games") }), P.gamesList(games)),
     P.mailBox(),
