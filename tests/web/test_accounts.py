@@ -427,3 +427,18 @@ def test_malformed_passkey_requests_are_refused_and_change_nothing(
             "/api/account/passkey/login/start", headers={"Origin": "http://evil.example"}
         )
         assert foreign.status_code == 403
+
+
+def test_accounts_on_both_databases(make_server: Callable[..., ServerThread], db_url: str) -> None:
+    """The same account flow on SQLite and PostgreSQL: unique keys, sessions, claims."""
+    srv = make_server(db_url, accounts=AccountLimits(**FAST))
+    made = srv.create()
+    with srv.http() as a, srv.http() as b:
+        assert _register(a, "Dana").status_code == 200
+        assert _register(b, "DANA").status_code == 409
+        assert _login(b, "dana").status_code == 200
+        claim = {"seats": [{"table": made["table"]["id"], "token": made["token"]}]}
+        assert a.post("/api/account/claim", json=claim).json()["claimed"]
+        assert [g["seat"] for g in b.get("/api/account/games").json()["games"]] == [0]
+        assert a.post("/api/account/logout-everywhere").json()["sessions_ended"] == 2
+        assert _me(a) is None and _me(b) is None

@@ -96,9 +96,9 @@ def _wait_my_decision(c: Any, timeout: float = 30) -> None:
 
 
 def test_a_turn_based_seat_waits_and_its_bank_survives_a_restart(
-    make_server: Callable[..., ServerThread], sqlite_url: str
+    make_server: Callable[..., ServerThread], db_url: str
 ) -> None:
-    srv = make_server(away_timeout=0.05)
+    srv = make_server(db_url, away_timeout=0.05)
     made = srv.create(clock="turn:100,50,30", seed=8, seats=[{"kind": "person"}, *BOTS])
     table = made["table"]["id"]
     assert made["table"]["clock"] == "turn:100,50,30"
@@ -126,7 +126,7 @@ def test_a_turn_based_seat_waits_and_its_bank_survives_a_restart(
     seq_before = srv.client(table).seq
     srv.stop()
 
-    again = make_server(sqlite_url, away_timeout=0.05)
+    again = make_server(db_url, away_timeout=0.05)
     b = again.client(table, hello=False)
     welcome = b.hello(made["token"])
     bank = welcome["state"]["clock"]["bank"][0]

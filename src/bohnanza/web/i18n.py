@@ -913,3 +913,9 @@ EN.update(EN_MORE)
 EN.update(EN_FIXES)
 PL.update(PL_MORE)
 PL.update(PL_FIXES)
+
+# Issue 32: accounts, your games, ratings, e-mail, passkeys (static/people.js).
+from .people_strings import EN_PEOPLE, PL_PEOPLE  # noqa: E402
+
+EN.update(EN_PEOPLE)
+PL.update(PL_PEOPLE)

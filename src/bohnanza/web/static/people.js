@@ -6,52 +6,7 @@ const P = { account: null };
 const q = (sel) => document.querySelector(sel);
 const mk = (...a) => B.el(...a);
 
-P.strings = {
-  en: {
-    account: "Account", login: "Log in", register: "Register", name: "Name", password: "Password",
-    logout: "Log out", logout_all: "Log out everywhere", logged_in_as: "Logged in as {name}",
-    your_games: "Your games", your_turn: "● your turn", waiting: "waiting for others",
-    in_lobby: "in the lobby", no_games: "No open games. Seats you take while logged in are kept here.",
-    open: "Open", ratings: "Ratings", rule_set: "Rule set", player: "Player", rating: "Rating",
-    games: "Games", win_share: "Win share", mean_coins: "Mean coins", provisional: "provisional",
-    no_ratings: "Nobody is rated in this rule set yet.", history: "Rating history",
-    recent: "Recent games", replay: "replay", rank: "Place", coins: "Coins", fresh: "new account at the table",
-    no_player: "There is no player of that name.", rated: "Rated",
-    rated_no: "no", rated_people: "yes, people only", rated_bots: "yes, bots at fixed ratings",
-    guest_note: "Playing as a guest works as before; an account keeps your seats, games and rating.",
-    register_note: "3-24 letters from one alphabet, digits, single spaces, '-', '_' or '.'; a password of at least 8 characters.",
-    my_page: "my games and rating",
-    email: "E-mail notifications", email_address: "Address (shown to nobody)", notify_turn: "when it is my turn",
-    notify_end: "when a game ends", save: "Save", saved: "Saved.", mail_off: "This server sends no e-mail.",
-    passkey_login: "Log in with a passkey", passkey_register: "Register with a passkey (no password)",
-    passkey_add: "Add a passkey", passkey_added: "Passkey added.", passkey_none: "This browser cannot use passkeys here (they need https or localhost).",
-  },
-  pl: {
-    account: "Konto", login: "Zaloguj", register: "Załóż konto", name: "Nazwa", password: "Hasło",
-    logout: "Wyloguj", logout_all: "Wyloguj wszędzie", logged_in_as: "Zalogowano jako {name}",
-    your_games: "Twoje gry", your_turn: "● twój ruch", waiting: "czeka na innych",
-    in_lobby: "w poczekalni", no_games: "Brak otwartych gier. Miejsca zajęte po zalogowaniu trafiają tutaj.",
-    open: "Otwórz", ratings: "Ranking", rule_set: "Zasady", player: "Gracz", rating: "Ranking",
-    games: "Gry", win_share: "Wygrane", mean_coins: "Średnio monet", provisional: "tymczasowy",
-    no_ratings: "Nikt nie ma jeszcze rankingu w tych zasadach.", history: "Historia rankingu",
-    recent: "Ostatnie gry", replay: "powtórka", rank: "Miejsce", coins: "Monety", fresh: "nowe konto przy stole",
-    no_player: "Nie ma gracza o tej nazwie.", rated: "Rankingowa",
-    rated_no: "nie", rated_people: "tak, tylko ludzie", rated_bots: "tak, boty ze stałym rankingiem",
-    guest_note: "Gra jako gość działa jak dotąd; konto pamięta twoje miejsca, gry i ranking.",
-    register_note: "3-24 litery jednego alfabetu, cyfry, pojedyncze spacje, '-', '_' lub '.'; hasło ma co najmniej 8 znaków.",
-    my_page: "moje gry i ranking",
-    email: "Powiadomienia e-mail", email_address: "Adres (nikt go nie zobaczy)", notify_turn: "gdy mam ruch",
-    notify_end: "gdy gra się kończy", save: "Zapisz", saved: "Zapisano.", mail_off: "Ten serwer nie wysyła e-maili.",
-    passkey_login: "Zaloguj kluczem dostępu", passkey_register: "Załóż konto z kluczem dostępu (bez hasła)",
-    passkey_add: "Dodaj klucz dostępu", passkey_added: "Dodano klucz dostępu.", passkey_none: "Ta przeglądarka nie użyje tu kluczy dostępu (potrzebują https lub localhost).",
-  },
-};
 
-P.t = function (key, vars) {
-  let s = (P.strings[B.lang] || P.strings.en)[key] || P.strings.en[key] || key;
-  for (const [k, v] of Object.entries(vars || {})) s = s.split("{" + k + "}").join(String(v));
-  return s;
-};
 
 // Seats whose tokens this browser holds become the account's (the server checks each).
 P.claimStored = async function () {
@@ -81,13 +36,13 @@ P.openGame = async function (tableId) {
 };
 
 P.gamesList = function (games) {
-  if (!games.length) return mk("p", { class: "hint", text: P.t("no_games") });
+  if (!games.length) return mk("p", { class: "hint", text: B.t("acct.no_games") });
   return mk(
     "ul",
     { class: "your-games", id: "your-games-list" },
     games.map((g) => {
       const info = g.table;
-      const state = g.your_turn ? P.t("your_turn") : info.status === "lobby" ? P.t("in_lobby") : P.t("waiting");
+      const state = g.your_turn ? B.t("acct.your_turn") : info.status === "lobby" ? B.t("acct.in_lobby") : B.t("acct.waiting");
       const link = mk("a", {
         href: "/t/" + encodeURIComponent(info.id),
         class: g.your_turn ? "game-link your-turn" : "game-link",
@@ -115,7 +70,7 @@ P.passkeysUsable = function () {
 };
 
 P.createPasskey = async function (startBody) {
-  if (!P.passkeysUsable()) throw new Error(P.t("passkey_none"));
+  if (!P.passkeysUsable()) throw new Error(B.t("acct.passkey_none"));
   const start = await B.api("POST", "/api/account/passkey/register/start", startBody);
   const publicKey = PublicKeyCredential.parseCreationOptionsFromJSON(JSON.parse(start.options));
   const credential = await navigator.credentials.create({ publicKey });
@@ -123,7 +78,7 @@ P.createPasskey = async function (startBody) {
 };
 
 P.loginPasskey = async function () {
-  if (!P.passkeysUsable()) throw new Error(P.t("passkey_none"));
+  if (!P.passkeysUsable()) throw new Error(B.t("acct.passkey_none"));
   const start = await B.api("POST", "/api/account/passkey/login/start");
   const publicKey = PublicKeyCredential.parseRequestOptionsFromJSON(JSON.parse(start.options));
   const credential = await navigator.credentials.get({ publicKey });
@@ -132,7 +87,7 @@ P.loginPasskey = async function () {
 
 P.accountPage = async function () {
   const main = q("#people-main");
-  q("#page-title").textContent = P.t("account");
+  q("#page-title").textContent = B.t("acct.account");
   const error = mk("p", { id: "account-error", class: "error", role: "alert" });
   if (!P.account) {
     const form = (id, label) => {
@@ -140,9 +95,9 @@ P.accountPage = async function () {
         "form",
         { id: id + "-form", class: "card-box", autocomplete: "on" },
         mk("h2", { text: label }),
-        mk("div", { class: "form-row" }, mk("label", { for: id + "-name", text: P.t("name") }), mk("input", { id: id + "-name", maxlength: 24, required: true, autocomplete: "username" })),
-        mk("div", { class: "form-row" }, mk("label", { for: id + "-password", text: P.t("password") }), mk("input", { id: id + "-password", type: "password", maxlength: 256, required: true, autocomplete: id === "login" ? "current-password" : "new-password" })),
-        id === "register" ? mk("p", { class: "hint", text: P.t("register_note") }) : null,
+        mk("div", { class: "form-row" }, mk("label", { for: id + "-name", text: B.t("acct.name") }), mk("input", { id: id + "-name", maxlength: 24, required: true, autocomplete: "username" })),
+        mk("div", { class: "form-row" }, mk("label", { for: id + "-password", text: B.t("acct.password") }), mk("input", { id: id + "-password", type: "password", maxlength: 256, required: true, autocomplete: id === "login" ? "current-password" : "new-password" })),
+        id === "register" ? mk("p", { class: "hint", text: B.t("acct.register_note") }) : null,
         mk("div", { class: "buttons" }, mk("button", { type: "submit", class: "primary", id: id + "-btn", text: label })),
       );
       f.addEventListener("submit", async (ev) => {
@@ -173,11 +128,11 @@ P.accountPage = async function () {
           }
         },
       });
-    const login = form("login", P.t("login"));
-    login.append(mk("div", { class: "buttons" }, passkeyButton("passkey-login-btn", P.t("passkey_login"), () => P.loginPasskey())));
-    const register = form("register", P.t("register"));
-    register.append(mk("div", { class: "buttons" }, passkeyButton("passkey-register-btn", P.t("passkey_register"), () => P.createPasskey({ name: q("#register-name").value }))));
-    main.replaceChildren(mk("p", { class: "hint", text: P.t("guest_note") }), error, login, register);
+    const login = form("login", B.t("acct.login"));
+    login.append(mk("div", { class: "buttons" }, passkeyButton("passkey-login-btn", B.t("acct.passkey_login"), () => P.loginPasskey())));
+    const register = form("register", B.t("acct.register"));
+    register.append(mk("div", { class: "buttons" }, passkeyButton("passkey-register-btn", B.t("acct.passkey_register"), () => P.createPasskey({ name: q("#register-name").value }))));
+    main.replaceChildren(mk("p", { class: "hint", text: B.t("acct.guest_note") }), error, login, register);
     return;
   }
   await P.claimStored();
@@ -201,22 +156,22 @@ P.accountPage = async function () {
     mk(
       "section",
       { class: "card-box" },
-      mk("p", { id: "logged-in", text: P.t("logged_in_as", { name: P.account.name }) + " " }, mk("a", { href: "/player/" + encodeURIComponent(P.account.name), text: P.t("my_page") })),
+      mk("p", { id: "logged-in", text: B.t("acct.logged_in_as", { name: P.account.name }) + " " }, mk("a", { href: "/player/" + encodeURIComponent(P.account.name), text: B.t("acct.my_page") })),
       error,
       mk(
         "div",
         { class: "buttons" },
-        act("logout-btn", "/api/account/logout", P.t("logout")),
-        act("logout-all-btn", "/api/account/logout-everywhere", P.t("logout_all")),
+        act("logout-btn", "/api/account/logout", B.t("acct.logout")),
+        act("logout-all-btn", "/api/account/logout-everywhere", B.t("acct.logout_all")),
         mk("button", {
           type: "button",
           id: "passkey-add-btn",
           class: "secondary",
-          text: P.t("passkey_add"),
+          text: B.t("acct.passkey_add"),
           onclick: async () => {
             try {
               await P.createPasskey({});
-              error.textContent = P.t("passkey_added");
+              error.textContent = B.t("acct.passkey_added");
             } catch (e) {
               error.textContent = B.errorText(e);
             }
@@ -224,16 +179,16 @@ P.accountPage = async function () {
         }),
       ),
     ),
-    mk("section", { class: "card-box", id: "your-games" }, mk("h2", { text: P.t("your_games") }), P.gamesList(games)),
+    mk("section", { class: "card-box", id: "your-games" }, mk("h2", { text: B.t("acct.your_games") }), P.gamesList(games)),
     P.mailBox(),
   );
 };
 
 // The account's address and which notices it wants (web/mail.py); off on servers without SMTP.
 P.mailBox = function () {
-  const box = mk("section", { class: "card-box", id: "mail-box" }, mk("h2", { text: P.t("email") }));
+  const box = mk("section", { class: "card-box", id: "mail-box" }, mk("h2", { text: B.t("acct.email") }));
   if (!P.mail) {
-    box.append(mk("p", { class: "hint", text: P.t("mail_off") }));
+    box.append(mk("p", { class: "hint", text: B.t("acct.mail_off") }));
     return box;
   }
   const current = P.email || { address: "", turn: true, end: true };
@@ -241,10 +196,10 @@ P.mailBox = function () {
   const form = mk(
     "form",
     { id: "mail-form" },
-    mk("div", { class: "form-row" }, mk("label", { for: "mail-address", text: P.t("email_address") }), mk("input", { id: "mail-address", type: "email", maxlength: 254, value: current.address, autocomplete: "email" })),
-    mk("label", {}, mk("input", { id: "mail-turn", type: "checkbox", checked: current.turn }), " " + P.t("notify_turn")),
-    mk("label", {}, mk("input", { id: "mail-end", type: "checkbox", checked: current.end }), " " + P.t("notify_end")),
-    mk("div", { class: "buttons" }, mk("button", { type: "submit", class: "secondary", id: "mail-save", text: P.t("save") })),
+    mk("div", { class: "form-row" }, mk("label", { for: "mail-address", text: B.t("acct.email_address") }), mk("input", { id: "mail-address", type: "email", maxlength: 254, value: current.address, autocomplete: "email" })),
+    mk("label", {}, mk("input", { id: "mail-turn", type: "checkbox", checked: current.turn }), " " + B.t("acct.notify_turn")),
+    mk("label", {}, mk("input", { id: "mail-end", type: "checkbox", checked: current.end }), " " + B.t("acct.notify_end")),
+    mk("div", { class: "buttons" }, mk("button", { type: "submit", class: "secondary", id: "mail-save", text: B.t("acct.save") })),
     note,
   );
   form.addEventListener("submit", async (ev) => {
@@ -252,7 +207,7 @@ P.mailBox = function () {
     const address = q("#mail-address").value.trim();
     try {
       await B.api("POST", "/api/account/email", { address: address || null, turn: q("#mail-turn").checked, end: q("#mail-end").checked });
-      note.textContent = P.t("saved");
+      note.textContent = B.t("acct.saved");
     } catch (e) {
       note.textContent = B.errorText(e);
     }
@@ -265,7 +220,7 @@ P.mailBox = function () {
 
 P.ratingsPage = async function () {
   const main = q("#people-main");
-  q("#page-title").textContent = P.t("ratings");
+  q("#page-title").textContent = B.t("acct.ratings");
   const rules = (await B.api("GET", "/api/rules")).rulesets.map((r) => r.rules);
   const params = new URLSearchParams(location.search);
   const chosen = rules.includes(params.get("rules")) ? params.get("rules") : "classic";
@@ -275,13 +230,13 @@ P.ratingsPage = async function () {
     location.search = "?rules=" + encodeURIComponent(select.value);
   });
   const board = (await B.api("GET", "/api/ratings/" + encodeURIComponent(chosen))).players;
-  const head = mk("tr", {}, ["#", P.t("player"), P.t("rating"), P.t("games"), P.t("win_share"), P.t("mean_coins")].map((h) => mk("th", { text: h })));
+  const head = mk("tr", {}, ["#", B.t("acct.player"), B.t("acct.rating"), B.t("acct.games"), B.t("acct.win_share"), B.t("acct.mean_coins")].map((h) => mk("th", { text: h })));
   const rows = board.map((p, i) =>
     mk(
       "tr",
       { dataset: { name: p.name } },
       mk("td", { text: p.provisional ? "–" : String(i + 1) }),
-      mk("td", {}, mk("a", { href: "/player/" + encodeURIComponent(p.name), text: p.name }), p.provisional ? mk("span", { class: "muted", text: " (" + P.t("provisional") + ")" }) : null),
+      mk("td", {}, mk("a", { href: "/player/" + encodeURIComponent(p.name), text: p.name }), p.provisional ? mk("span", { class: "muted", text: " (" + B.t("acct.provisional") + ")" }) : null),
       mk("td", { class: "rating", text: p.rating.toFixed(1) }),
       mk("td", { text: p.games }),
       mk("td", { text: Math.round(p.win_share * 100) + "%" }),
@@ -292,9 +247,9 @@ P.ratingsPage = async function () {
     mk(
       "section",
       { class: "card-box" },
-      mk("h2", { text: P.t("ratings") }),
-      mk("div", { class: "form-row" }, mk("label", { for: "ratings-rules", text: P.t("rule_set") }), select),
-      board.length ? mk("table", { class: "leaderboard", id: "leaderboard" }, mk("thead", {}, head), mk("tbody", {}, rows)) : mk("p", { class: "hint", id: "leaderboard-empty", text: P.t("no_ratings") }),
+      mk("h2", { text: B.t("acct.ratings") }),
+      mk("div", { class: "form-row" }, mk("label", { for: "ratings-rules", text: B.t("acct.rule_set") }), select),
+      board.length ? mk("table", { class: "leaderboard", id: "leaderboard" }, mk("thead", {}, head), mk("tbody", {}, rows)) : mk("p", { class: "hint", id: "leaderboard-empty", text: B.t("acct.no_ratings") }),
     ),
   );
 };
@@ -311,7 +266,7 @@ P.plot = function (points) {
   svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
   svg.setAttribute("class", "rating-plot");
   svg.setAttribute("role", "img");
-  svg.setAttribute("aria-label", P.t("history"));
+  svg.setAttribute("aria-label", B.t("acct.history"));
   if (!points.length) return svg;
   const lo = Math.min(...points) - 1;
   const hi = Math.max(...points) + 1;
@@ -349,7 +304,7 @@ P.playerPage = async function () {
   try {
     data = await B.api("GET", "/api/players/" + encodeURIComponent(name));
   } catch (e) {
-    main.replaceChildren(mk("p", { class: "error", id: "no-player", text: P.t("no_player") }));
+    main.replaceChildren(mk("p", { class: "error", id: "no-player", text: B.t("acct.no_player") }));
     return;
   }
   q("#page-title").textContent = data.name;
@@ -360,15 +315,15 @@ P.playerPage = async function () {
       mk(
         "section",
         { class: "card-box", dataset: { rules } },
-        mk("h2", { text: (B.rulesName ? B.rulesName(rules) : rules) + ": " + r.rating.toFixed(1) + (r.provisional ? " (" + P.t("provisional") + ")" : "") }),
-        mk("p", { class: "player-stats", text: `${P.t("games")}: ${r.games} · ${P.t("win_share")}: ${Math.round(r.win_share * 100)}% · ${P.t("mean_coins")}: ${r.mean_coins.toFixed(1)}` }),
-        mk("h3", { text: P.t("history") }),
+        mk("h2", { text: (B.rulesName ? B.rulesName(rules) : rules) + ": " + r.rating.toFixed(1) + (r.provisional ? " (" + B.t("acct.provisional") + ")" : "") }),
+        mk("p", { class: "player-stats", text: `${B.t("acct.games")}: ${r.games} · ${B.t("acct.win_share")}: ${Math.round(r.win_share * 100)}% · ${B.t("acct.mean_coins")}: ${r.mean_coins.toFixed(1)}` }),
+        mk("h3", { text: B.t("acct.history") }),
         P.plot(mine.map((g) => g.rating)),
-        mk("h3", { text: P.t("recent") }),
+        mk("h3", { text: B.t("acct.recent") }),
         mk(
           "table",
           { class: "recent-games" },
-          mk("thead", {}, mk("tr", {}, [P.t("rank"), P.t("coins"), P.t("rating"), ""].map((h) => mk("th", { text: h })))),
+          mk("thead", {}, mk("tr", {}, [B.t("acct.rank"), B.t("acct.coins"), B.t("acct.rating"), ""].map((h) => mk("th", { text: h })))),
           mk(
             "tbody",
             {},
@@ -379,10 +334,10 @@ P.playerPage = async function () {
                 mk(
                   "tr",
                   {},
-                  mk("td", { text: g.rank + (g.fresh ? " *" : ""), title: g.fresh ? P.t("fresh") : undefined }),
+                  mk("td", { text: g.rank + (g.fresh ? " *" : ""), title: g.fresh ? B.t("acct.fresh") : undefined }),
                   mk("td", { text: g.coins }),
                   mk("td", { text: g.rating.toFixed(1) }),
-                  mk("td", {}, mk("a", { href: g.replay, class: "replay-link", text: P.t("replay") })),
+                  mk("td", {}, mk("a", { href: g.replay, class: "replay-link", text: B.t("acct.replay") })),
                 ),
               ),
           ),
@@ -390,25 +345,25 @@ P.playerPage = async function () {
       ),
     );
   }
-  main.replaceChildren(...(sections.length ? sections : [mk("p", { class: "hint", text: P.t("no_ratings") })]));
+  main.replaceChildren(...(sections.length ? sections : [mk("p", { class: "hint", text: B.t("acct.no_ratings") })]));
 };
 
 // ------------------------------------------------------------------ the lobby
 
 P.homeBox = async function () {
   const header = q("header.top");
-  const link = mk("a", { href: "/account", id: "account-link", class: "account-link", text: P.account ? P.account.name : P.t("login") });
+  const link = mk("a", { href: "/account", id: "account-link", class: "account-link", text: P.account ? P.account.name : B.t("acct.login") });
   header.insertBefore(link, q("#lang-slot") || q(".lang") || null);
   if (!P.account) return;
   // Rated tables are for accounts: the host chooses at creation (home.js sends it).
   const seatsBox = q("#create-form .seats-box");
   if (seatsBox && !q("#f-rated")) {
-    const sel = mk("select", { id: "f-rated", name: "rated" }, ["no", "people", "bots"].map((v) => mk("option", { value: v, text: P.t("rated_" + v) })));
-    seatsBox.before(mk("div", { class: "form-row" }, mk("label", { for: "f-rated", text: P.t("rated") }), sel));
+    const sel = mk("select", { id: "f-rated", name: "rated" }, [["no", B.t("acct.rated_no")], ["people", B.t("acct.rated_people")], ["bots", B.t("acct.rated_bots")]].map(([v, label]) => mk("option", { value: v, text: label })));
+    seatsBox.before(mk("div", { class: "form-row" }, mk("label", { for: "f-rated", text: B.t("acct.rated") }), sel));
   }
   await P.claimStored();
   const games = await P.loadGames();
-  const box = mk("section", { class: "card-box", id: "your-games" }, mk("h2", { text: P.t("your_games") }), P.gamesList(games));
+  const box = mk("section", { class: "card-box", id: "your-games" }, mk("h2", { text: B.t("acct.your_games") }), P.gamesList(games));
   const main = q("main.home");
   main.insertBefore(box, main.firstChild); // "your games" first, your turn at the top
 };
