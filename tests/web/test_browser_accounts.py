@@ -49,6 +49,12 @@ def test_register_play_a_rated_game_and_see_the_rating(
     table = page.url.split("/t/", 1)[1].split("#", 1)[0]
     page.click("#btn-start")
     page.wait_for_selector("#btn-resign")
+    # The lobby lists the game first, among "your games" (its seat is the account's).
+    page.goto(server.url + "/")
+    page.wait_for_selector(f"#your-games li[data-table='{table}']")
+    assert page.evaluate("document.querySelector('main.home').firstElementChild.id") == "your-games"
+    page.click(f"#your-games li[data-table='{table}'] a")
+    page.wait_for_selector("#btn-resign")
     page.click("#btn-resign")
     page.click("#confirm-yes")
     with server.http() as c:
