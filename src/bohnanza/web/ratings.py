@@ -37,7 +37,8 @@ PROVISIONAL_GAMES = 5
 #: A new account's rating (OpenSkill's defaults).
 MU, SIGMA = 25.0, 25.0 / 3
 #: Bots' fixed ratings at tables rated ``bots`` (mu; sigma is BOT_SIGMA): rough
-#: strengths by kind, from the tournaments in docs/bots.md; any other bot counts as MU.
+#: strengths by kind, set by hand in the bots' known order of strength (random < autarky <
+#: heuristic < search), not measured against people; any other bot counts as MU.
 BOT_RATING = {"random": 15.0, "autarky": 20.0, "heuristic": 27.0, "search": 30.0}
 BOT_SIGMA = 1.0
 RATED_CHOICES = ("no", "people", "bots")
