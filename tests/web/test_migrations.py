@@ -5,9 +5,11 @@ models describe; every revision can be undone and redone."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from alembic.autogenerate import compare_metadata
@@ -33,7 +35,9 @@ from bohnanza.records import make_record, replay
 from bohnanza.web import migrations
 from bohnanza.web.store import Store, normalise_url
 
-from .conftest import ServerThread
+from .conftest import ROOT, ServerThread
+
+LEGACY_FILE = ROOT / "tests" / "data" / "legacy_database" / "games-107b166.db.gz"
 
 # ---------------------------------------------------------------- the schema before
 
@@ -232,3 +236,30 @@ def test_a_second_start_runs_no_migration(sqlite_url: str) -> None:
         assert migrations.migrate(second.engine) == migrations.head()
     finally:
         second.close()
+
+
+def test_the_database_file_of_the_last_version_before_migrations_upgrades(
+    tmp_path: Path, make_server: Callable[..., ServerThread]
+) -> None:
+    """The real file (tests/data/legacy_database), not tables made here: every game of
+    it replays to its stored result after the upgrade, and the server resumes it."""
+    path = tmp_path / "games.db"
+    path.write_bytes(gzip.decompress(LEGACY_FILE.read_bytes()))
+    url = f"sqlite:///{path}"
+    store = Store(url)
+    try:
+        assert _schema_diff(store) == []
+        done = store.load("done")
+        assert done is not None and done.status == "over" and done.result is not None
+        record = {**done.setup, "actions": [{"seat": s, **a} for s, a in done.actions]}
+        assert replay(record).result() == done.result
+        half = store.load("half")
+        assert half is not None and half.status == "playing"
+        assert half.actions == done.actions[: len(half.actions)] and half.actions
+        assert store.chat("done")[0]["text"] == "gg"
+    finally:
+        store.close()
+    srv = make_server(url)
+    with srv.http() as c:
+        assert c.get("/api/tables/done/record").json()["result"] == done.result
+        assert c.get("/api/tables/lobby").json()["status"] == "lobby"
