@@ -219,3 +219,29 @@ def test_smtp_urls() -> None:
     with pytest.raises(ValueError):
         parse_smtp_url("smtp://h", "not-an-address", "https://x")
     assert check_address(" a.b+c@example.org ") == "a.b+c@example.org"
+
+
+def test_a_live_table_mails_no_your_turn(
+    make_server: Callable[..., ServerThread], smtp: tuple[Inbox, int]
+) -> None:
+    """Without a turn-based clock a stand-in plays for an absent player within minutes:
+    no "your turn" mail (the game waits on her here for the whole away delay)."""
+    inbox, port = smtp
+    srv = _mail_server(make_server, port)
+    with srv.http() as c:
+        _account(c, "Rhea", "rhea@example.net")
+        made = c.post(
+            "/api/tables",
+            json={
+                "rules": "classic",
+                "players": 3,
+                "name": "Rhea",
+                "seats": [{"kind": "person"}, {"kind": "bot"}, {"kind": "bot"}],
+            },
+        ).json()
+        ws = srv.client(made["table"]["id"], made["token"])
+        ws.request({"type": "start"})
+        ws.close()
+        time.sleep(1.5)
+        assert c.get(f"/api/tables/{made['table']['id']}").json()["status"] == "playing"
+    assert inbox.messages == []

@@ -8,8 +8,9 @@ recipient alone, and every message carries a one-click unsubscribe link (RFC 805
 a GET must not unsubscribe: mail scanners open links).
 
 Who is told what is found by a watcher that looks at the live tables every few seconds
-(no hook in the game's hot path): a seat whose decision the game waits for, held by an
-account with "your turn" on, with no connection open, is mailed once per turn; the
+(no hook in the game's hot path): at a table played at your own pace (``turn12h``,
+``turn3d``), a seat whose decision the game waits for, held by an account with "your
+turn" on, with no connection open, is mailed once per turn; the
 accounts at a table that has just ended, with "game over" on, once. What was mailed is
 remembered in memory: after a restart a pending "your turn" may be mailed again.
 Sending runs in a thread; a message the server refuses is logged and dropped.
@@ -34,6 +35,7 @@ from sqlalchemy import Float, ForeignKey, Integer, String, delete, select
 from sqlalchemy.orm import Mapped, mapped_column, sessionmaker
 
 from .accounts import AccountError
+from .clocks import turn_based
 from .store import Base, Store
 
 log = logging.getLogger("bohnanza.web")
@@ -256,6 +258,8 @@ class Notifier:
             game = table.game
             if table.status == "playing" and game is not None:
                 self.playing.add(table.id)
+                if not turn_based(str(table.settings.get("clock") or "none")):
+                    continue  # a live table's absent player is played by a bot within minutes
                 for seat in table.seats:
                     if seat.kind != "person" or seat.conns > 0 or seat.token_hash is None:
                         continue
