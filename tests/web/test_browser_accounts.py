@@ -27,6 +27,8 @@ def test_register_play_a_rated_game_and_see_the_rating(
     errors: list[str] = []
     page = new_page(browser, DESKTOP, errors)
     page.goto(server.url + "/account")
+    page.wait_for_selector("#register-form")
+    page.screenshot(path=str(shots / "account-guest-desktop.png"), full_page=True)
     page.fill("#register-name", "Ada")
     page.fill("#register-password", "short")
     page.click("#register-btn")
@@ -53,6 +55,7 @@ def test_register_play_a_rated_game_and_see_the_rating(
     page.goto(server.url + "/")
     page.wait_for_selector(f"#your-games li[data-table='{table}']")
     assert page.evaluate("document.querySelector('main.home').firstElementChild.id") == "your-games"
+    page.screenshot(path=str(shots / "home-your-games.png"), full_page=True)
     page.click(f"#your-games li[data-table='{table}'] a")
     page.wait_for_selector("#btn-resign")
     page.click("#btn-resign")
