@@ -245,3 +245,16 @@ def test_a_live_table_mails_no_your_turn(
         time.sleep(1.5)
         assert c.get(f"/api/tables/{made['table']['id']}").json()["status"] == "playing"
     assert inbox.messages == []
+
+
+def test_serve_refuses_a_bad_smtp_setting_with_one_clear_error(tmp_path: Any) -> None:
+    from click.testing import CliRunner
+
+    from bohnanza.web.command import serve
+
+    db = ["--port", "0", "--database-url", f"sqlite:///{tmp_path / 'g.db'}"]
+    result = CliRunner().invoke(serve, [*db, "--smtp-url", "http://mail.example.org"])
+    assert result.exit_code == 2 and "smtp://user:password@host" in result.output
+    result = CliRunner().invoke(serve, [*db, "--smtp-url", "smtp://mail.example.org"])
+    assert result.exit_code == 2 and "--mail-from" in result.output
+    assert "--smtp-url" in CliRunner().invoke(serve, ["--help"]).output
