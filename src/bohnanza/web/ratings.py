@@ -25,6 +25,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from openskill.models import PlackettLuce
 from sqlalchemy import Float, ForeignKey, Integer, String, insert, select, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Mapped, mapped_column
@@ -151,8 +152,6 @@ def rate_finished(conn: Connection, table_id: str, result: dict[str, Any]) -> No
         row = known.get(p.account) if p.account is not None else None
         if row is not None:
             p.mu, p.sigma, p.games = row.mu, row.sigma, row.games
-    from openskill.models import PlackettLuce
-
     model = PlackettLuce()
     order = [p.seat for p in players]
     places = ranks([int(x) for x in scores], [int(w) for w in winners], order)
