@@ -13,7 +13,7 @@ import pytest
 from bohnanza.web.accounts import AccountLimits
 
 from .conftest import ServerThread
-from .test_browser import DESKTOP, new_page
+from .test_browser import DESKTOP, new_page, seq, ui_step, wait_seq_change
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -58,6 +58,15 @@ def test_register_play_a_rated_game_and_see_the_rating(
     page.screenshot(path=str(shots / "home-your-games.png"), full_page=True)
     page.click(f"#your-games li[data-table='{table}'] a")
     page.wait_for_selector("#btn-resign")
+    # Play a few moves through the UI, then resign: the stand-in finishes the game.
+    moves = 0
+    deadline = time.monotonic() + 30
+    while moves < 4 and time.monotonic() < deadline:
+        before = seq(page)
+        if ui_step(page):
+            moves += 1
+        wait_seq_change(page, before, 2)
+    assert moves >= 2
     page.click("#btn-resign")
     page.click("#confirm-yes")
     with server.http() as c:
@@ -70,6 +79,8 @@ def test_register_play_a_rated_game_and_see_the_rating(
     row = page.locator("#leaderboard tr[data-name='Ada']")
     row.wait_for()
     assert "provisional" in row.inner_text()
+    # The change: from a new account's 0.0 (mu 25 - 3 sigma 25/3) to what the game gave.
+    assert row.locator("td.rating").inner_text() != "0.0"
     page.screenshot(path=str(shots / "ratings-desktop.png"), full_page=True)
     row.locator("a").click()
     page.wait_for_selector("svg.rating-plot circle")
