@@ -363,8 +363,15 @@ def test_seats_taken_while_logged_in_are_the_accounts_at_once(
         mine = c.post("/api/tables", json=body).json()["table"]["id"]
         joined = c.post(f"/api/tables/{theirs['table']['id']}/join", json={"name": "Joan"})
         assert joined.status_code == 200
+        form = c.post(
+            "/new",
+            content=b"name=Joan&rules=classic&players=3",
+            headers={"Content-Type": "application/x-www-form-urlencoded"},
+        )
+        assert form.status_code == 303  # the scriptless form: its seat is hers too
+        scripted = form.headers["location"].split("/t/", 1)[1].split("#", 1)[0]
         listed = {g["table"]["id"]: g["seat"] for g in c.get("/api/account/games").json()["games"]}
-        assert listed == {mine: 0, theirs["table"]["id"]: 1}
+        assert listed == {mine: 0, theirs["table"]["id"]: 1, scripted: 0}
     with srv.http() as guest:  # a guest's seats are nobody's
         guest.post("/api/tables", json=body)
         assert guest.get("/api/account/games").status_code == 401

@@ -375,7 +375,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         if not 2 <= players <= 7:
             raise LobbyError("2 to 7 players")
         bot = field("stand_in_bot", DEFAULT_BOT)
-        table, _seat, token = await manager.create_table(
+        table, seat, token = await manager.create_table(
             rules=field("rules", "classic"),
             players=players,
             options={},
@@ -386,7 +386,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
             address=address,
             stand_in=bot,
         )
-        await claim_for_session(request, table.id, _seat, token)
+        await claim_for_session(request, table.id, seat, token)
         target = f"/t/{quote(table.id, safe='')}#seat={quote(token, safe='')}"
         return RedirectResponse(target, status_code=303)
 
