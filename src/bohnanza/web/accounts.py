@@ -282,7 +282,11 @@ class Accounts:
         shown, key = check_name(name)
         check_password(password, shown)
         now = time.time()
-        wait = self.registrations.full(address, now)
+        if self.by_name(shown) is not None:  # cheap, before the costly hash
+            raise AccountError("that name (or one that looks like it) is taken", 409, "name_taken")
+        # Every attempt that gets as far as the hash counts (64 MiB of Argon2 each): a
+        # flood of registrations costs its sender the limit, not the server its memory.
+        wait = self.registrations.hit(address, now)
         if wait is not None:
             raise AccountError(
                 "too many new accounts from this address; try later", 429, "rate_limited", wait
@@ -298,7 +302,6 @@ class Accounts:
             s.flush()
             account = Account(row.id, row.name, row.created)
             token = self._new_session(s, account.id, now)
-        self.registrations.add(address, now)
         return account, token
 
     def login(self, name: str, password: str, address: str) -> tuple[Account, str]:
