@@ -31,6 +31,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..agents import DEFAULT_BOT, DESCRIPTIONS
 from ..rules import all_rulesets
+from .account_routes import (
+    attach_accounts,
+    claim_for_session,
+    detach_accounts,
+    install_accounts,
+)
 from .costly import Costly
 from .handover import TTL as HANDOVER_TTL
 from .handover import Handovers
@@ -70,6 +76,8 @@ class CreateTable(BaseModel):
     private: bool = False
     clock: str = Field(default="none", max_length=40)
     stand_in_bot: str | None = Field(default=None, max_length=200)
+    # Rated (web/ratings.py): the accounts' seats only, or with bots at fixed ratings.
+    rated: Literal["no", "people", "bots"] = "no"
     # The page's id for this request: the same id again (a double click) gets the same
     # table back, not a second one.
     request_id: str | None = Field(default=None, min_length=8, max_length=64)
@@ -99,6 +107,9 @@ class QrRequest(BaseModel):
 #: The largest request body of any route but table creation (whose may hold a fixed deck
 #: on a test server): joining, a QR code's link, a seat hand-over are well below 1 KB.
 SMALL_BODY = 2048
+#: A passkey's registration (its attestation: a public key, certificates at most) or
+#: login (a signature) request.
+PASSKEY_BODY = 16384
 
 
 def body_limit(method: str, path: str) -> int:
@@ -106,6 +117,8 @@ def body_limit(method: str, path: str) -> int:
     requests, the protocol's message limit for creating a table."""
     if method in ("GET", "HEAD", "OPTIONS"):
         return 0
+    if path.startswith("/api/account/passkey/"):
+        return PASSKEY_BODY  # a passkey's attestation or signature, base64url-encoded
     return MAX_MESSAGE if path == "/api/tables" else SMALL_BODY
 
 
@@ -189,11 +202,13 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         manager = Manager(settings, store)
+        attach_accounts(app, manager)  # before any game can end: ratings hook in
         await manager.start()
         app.state.manager = manager
         try:
             yield
         finally:
+            await detach_accounts(app)
             await manager.stop()
 
     app = FastAPI(
@@ -324,7 +339,9 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
                 clock=body.clock,
                 address=address,
                 stand_in=body.stand_in_bot,
+                rated=body.rated,
             )
+            await claim_for_session(request, table.id, seat, token)
             return {"table": table, "seat": seat, "token": token}
 
         answer = await manager.create_once(
@@ -358,7 +375,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         if not 2 <= players <= 7:
             raise LobbyError("2 to 7 players")
         bot = field("stand_in_bot", DEFAULT_BOT)
-        table, _seat, token = await manager.create_table(
+        table, seat, token = await manager.create_table(
             rules=field("rules", "classic"),
             players=players,
             options={},
@@ -369,6 +386,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
             address=address,
             stand_in=bot,
         )
+        await claim_for_session(request, table.id, seat, token)
         target = f"/t/{quote(table.id, safe='')}#seat={quote(token, safe='')}"
         return RedirectResponse(target, status_code=303)
 
@@ -416,6 +434,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         table = await find(request, table_id)
         address = address_of(request)
         seat, token = await manager_of(request).join(table, body.name, body.seat, address)
+        await claim_for_session(request, table.id, seat, token)
         return {"table": table.info(), "seat": seat, "token": token}
 
     @app.post("/api/tables/{table_id}/handover")
@@ -488,6 +507,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         finally:
             manager.guard.close_socket(address)
 
+    install_accounts(app, settings, origin_allowed, address_of)
     return app
 
 

@@ -35,20 +35,35 @@ PRESETS: dict[str, ClockSpec] = {
     "normal": ClockSpec(240.0, 15.0, 90),
     "fast": ClockSpec(90.0, 5.0, 45),
 }
+#: Games at your own pace: a seat waits for its player (closing the tab hands nothing to a
+#: bot) and only an empty bank hands it to the stand-in, until the player is back. The
+#: bank starts at two moves' time and grows by one move's time each turn; phase 2 waits
+#: at most one move's time. Their banks survive a restart (web/turns.py).
+TURN_PRESETS: dict[str, ClockSpec] = {
+    "turn12h": ClockSpec(24 * 3600.0, 12 * 3600.0, 12 * 3600),
+    "turn3d": ClockSpec(6 * 86400.0, 3 * 86400.0, 3 * 86400),
+}
+PRESETS.update(TURN_PRESETS)
 CLOCK_NAMES = ("none", *PRESETS)
 
 
+def turn_based(clock: str) -> bool:
+    """Whether a table's clock setting is a game at your own pace (``turn12h``,
+    ``turn3d``, or a test server's ``turn:BANK,INCREMENT,TRADE``)."""
+    return clock in TURN_PRESETS or clock.startswith("turn:")
+
+
 def parse_clock(value: str, testing: bool) -> ClockSpec | None:
-    """The spec of a clock setting; ``custom:BANK,INCREMENT,TRADE[,OUT_TRADE]`` on test
-    servers only.
+    """The spec of a clock setting; ``custom:BANK,INCREMENT,TRADE[,OUT_TRADE]`` (and
+    ``turn:...``, the same at your own pace) on test servers only.
     Raises ValueError for anything else. Every clock limits phase 2, so that a timed-out
     active player (whom the bot does not trade for) cannot stall it."""
     if value in ("", "none"):
         return None
     if value in PRESETS:
         return PRESETS[value]
-    if testing and value.startswith("custom:"):
-        numbers = [float(x) for x in value[7:].split(",")]
+    if testing and value.startswith(("custom:", "turn:")):
+        numbers = [float(x) for x in value.split(":", 1)[1].split(",")]
         if len(numbers) not in (3, 4):
             raise ValueError("bad custom clock")
         bank, inc, trade, *rest = numbers

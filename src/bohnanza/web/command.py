@@ -244,6 +244,23 @@ import click
     help="Search bots playing at full budget server-wide; the others think 0.1 s a move "
     "(0: no limit).",
 )
+@click.option(
+    "--smtp-url",
+    envvar="BOHNANZA_SMTP_URL",
+    default=None,
+    metavar="URL",
+    help="E-mail notifications through this SMTP server (off without): "
+    "smtp://user:password@host:587 (STARTTLS), smtps://host (TLS), smtp://host:25?tls=none "
+    "(also BOHNANZA_SMTP_URL, which keeps the password out of the process list).",
+)
+@click.option("--mail-from", default=None, metavar="ADDRESS", help="The notifications' sender.")
+@click.option(
+    "--public-url",
+    default=None,
+    metavar="URL",
+    help="The address players open (https://play.example.org), for links in e-mails "
+    "(default: the first address printed at start).",
+)
 @click.option("--testing", is_flag=True, hidden=True, help="Allow fixed seeds and decks.")
 @click.option("--log-level", default="warning", show_default=True, hidden=True)
 def serve(
@@ -280,6 +297,9 @@ def serve(
     search_per_table: int,
     search_total: int,
     public: bool,
+    smtp_url: str | None,
+    mail_from: str | None,
+    public_url: str | None,
     testing: bool,
     log_level: str,
 ) -> None:
@@ -329,6 +349,16 @@ def serve(
         raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror}") from None
     actual = sock.getsockname()[1]
     addresses = listen_addresses(host, actual)
+    mail = None
+    if smtp_url:
+        from .mail import parse_smtp_url
+
+        try:
+            mail = parse_smtp_url(smtp_url, mail_from or "", public_url or addresses[0])
+        except ValueError as exc:
+            store.close()
+            sock.close()
+            raise click.BadParameter(str(exc), param_hint="--smtp-url/--mail-from") from None
     settings = Settings(
         database_url=url,
         public_addresses=tuple(addresses),
@@ -341,6 +371,7 @@ def serve(
         allowed_origins=tuple(allow_origins),
         allowed_agents=tuple(a.strip() for a in allow_agents),
         testing=testing,
+        mail=mail,
         max_tables=max_tables,
         max_connections=spectators,
         limits=Limits(

@@ -645,6 +645,8 @@ EN_MORE: dict[str, str] = {
     "clock.relaxed": "relaxed (10 min + 30 s a turn)",
     "clock.normal": "normal (4 min + 15 s a turn)",
     "clock.fast": "fast (90 s + 5 s a turn)",
+    "clock.turn12h": "at your own pace: 12 h a move (bank 24 h)",
+    "clock.turn3d": "at your own pace: 3 days a move (bank 6 days)",
     "player_n": "Player {n}",
     "won_by": "won by {names}",
     "rematch_label": "rematch",
@@ -758,6 +760,8 @@ PL_MORE: dict[str, str] = {
     "clock.relaxed": "spokojny (10 min + 30 s na turę)",
     "clock.normal": "zwykły (4 min + 15 s na turę)",
     "clock.fast": "szybki (90 s + 5 s na turę)",
+    "clock.turn12h": "we własnym tempie: 12 h na ruch (zapas 24 h)",
+    "clock.turn3d": "we własnym tempie: 3 dni na ruch (zapas 6 dni)",
     "player_n": "Gracz {n}",
     "won_by": "wygrywa: {names}",
     "rematch_label": "rewanż",
@@ -909,3 +913,9 @@ EN.update(EN_MORE)
 EN.update(EN_FIXES)
 PL.update(PL_MORE)
 PL.update(PL_FIXES)
+
+# Issue 32: accounts, your games, ratings, e-mail, passkeys (static/people.js).
+from .people_strings import EN_PEOPLE, PL_PEOPLE  # noqa: E402
+
+EN.update(EN_PEOPLE)
+PL.update(PL_PEOPLE)

@@ -30,6 +30,7 @@ from .replays import rebuild, record_seats
 from .session import Session
 from .standin import NOT_STAND_INS, stand_in_bot
 from .store import Store, StoredTable
+from .turns import resumed_clocks
 
 log = logging.getLogger("bohnanza.web")
 
@@ -97,6 +98,7 @@ class Lobby:
         if stored.setup is not None:
             try:
                 table.game, table.actions, table.events = rebuild(stored.setup, stored.actions)
+                table.clocks = resumed_clocks(table, stored)  # at your own pace: kept
             except RecordError as exc:
                 log.error("table %s cannot be resumed: %s", stored.id, exc)
                 table.status = "broken"
@@ -120,10 +122,12 @@ class Lobby:
         clock: str = "none",
         address: str = "",
         stand_in: str | None = None,
+        rated: str = "no",
     ) -> tuple[Table, int, str]:
         """A new table in the lobby; its creator takes the first seat for a person and is
         its host. ``stand_in`` is the bot that plays for people away, timed out or
-        resigned (``Settings.substitute`` if not given)."""
+        resigned (``Settings.substitute`` if not given). ``rated``: ``people`` or
+        ``bots`` rates the accounts' seats when the game ends (web/ratings.py)."""
         live = sum(1 for t in self.tables.values() if t.status in ("lobby", "playing"))
         if live + self.creating >= self.settings.max_tables:
             raise LobbyError(
@@ -179,6 +183,10 @@ class Lobby:
         }
         if private:
             settings["private"] = True
+        if rated not in ("no", "people", "bots"):
+            raise LobbyError("rated is 'no', 'people' or 'bots'")
+        if rated != "no":
+            settings["rated"] = rated
         if clock_spec is not None:
             settings["clock"] = clock
         if seed is not None:

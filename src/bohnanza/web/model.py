@@ -27,8 +27,10 @@ from ..errors import ConfigError
 from ..events import Event
 from ..game import Game
 from ..modules import info_for_rules
+from .accounts import AccountLimits
 from .clocks import Clocks
 from .limits import Limits
+from .mail import MailSettings
 from .protocol import MAX_MESSAGE, dumps
 from .store import StoredSeat
 
@@ -90,6 +92,10 @@ class Settings:
     # X-Forwarded-Host/-Proto headers of a reverse proxy are believed.
     public_addresses: tuple[str, ...] = ()
     trust_proxy: bool = False
+    # Accounts' limits (web/accounts.py): registrations and logins per address and name.
+    accounts: AccountLimits = field(default_factory=AccountLimits)
+    # E-mail notifications (web/mail.py): off unless an SMTP server is given.
+    mail: MailSettings | None = None
 
     def bots(self) -> list[str]:
         """The bots the lobby offers: the built-in agents, then the allowed ones."""
@@ -281,6 +287,7 @@ class Table:
             "trade_limit": s.get("trade_limit", 0),
             "clock": s.get("clock", "none"),
             "stand_in_bot": s.get("stand_in_bot"),
+            "rated": s.get("rated", "no"),
             "status": self.status,
             "created": self.created,
             "seats": [{**seat.public(), "reserved": self.reserved(seat)} for seat in self.seats],

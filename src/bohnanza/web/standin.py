@@ -25,6 +25,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..events import Event
+from .clocks import turn_based
 from .protocol import ClientMessage, ProtocolError
 
 if TYPE_CHECKING:
@@ -37,6 +38,9 @@ if TYPE_CHECKING:
 #: clock or with a relaxed one gives a reloading phone or a lost Wi-Fi time to come
 #: back; a fast table would wait out most of a bank for nobody.
 AWAY_FACTOR = {"none": 2.0, "relaxed": 2.0, "normal": 1.0, "fast": 0.25}
+#: The hand-over delay of a game at your own pace: ten years (a finite time, so that the
+#: pump's wake-up arithmetic stays plain numbers).
+NEVER = 10 * 365 * 86400.0
 
 #: Server notes that are not moves: not listed as what the bot played for someone.
 _NOTES = frozenset(("turn", "draw", "clock_timeout", "stand_in", "away", "back", "trade_time_up"))
@@ -56,6 +60,8 @@ def stand_in_bot(table: Table, default: str) -> str:
 def away_delay(table: Table, away_timeout: float) -> float:
     """Seconds a person's last connection has been closed before a bot plays for them."""
     clock = str(table.settings.get("clock") or "none")
+    if turn_based(clock):
+        return NEVER  # at your own pace: only an empty bank hands the seat over
     return away_timeout * AWAY_FACTOR.get(clock.split(":", 1)[0], 1.0)
 
 

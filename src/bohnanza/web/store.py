@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,8 +35,10 @@ from sqlalchemy import (
     text,
     update,
 )
-from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
+
+from .migrations import migrate
 
 
 class Base(DeclarativeBase):
@@ -123,6 +125,7 @@ class StoredTable:
     setup: dict[str, Any] | None = None
     result: dict[str, Any] | None = None
     actions: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    times: list[float] = field(default_factory=list)  # when each action was stored
 
 
 def normalise_url(url: str) -> str:
@@ -178,7 +181,12 @@ class Store:
         if backend == "sqlite":
             event.listen(self.engine, "connect", _sqlite_pragmas)
         self._session = sessionmaker(self.engine, expire_on_commit=False)
-        Base.metadata.create_all(self.engine)
+        # The schema is Alembic's (web/migrations): a new database gets every revision, an
+        # older one is upgraded in place, one made before migrations is stamped first.
+        migrate(self.engine)
+        # Called inside the transaction that ends a game (``append_actions`` with a
+        # result): ratings are updated with the game's end or not at all.
+        self.on_game_over: list[Callable[[Connection, str, dict[str, Any]], None]] = []
 
     def close(self) -> None:
         self.engine.dispose()
@@ -274,6 +282,8 @@ class Store:
                 ).rowcount
                 if done != 2:
                     raise KeyError(table_id)
+                for hook in self.on_game_over:
+                    hook(conn, table_id, result)
 
     def set_rematch(self, old_id: str, new_table: StoredTable) -> None:
         """Create the rematch table and link the two, in one transaction."""
@@ -389,14 +399,15 @@ class Store:
         )
         if actions and record is not None:
             acts = s.execute(
-                select(ActionRow.seq, ActionRow.seat, ActionRow.action)
+                select(ActionRow.seq, ActionRow.seat, ActionRow.action, ActionRow.created)
                 .where(ActionRow.table_id == row.id)
                 .order_by(ActionRow.seq)
             ).all()
-            for i, (seq, seat, action) in enumerate(acts):
+            for i, (seq, seat, action, created) in enumerate(acts):
                 if seq != i:
                     raise ValueError(f"table {row.id}: action {i} is missing (found {seq})")
                 out.actions.append((seat, json.loads(action)))
+                out.times.append(created)
         return out
 
 

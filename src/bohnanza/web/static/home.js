@@ -61,7 +61,7 @@ function fillLimit() {
 function fillClock() {
   const sel = $("#f-clock");
   const cur = sel.value || "none";
-  sel.replaceChildren(...["none", "relaxed", "normal", "fast"].map((c) => el("option", { value: c, text: t("clock." + c) })));
+  sel.replaceChildren(...["none", "relaxed", "normal", "fast", "turn12h", "turn3d"].map((c) => el("option", { value: c, text: t("clock." + c) })));
   sel.value = cur;
 }
 
@@ -121,6 +121,7 @@ async function create(ev) {
   if (typed) localStorage.setItem("bohnanza.name", typed);
   const name = typed || t("player_n", { n: 1 });
   const body = { rules: $("#f-rules").value, players: n, seats, trade_limit: Number($("#f-limit").value), clock: $("#f-clock").value, stand_in_bot: $("#f-stand-in").value, name, options: {} };
+  if ($("#f-rated")) body.rated = $("#f-rated").value; // people.js adds it for accounts
   if (!$("#row-remove").hidden) body.options.remove = $("#f-remove").value;
   body.request_id = createId;
   button.disabled = true;

@@ -685,6 +685,8 @@ async function showDeviceLink(token) {
 
 function clockText(secs) {
   const s = Math.max(0, Math.ceil(secs));
+  if (s >= 86400) return Math.floor(s / 86400) + " d " + Math.floor((s % 86400) / 3600) + " h"; // at your own pace
+  if (s >= 3600) return Math.floor(s / 3600) + " h " + String(Math.floor((s % 3600) / 60)).padStart(2, "0") + " min";
   return Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0");
 }
 

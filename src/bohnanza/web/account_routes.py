@@ -1,0 +1,450 @@
+"""HTTP routes of accounts, "your games" and ratings, and their pages.
+
+``install_accounts`` adds the routes to the app; ``attach_accounts`` (at start-up, before
+any game can end) makes the :class:`~bohnanza.web.accounts.Accounts` service and hooks
+the ratings into the store's end-of-game transaction. Every POST here checks the
+``Origin`` header like the WebSockets do (a page of another site must not log a visitor
+in or out), on top of the cookie's SameSite=Lax.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import logging
+import secrets
+import time
+from collections.abc import Callable, Mapping
+from importlib import resources
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from fastapi import FastAPI, Request, WebSocket
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..game import TRADE
+from ..rules import all_rulesets
+from .accounts import (
+    CLAIM_MAX,
+    COOKIE,
+    PASSWORD_MAX,
+    SESSION_TTL,
+    Account,
+    AccountError,
+    Accounts,
+    public,
+)
+from .mail import MailBook, MailSettings, Notifier, check_address
+from .model import Settings, Table, hash_token
+from .passkeys import Passkeys
+from .ratings import leaderboard, player, rate_finished
+
+log = logging.getLogger("bohnanza.web")
+STATIC = Path(str(resources.files("bohnanza.web").joinpath("static")))
+
+
+class Credentials(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(min_length=1, max_length=100)
+    password: str = Field(min_length=1, max_length=PASSWORD_MAX)
+
+
+class SeatClaim(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    table: str = Field(min_length=1, max_length=32)
+    token: str = Field(min_length=1, max_length=100)
+
+
+class ClaimSeats(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    seats: list[SeatClaim] = Field(max_length=CLAIM_MAX)
+
+
+class EmailChoice(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    address: str | None = Field(default=None, max_length=300)  # None: forget it
+    turn: bool = True  # "your turn" notices
+    end: bool = True  # "the game is over" notices
+
+
+def _unsubscribe_html(action: str, done: bool) -> str:
+    """The unsubscribe page: a button (``action``), or what happened."""
+    if action:
+        body = (
+            "<p>Stop e-mails from Bohnanza? / Nie wysyłać więcej e-maili?</p>"
+            f'<form method="post" action="{html.escape(action)}">'
+            '<button type="submit" id="unsubscribe-btn">Unsubscribe / Wypisz</button></form>'
+        )
+    elif done:
+        body = '<p id="unsubscribed">Done: no more e-mails. / Gotowe: bez e-maili.</p>'
+    else:
+        body = "<p>This link is not valid. / Ten link jest nieważny.</p>"
+    return (
+        '<!doctype html><html><head><meta charset="utf-8"><title>Bohnanza</title>'
+        '<link rel="stylesheet" href="/static/style.css"></head>'
+        f'<body><main class="home"><section class="card-box">{body}</section></main></body></html>'
+    )
+
+
+class PasskeyStart(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str | None = Field(default=None, max_length=100)  # a new account's; else log in
+
+
+class PasskeyFinish(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    flow: str = Field(min_length=1, max_length=64)
+    credential: dict[str, Any] = Field(max_length=16)  # the browser's PublicKeyCredential.toJSON()
+
+
+class SeatRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    table: str = Field(min_length=1, max_length=32)
+
+
+def attach_accounts(app: FastAPI, manager: Any) -> None:
+    """The accounts service on the manager's store, the ratings in its game ends, and
+    (with an SMTP server) the e-mail watcher."""
+    app.state.accounts = Accounts(manager.store, manager.settings.accounts)
+    app.state.mailbook = MailBook(manager.store)
+    if rate_finished not in manager.store.on_game_over:
+        manager.store.on_game_over.append(rate_finished)
+    mail: MailSettings | None = manager.settings.mail
+    app.state.notifier = None
+    if mail is not None:
+        app.state.notifier = Notifier(mail, app.state.mailbook, app.state.accounts, manager)
+        app.state.notifier.start()
+
+
+async def detach_accounts(app: FastAPI) -> None:
+    """Stop the e-mail watcher (at shutdown)."""
+    notifier: Notifier | None = getattr(app.state, "notifier", None)
+    if notifier is not None:
+        await notifier.stop()
+
+
+async def claim_for_session(request: Request, table_id: str, seat: int, token: str) -> None:
+    """A seat taken by a logged-in browser (a new table, a join) is its account's at once.
+    Never refuses the seat: a failure here leaves it a guest's seat, claimable later."""
+    cookie = request.cookies.get(COOKIE)
+    accounts: Accounts | None = getattr(request.app.state, "accounts", None)
+    if not cookie or accounts is None:
+        return
+    try:
+        account = await asyncio.to_thread(accounts.session_account, cookie)
+        if account is not None:
+            await asyncio.to_thread(
+                accounts.link_seat, account.id, table_id, seat, hash_token(token)
+            )
+    except Exception:
+        log.warning("could not link a seat of table %s to its account", table_id, exc_info=True)
+
+
+def your_turn(table: Table, seat: int) -> bool:
+    """Whether the game waits for this seat now (its decision, or its phase 2)."""
+    game = table.game
+    if table.status != "playing" or game is None or game.over:
+        return False
+    if game.pending is None and game.phase == TRADE:
+        return game.active == seat
+    return seat in game.waiting_for()
+
+
+def install_accounts(
+    app: FastAPI,
+    settings: Settings,
+    origin_allowed: Callable[[Mapping[str, str], tuple[str, ...]], bool],
+    address_of: Callable[[Request | WebSocket], str],
+) -> None:
+    def service(request: Request) -> Accounts:
+        accounts: Accounts = request.app.state.accounts
+        return accounts
+
+    def manager_of(request: Request) -> Any:
+        return request.app.state.manager
+
+    def book(request: Request) -> MailBook:
+        mailbook: MailBook = request.app.state.mailbook
+        return mailbook
+
+    def same_origin(request: Request) -> None:
+        if not origin_allowed(request.headers, settings.allowed_origins):
+            raise AccountError("requests from other sites are refused", 403, "bad_origin")
+
+    def secure(request: Request) -> bool:
+        if request.url.scheme == "https":
+            return True
+        proto = request.headers.get("x-forwarded-proto", "")
+        return settings.trust_proxy and proto.strip().lower() == "https"
+
+    def with_session(request: Request, body: dict[str, Any], token: str) -> Response:
+        response = JSONResponse(body)
+        response.set_cookie(
+            COOKIE,
+            token,
+            max_age=int(SESSION_TTL),
+            httponly=True,
+            samesite="lax",
+            secure=secure(request),
+            path="/",
+        )
+        return response
+
+    async def current(request: Request) -> Account | None:
+        token = request.cookies.get(COOKIE)
+        if not token:
+            return None
+        return await asyncio.to_thread(service(request).session_account, token)
+
+    async def signed_in(request: Request) -> Account:
+        account = await current(request)
+        if account is None:
+            raise AccountError("log in first", 401, "not_logged_in")
+        return account
+
+    @app.exception_handler(AccountError)
+    async def account_error(_request: Request, exc: AccountError) -> Response:
+        headers = {"Retry-After": str(exc.retry)} if exc.retry else None
+        return JSONResponse(
+            {"error": exc.message, "code": exc.code}, status_code=exc.status, headers=headers
+        )
+
+    # -------------------------------------------------------------- accounts
+
+    @app.post("/api/account/register")
+    async def register(request: Request, body: Credentials) -> Response:
+        same_origin(request)
+        account, token = await asyncio.to_thread(
+            service(request).register, body.name, body.password, address_of(request)
+        )
+        return with_session(request, {"account": public(account)}, token)
+
+    @app.post("/api/account/login")
+    async def login(request: Request, body: Credentials) -> Response:
+        same_origin(request)
+        account, token = await asyncio.to_thread(
+            service(request).login, body.name, body.password, address_of(request)
+        )
+        return with_session(request, {"account": public(account)}, token)
+
+    @app.post("/api/account/logout")
+    async def logout(request: Request) -> Response:
+        same_origin(request)
+        token = request.cookies.get(COOKIE)
+        if token:
+            await asyncio.to_thread(service(request).logout, token)
+        response = JSONResponse({"account": None})
+        response.delete_cookie(COOKIE, path="/", httponly=True, samesite="lax")
+        return response
+
+    @app.post("/api/account/logout-everywhere")
+    async def logout_everywhere(request: Request) -> Response:
+        same_origin(request)
+        account = await signed_in(request)
+        ended = await asyncio.to_thread(service(request).logout_everywhere, account.id)
+        response = JSONResponse({"account": None, "sessions_ended": ended})
+        response.delete_cookie(COOKIE, path="/", httponly=True, samesite="lax")
+        return response
+
+    @app.get("/api/account")
+    async def me(request: Request) -> dict[str, Any]:
+        account = await current(request)
+        if account is None:
+            return {"account": None, "mail": settings.mail is not None}
+        email = await asyncio.to_thread(book(request).get, account.id)
+        # The address is shown here only: to its own account.
+        return {"account": public(account), "email": email, "mail": settings.mail is not None}
+
+    @app.post("/api/account/email")
+    async def set_email(request: Request, body: EmailChoice) -> dict[str, Any]:
+        same_origin(request)
+        account = await signed_in(request)
+        address = check_address(body.address) if body.address is not None else None
+        await asyncio.to_thread(book(request).set, account.id, address, body.turn, body.end)
+        return {"email": await asyncio.to_thread(book(request).get, account.id)}
+
+    @app.get("/unsubscribe/{token}", include_in_schema=False)
+    async def unsubscribe_page(token: str) -> HTMLResponse:
+        # A GET never unsubscribes (mail scanners open links): a button posts.
+        return HTMLResponse(_unsubscribe_html(f"/unsubscribe/{quote(token, safe='')}", False))
+
+    @app.post("/unsubscribe/{token}", include_in_schema=False)
+    async def unsubscribe(request: Request, token: str) -> HTMLResponse:
+        """One click (RFC 8058: a mail client posts ``List-Unsubscribe=One-Click``)."""
+        done = await asyncio.to_thread(book(request).unsubscribe, token)
+        return HTMLResponse(_unsubscribe_html("", done), status_code=200 if done else 404)
+
+    # -------------------------------------------------------------- passkeys
+
+    def passkeys(request: Request) -> Passkeys:
+        found: Passkeys | None = getattr(request.app.state, "passkeys", None)
+        if found is None:
+            found = request.app.state.passkeys = Passkeys(service(request))
+        return found
+
+    def relying_party(request: Request) -> tuple[str, str]:
+        """The RP ID (the page's host name) and the page's origin."""
+        host = request.headers.get("host", "")
+        name = request.url.hostname or ""
+        scheme = "https" if secure(request) else "http"
+        if not host or not name:
+            raise AccountError("no host name in the request", 400, "bad_request")
+        return name, f"{scheme}://{host}"
+
+    @app.post("/api/account/passkey/register/start")
+    async def passkey_register_start(request: Request, body: PasskeyStart) -> dict[str, Any]:
+        same_origin(request)
+        account = await current(request)
+        rp_id, _origin = relying_party(request)
+        return await asyncio.to_thread(
+            passkeys(request).register_start, rp_id, account, body.name, address_of(request)
+        )
+
+    @app.post("/api/account/passkey/register/finish")
+    async def passkey_register_finish(request: Request, body: PasskeyFinish) -> Response:
+        same_origin(request)
+        rp_id, origin = relying_party(request)
+        account, token = await asyncio.to_thread(
+            passkeys(request).register_finish,
+            body.flow,
+            body.credential,
+            rp_id,
+            origin,
+            address_of(request),
+        )
+        if token is None:
+            return JSONResponse({"account": public(account)})
+        return with_session(request, {"account": public(account)}, token)
+
+    @app.post("/api/account/passkey/login/start")
+    async def passkey_login_start(request: Request) -> dict[str, Any]:
+        same_origin(request)
+        rp_id, _origin = relying_party(request)
+        return await asyncio.to_thread(passkeys(request).login_start, rp_id, address_of(request))
+
+    @app.post("/api/account/passkey/login/finish")
+    async def passkey_login_finish(request: Request, body: PasskeyFinish) -> Response:
+        same_origin(request)
+        rp_id, origin = relying_party(request)
+        wait = service(request).logins.hit(address_of(request), time.time())
+        if wait is not None:
+            raise AccountError("too many login attempts; try later", 429, "rate_limited", wait)
+        account, token = await asyncio.to_thread(
+            passkeys(request).login_finish, body.flow, body.credential, rp_id, origin
+        )
+        return with_session(request, {"account": public(account)}, token)
+
+    # -------------------------------------------------------------- seats
+
+    @app.post("/api/account/claim")
+    async def claim(request: Request, body: ClaimSeats) -> dict[str, Any]:
+        """Seats whose tokens this browser holds become the account's."""
+        same_origin(request)
+        account = await signed_in(request)
+        claimed: list[dict[str, Any]] = []
+        refused: list[str] = []
+        for item in body.seats:
+            table = await manager_of(request).get(item.table)
+            seat = table.seat_for_token(item.token) if table is not None else None
+            if table is None or seat is None:
+                refused.append(item.table)
+                continue
+            await asyncio.to_thread(
+                service(request).link_seat, account.id, table.id, seat, hash_token(item.token)
+            )
+            claimed.append({"table": table.id, "seat": seat})
+        return {"claimed": claimed, "refused": refused}
+
+    @app.get("/api/account/games")
+    async def games(request: Request) -> dict[str, Any]:
+        """The account's tables in the lobby or in play: those waiting for it first."""
+        account = await signed_in(request)
+        links = await asyncio.to_thread(service(request).seats_of, account.id)
+        out: list[dict[str, Any]] = []
+        for table_id, seat, token_hash in links:
+            table = await manager_of(request).get(table_id)
+            if table is None or not 0 <= seat < len(table.seats):
+                continue
+            held = table.seats[seat]
+            if token_hash not in (held.token_hash, held.move_hash):
+                continue  # the seat was left, or moved on without this account
+            out.append(
+                {
+                    "table": table.info(),
+                    "seat": seat,
+                    "your_turn": your_turn(table, seat),
+                }
+            )
+        out.sort(key=lambda g: (not g["your_turn"], g["table"]["status"] != "playing"))
+        return {"games": out}
+
+    @app.post("/api/account/seat")
+    async def seat_token(request: Request, body: SeatRequest) -> dict[str, Any]:
+        """A token for the account's seat on this device: the seat moves here (the
+        device that held it watches on), as "continue on another device" does."""
+        same_origin(request)
+        account = await signed_in(request)
+        table = await manager_of(request).get(body.table)
+        links = await asyncio.to_thread(service(request).account_seats, body.table)
+        if table is None or table.status not in ("lobby", "playing"):
+            raise AccountError("no open table of yours has that id", 404, "no_table")
+        for number, (owner, token_hash) in links.items():
+            if owner != account.id or not 0 <= number < len(table.seats):
+                continue
+            held = table.seats[number]
+            if token_hash not in (held.token_hash, held.move_hash):
+                continue
+            token = secrets.token_urlsafe(24)
+            async with table.lock:
+                held.move_hash = hash_token(token)
+            await asyncio.to_thread(
+                service(request).link_seat, account.id, table.id, number, hash_token(token)
+            )
+            return {"table": table.id, "seat": number, "token": token}
+        raise AccountError("you hold no seat at this table", 403, "not_your_seat")
+
+    # -------------------------------------------------------------- ratings
+
+    @app.get("/api/ratings/{rules}")
+    async def ratings(request: Request, rules: str) -> dict[str, Any]:
+        if rules not in {r["rules"] for r in all_rulesets()}:
+            raise AccountError(f"there is no rule set {rules[:64]!r}", 404, "no_rules")
+        store = manager_of(request).store
+
+        def read() -> list[dict[str, Any]]:
+            with store.engine.connect() as conn:
+                return leaderboard(conn, rules)
+
+        return {"rules": rules, "players": await asyncio.to_thread(read)}
+
+    @app.get("/api/players/{name}")
+    async def player_info(request: Request, name: str) -> dict[str, Any]:
+        found = await asyncio.to_thread(service(request).by_name, name)
+        if found is None:
+            raise AccountError("there is no player of that name", 404, "no_player")
+        store = manager_of(request).store
+
+        def read() -> dict[str, Any]:
+            with store.engine.connect() as conn:
+                return player(conn, found.id)
+
+        return {"name": found.name, "created": found.created, **await asyncio.to_thread(read)}
+
+    # -------------------------------------------------------------- pages
+
+    def page(name: str) -> FileResponse:
+        return FileResponse(STATIC / name, headers={"Cache-Control": "no-cache"})
+
+    @app.get("/account", include_in_schema=False)
+    async def account_page() -> FileResponse:
+        return page("account.html")
+
+    @app.get("/ratings", include_in_schema=False)
+    async def ratings_page() -> FileResponse:
+        return page("ratings.html")
+
+    @app.get("/player/{name}", include_in_schema=False)
+    async def player_page(name: str) -> FileResponse:
+        return page("player.html")

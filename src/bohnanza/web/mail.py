@@ -1,0 +1,299 @@
+"""E-mail notifications: "your turn" and "the game is over", through an SMTP server.
+
+Off unless the server is given one (``bohnanza serve --smtp-url``). An account may leave
+an address (``POST /api/account/email``) and choose which notices it wants; the address
+is shown to nobody but its account (``GET /api/account``), each message goes to one
+recipient alone, and every message carries a one-click unsubscribe link (RFC 8058:
+``List-Unsubscribe`` with ``List-Unsubscribe-Post``; the link's page has a button, since
+a GET must not unsubscribe: mail scanners open links).
+
+Who is told what is found by a watcher that looks at the live tables every few seconds
+(no hook in the game's hot path): at a table played at your own pace (``turn12h``,
+``turn3d``), a seat whose decision the game waits for, held by an account with "your
+turn" on, with no connection open, is mailed once per turn; the
+accounts at a table that has just ended, with "game over" on, once. What was mailed is
+remembered in memory: after a restart a pending "your turn" may be mailed again.
+Sending runs in a thread; a message the server refuses is logged and dropped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+import smtplib
+import ssl
+import time
+import unicodedata
+from dataclasses import dataclass, field
+from email.message import EmailMessage
+from typing import Any
+from urllib.parse import parse_qs, quote, unquote, urlsplit
+
+from sqlalchemy import Float, ForeignKey, Integer, String, delete, select
+from sqlalchemy.orm import Mapped, mapped_column, sessionmaker
+
+from .accounts import AccountError
+from .clocks import turn_based
+from .store import Base, Store
+
+log = logging.getLogger("bohnanza.web")
+
+#: How long a recipient's address may be (RFC 5321's path limit).
+ADDRESS_MAX = 254
+
+
+class MailRow(Base):
+    __tablename__ = "bohnanza_account_mail"
+
+    account_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("bohnanza_accounts.id"), primary_key=True
+    )
+    address: Mapped[str] = mapped_column(String(ADDRESS_MAX))
+    notify_turn: Mapped[int] = mapped_column(Integer)
+    notify_end: Mapped[int] = mapped_column(Integer)
+    unsubscribe: Mapped[str] = mapped_column(String(64), unique=True)  # the link's token
+    created: Mapped[float] = mapped_column(Float)
+
+
+@dataclass(frozen=True, slots=True)
+class MailSettings:
+    """Where to send from. ``tls``: ``starttls``, ``ssl`` (smtps) or ``none``."""
+
+    host: str
+    port: int
+    sender: str
+    base_url: str  # links in the messages: https://play.example.org
+    tls: str = "starttls"
+    user: str | None = None
+    password: str | None = field(default=None, repr=False)
+    timeout: float = 20.0
+    interval: float = 10.0  # seconds between two looks at the tables
+
+
+def parse_smtp_url(url: str, sender: str, base_url: str) -> MailSettings:
+    """``smtp://[user:password@]host[:port][?tls=starttls|none]`` or ``smtps://...``
+    (TLS from the start). Raises ValueError with the reason."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("smtp", "smtps") or not parts.hostname:
+        raise ValueError("an SMTP URL looks like smtp://user:password@host:587 or smtps://host")
+    query = parse_qs(parts.query)
+    tls = "ssl" if parts.scheme == "smtps" else (query.get("tls") or ["starttls"])[0]
+    if tls not in ("starttls", "ssl", "none"):
+        raise ValueError("tls is starttls, ssl or none")
+    port = parts.port or (465 if tls == "ssl" else 587)
+    if "@" not in sender:
+        raise ValueError("the sender (--mail-from) is an e-mail address")
+    return MailSettings(
+        host=parts.hostname,
+        port=port,
+        sender=sender,
+        base_url=base_url.rstrip("/"),
+        tls=tls,
+        user=unquote(parts.username) if parts.username else None,
+        password=unquote(parts.password) if parts.password else None,
+    )
+
+
+def check_address(raw: str) -> str:
+    """A plausible address, or AccountError: one ``@``, no spaces or control characters,
+    a domain with a dot; at most 254 characters. (Whether it exists is the SMTP
+    server's to say: nothing is shown to anybody else either way.)"""
+    address = raw.strip()
+    if not 3 <= len(address) <= ADDRESS_MAX:
+        raise AccountError("an e-mail address has at most 254 characters", code="bad_email")
+    if any(unicodedata.category(ch)[0] in ("C", "Z") for ch in address):
+        raise AccountError(
+            "an e-mail address has no spaces or control characters", code="bad_email"
+        )
+    local, at, domain = address.rpartition("@")
+    if not at or not local or "@" in local or "." not in domain.strip("."):
+        raise AccountError("that is not an e-mail address", code="bad_email")
+    if len(local) > 64 or any(ch in address for ch in '<>,;"\\()[]'):
+        raise AccountError("that is not an e-mail address", code="bad_email")
+    return address
+
+
+class MailBook:
+    """The accounts' addresses and choices (database), for the routes and the watcher."""
+
+    def __init__(self, store: Store) -> None:
+        self._session = sessionmaker(store.engine, expire_on_commit=False)
+
+    def get(self, account_id: int) -> dict[str, Any] | None:
+        with self._session() as s:
+            row = s.get(MailRow, account_id)
+            if row is None:
+                return None
+            return {
+                "address": row.address,
+                "turn": bool(row.notify_turn),
+                "end": bool(row.notify_end),
+            }
+
+    def set(self, account_id: int, address: str | None, turn: bool, end: bool) -> None:
+        """Store (or with ``address`` None, forget) the account's address and choices."""
+        with self._session() as s, s.begin():
+            if address is None:
+                s.execute(delete(MailRow).where(MailRow.account_id == account_id))
+                return
+            row = s.get(MailRow, account_id)
+            if row is None:
+                s.add(
+                    MailRow(
+                        account_id=account_id,
+                        address=address,
+                        notify_turn=int(turn),
+                        notify_end=int(end),
+                        unsubscribe=secrets.token_urlsafe(24),
+                        created=time.time(),
+                    )
+                )
+            else:
+                row.address, row.notify_turn, row.notify_end = address, int(turn), int(end)
+
+    def unsubscribe(self, token: str) -> bool:
+        """The one-click link: no more notices of either kind. False for an unknown token."""
+        if not token or len(token) > 64:
+            return False
+        with self._session() as s, s.begin():
+            row = s.scalar(select(MailRow).where(MailRow.unsubscribe == token))
+            if row is None:
+                return False
+            row.notify_turn = row.notify_end = 0
+            return True
+
+    def recipients(self, account_ids: list[int], kind: str) -> list[tuple[str, str]]:
+        """(address, unsubscribe token) of those accounts that want ``kind`` notices."""
+        if not account_ids:
+            return []
+        wants = MailRow.notify_turn if kind == "turn" else MailRow.notify_end
+        with self._session() as s:
+            rows = s.execute(
+                select(MailRow.address, MailRow.unsubscribe).where(
+                    MailRow.account_id.in_(account_ids), wants == 1
+                )
+            ).all()
+            return [(r[0], r[1]) for r in rows]
+
+
+def compose(settings: MailSettings, to: str, kind: str, table_id: str, token: str) -> EmailMessage:
+    """One message to one recipient (nobody else's address in it)."""
+    base = settings.base_url
+    unsubscribe = f"{base}/unsubscribe/{quote(token, safe='')}"
+    msg = EmailMessage()
+    msg["From"] = settings.sender
+    msg["To"] = to
+    msg["List-Unsubscribe"] = f"<{unsubscribe}>"
+    msg["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
+    if kind == "turn":
+        msg["Subject"] = "Bohnanza: your turn"
+        link = f"{base}/t/{quote(table_id, safe='')}"
+        text = f"It is your turn at table {table_id}.\n\nPlay: {link}\n"
+    else:
+        msg["Subject"] = "Bohnanza: the game is over"
+        link = f"{base}/replay/{quote(table_id, safe='')}"
+        text = f"The game at table {table_id} is over.\n\nReplay: {link}\n"
+    text += f"\nNo more e-mails like this: {unsubscribe}\n"
+    msg.set_content(text)
+    return msg
+
+
+def send_now(settings: MailSettings, message: EmailMessage) -> None:
+    """Hand one message to the SMTP server (blocking; run in a thread)."""
+    if settings.tls == "ssl":
+        smtp: smtplib.SMTP = smtplib.SMTP_SSL(
+            settings.host,
+            settings.port,
+            timeout=settings.timeout,
+            context=ssl.create_default_context(),
+        )
+    else:
+        smtp = smtplib.SMTP(settings.host, settings.port, timeout=settings.timeout)
+    with smtp:
+        if settings.tls == "starttls":
+            smtp.starttls(context=ssl.create_default_context())
+        if settings.user:
+            smtp.login(settings.user, settings.password or "")
+        smtp.send_message(message)
+
+
+class Notifier:
+    """The watcher: looks at the live tables every ``interval`` seconds and mails."""
+
+    def __init__(self, settings: MailSettings, book: MailBook, accounts: Any, manager: Any) -> None:
+        self.settings = settings
+        self.book = book
+        self.accounts = accounts
+        self.manager = manager
+        self.told: set[tuple[str, int, int]] = set()  # (table, seat, turn) looked at
+        self.playing: set[str] = set()  # tables seen in play (an end is news)
+        self.sent = 0
+        self.task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self.task = asyncio.get_running_loop().create_task(self._run())
+
+    async def stop(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self.task
+
+    async def _run(self) -> None:
+        while True:
+            await asyncio.sleep(self.settings.interval)
+            try:
+                await self.scan()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("e-mail notifications: a look at the tables failed")
+
+    async def scan(self) -> None:
+        from .account_routes import your_turn  # the same rule as "your games"
+
+        for table in list(self.manager.tables.values()):
+            game = table.game
+            if table.status == "playing" and game is not None:
+                self.playing.add(table.id)
+                if not turn_based(str(table.settings.get("clock") or "none")):
+                    continue  # a live table's absent player is played by a bot within minutes
+                for seat in table.seats:
+                    if seat.kind != "person" or seat.conns > 0 or seat.token_hash is None:
+                        continue
+                    key = (table.id, seat.seat, game.turn)
+                    if key in self.told or not your_turn(table, seat.seat):
+                        continue
+                    self.told.add(key)
+                    owners = await self._owners(table, [seat.seat])
+                    await self._mail(owners, "turn", table.id)
+            elif table.status == "over" and table.id in self.playing:
+                self.playing.discard(table.id)
+                owners = await self._owners(table, [s.seat for s in table.seats])
+                await self._mail(owners, "end", table.id)
+        if len(self.told) > 100_000:
+            self.told.clear()
+
+    async def _owners(self, table: Any, seats: list[int]) -> list[int]:
+        """The accounts holding these seats (a resigned seat stays its account's)."""
+        links = await asyncio.to_thread(self.accounts.account_seats, table.id)
+        owners = []
+        for number in seats:
+            link = links.get(number)
+            if link is None:
+                continue
+            held = table.seats[number]
+            if held.kind == "bot" or link[1] in (held.token_hash, held.move_hash):
+                owners.append(link[0])
+        return owners
+
+    async def _mail(self, owners: list[int], kind: str, table_id: str) -> None:
+        for to, token in await asyncio.to_thread(self.book.recipients, owners, kind):
+            message = compose(self.settings, to, kind, table_id, token)
+            try:
+                await asyncio.to_thread(send_now, self.settings, message)
+                self.sent += 1
+            except (OSError, smtplib.SMTPException) as exc:
+                log.warning("e-mail to an account of table %s not sent: %s", table_id, exc)

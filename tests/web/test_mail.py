@@ -1,0 +1,260 @@
+"""E-mail notifications (web/mail.py) against a real local SMTP server (aiosmtpd): a
+"your turn" message arrives when the game waits for an absent account, a "game over" one
+when its game ends; one-click unsubscribe; addresses shown to nobody else; bad input
+refused and nothing changed."""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from bohnanza.web.accounts import AccountLimits
+from bohnanza.web.mail import MailSettings, check_address, parse_smtp_url
+
+from .conftest import ServerThread, free_port
+
+aiosmtpd = pytest.importorskip("aiosmtpd.controller")
+
+FAST = AccountLimits(hash_time_cost=1, hash_memory_kib=8192)
+
+
+class Inbox:
+    """aiosmtpd's handler: every message it is handed, parsed."""
+
+    def __init__(self) -> None:
+        self.messages: list[tuple[list[str], email.message.EmailMessage]] = []
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        parsed = email.message_from_bytes(envelope.content, policy=email.policy.default)
+        self.messages.append((list(envelope.rcpt_tos), parsed))
+        return "250 OK"
+
+    def wait(self, pred: Callable[[Any], bool], timeout: float = 30) -> Any:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for rcpt, msg in self.messages:
+                if pred(msg):
+                    return rcpt, msg
+            time.sleep(0.1)
+        raise AssertionError(f"no such message; got {[m['Subject'] for _, m in self.messages]}")
+
+
+@pytest.fixture
+def smtp() -> Iterator[tuple[Inbox, int]]:
+    inbox = Inbox()
+    port = free_port()
+    controller = aiosmtpd.Controller(inbox, hostname="127.0.0.1", port=port)
+    controller.start()
+    try:
+        yield inbox, port
+    finally:
+        controller.stop()
+
+
+def _mail_server(make_server: Callable[..., ServerThread], port: int) -> ServerThread:
+    mail = MailSettings(
+        host="127.0.0.1",
+        port=port,
+        sender="bohnanza@example.org",
+        base_url="https://play.example.org",
+        tls="none",
+        interval=0.2,
+    )
+    return make_server(accounts=FAST, mail=mail)
+
+
+def _account(c: httpx.Client, name: str, address: str | None) -> None:
+    r = c.post("/api/account/register", json={"name": name, "password": "correct horse"})
+    assert r.status_code == 200, r.text
+    if address is not None:
+        r = c.post("/api/account/email", json={"address": address})
+        assert r.status_code == 200, r.text
+
+
+def test_your_turn_and_game_over_mails_and_one_click_unsubscribe(
+    make_server: Callable[..., ServerThread], smtp: tuple[Inbox, int]
+) -> None:
+    inbox, port = smtp
+    srv = _mail_server(make_server, port)
+    with srv.http() as c:
+        _account(c, "Mona", "mona@example.net")
+        me = c.get("/api/account").json()
+        assert me["mail"] and me["email"] == {
+            "address": "mona@example.net",
+            "turn": True,
+            "end": True,
+        }
+        made = c.post(
+            "/api/tables",
+            json={
+                "rules": "classic",
+                "players": 3,
+                "name": "Mona",
+                "clock": "turn12h",
+                "seats": [
+                    {"kind": "person"},
+                    {"kind": "bot", "bot": "autarky"},
+                    {"kind": "bot", "bot": "autarky"},
+                ],
+            },
+        ).json()
+        table = made["table"]["id"]
+        ws = srv.client(table, made["token"])
+        ws.request({"type": "start"})
+        ws.close()  # she leaves; at her own pace the seat waits for her, and she is told
+        rcpt, msg = inbox.wait(lambda m: m["Subject"] == "Bohnanza: your turn")
+        assert rcpt == ["mona@example.net"] and msg["To"] == "mona@example.net"
+        body = msg.get_content()
+        assert f"https://play.example.org/t/{table}" in body
+        unsubscribe = str(msg["List-Unsubscribe"]).strip().strip("<>")
+        assert msg["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+        assert unsubscribe.startswith("https://play.example.org/unsubscribe/")
+        # Once per turn, not once per look at the tables.
+        time.sleep(1.0)
+        assert sum(1 for _, m in inbox.messages if m["Subject"] == "Bohnanza: your turn") == 1
+        # The address is hers alone: the player page, leaderboard and table never show it.
+        for path in ("/api/players/Mona", "/api/ratings/classic", f"/api/tables/{table}"):
+            assert "mona@example.net" not in c.get(path).text
+        # A GET of the link changes nothing (mail scanners open links); one POST does.
+        path = unsubscribe.removeprefix("https://play.example.org")
+        page = c.get(path)
+        assert page.status_code == 200 and "unsubscribe-btn" in page.text
+        assert c.get("/api/account").json()["email"]["turn"]
+        done = c.post(path, content=b"List-Unsubscribe=One-Click")
+        assert done.status_code == 200 and "unsubscribed" in done.text
+        assert c.get("/api/account").json()["email"] == {
+            "address": "mona@example.net",
+            "turn": False,
+            "end": False,
+        }
+        assert c.post("/unsubscribe/not-a-token").status_code == 404
+
+
+def test_the_game_over_mail_reaches_a_resigned_account(
+    make_server: Callable[..., ServerThread], smtp: tuple[Inbox, int]
+) -> None:
+    inbox, port = smtp
+    srv = _mail_server(make_server, port)
+    with srv.http() as c:
+        _account(c, "Nils", "nils@example.net")
+        c.post(
+            "/api/account/email", json={"address": "nils@example.net", "turn": False, "end": True}
+        )
+        made = c.post(
+            "/api/tables",
+            json={
+                "rules": "classic",
+                "players": 3,
+                "name": "Nils",
+                "seats": [
+                    {"kind": "person"},
+                    {"kind": "bot", "bot": "autarky"},
+                    {"kind": "bot", "bot": "autarky"},
+                ],
+            },
+        ).json()
+        table = made["table"]["id"]
+        ws = srv.client(table, made["token"])
+        ws.request({"type": "start"})
+        ws.request({"type": "leave"})
+        ws.close()
+        _, msg = inbox.wait(lambda m: m["Subject"] == "Bohnanza: the game is over", timeout=60)
+        assert f"https://play.example.org/replay/{table}" in msg.get_content()
+        assert not any(m["Subject"] == "Bohnanza: your turn" for _, m in inbox.messages)
+
+
+@pytest.mark.parametrize(
+    "address",
+    [
+        "",
+        "no-at-sign",
+        "a@b",
+        "two@@example.org",
+        "sp ace@example.org",
+        "a@example.org\r\nBcc: x@y.z",
+        "x" * 250 + "@example.org",
+        "<a@example.org>",
+    ],
+)
+def test_bad_addresses_are_refused_and_change_nothing(
+    make_server: Callable[..., ServerThread], smtp: tuple[Inbox, int], address: str
+) -> None:
+    _inbox, port = smtp
+    srv = _mail_server(make_server, port)
+    with srv.http() as c:
+        _account(c, "Olaf", "olaf@example.net")
+        r = c.post("/api/account/email", json={"address": address})
+        assert r.status_code == 400 and r.json()["error"]
+        assert c.get("/api/account").json()["email"]["address"] == "olaf@example.net"
+        # Forgetting the address is allowed; a guest may not set one.
+        assert c.post("/api/account/email", json={"address": None}).json()["email"] is None
+    with srv.http() as guest:
+        assert (
+            guest.post("/api/account/email", json={"address": "g@example.org"}).status_code == 401
+        )
+
+
+def test_smtp_urls() -> None:
+    s = parse_smtp_url("smtp://me:p%40ss@mail.example.org", "b@example.org", "https://x/")
+    assert (s.host, s.port, s.tls, s.user, s.password, s.base_url) == (
+        "mail.example.org",
+        587,
+        "starttls",
+        "me",
+        "p@ss",
+        "https://x",
+    )
+    assert "p@ss" not in repr(s)
+    assert parse_smtp_url("smtps://mail.example.org", "b@example.org", "https://x").port == 465
+    assert parse_smtp_url("smtp://h:25?tls=none", "b@example.org", "https://x").tls == "none"
+    for bad in ("http://h", "smtp://h?tls=maybe"):
+        with pytest.raises(ValueError):
+            parse_smtp_url(bad, "b@example.org", "https://x")
+    with pytest.raises(ValueError):
+        parse_smtp_url("smtp://h", "not-an-address", "https://x")
+    assert check_address(" a.b+c@example.org ") == "a.b+c@example.org"
+
+
+def test_a_live_table_mails_no_your_turn(
+    make_server: Callable[..., ServerThread], smtp: tuple[Inbox, int]
+) -> None:
+    """Without a turn-based clock a stand-in plays for an absent player within minutes:
+    no "your turn" mail (the game waits on her here for the whole away delay)."""
+    inbox, port = smtp
+    srv = _mail_server(make_server, port)
+    with srv.http() as c:
+        _account(c, "Rhea", "rhea@example.net")
+        made = c.post(
+            "/api/tables",
+            json={
+                "rules": "classic",
+                "players": 3,
+                "name": "Rhea",
+                "seats": [{"kind": "person"}, {"kind": "bot"}, {"kind": "bot"}],
+            },
+        ).json()
+        ws = srv.client(made["table"]["id"], made["token"])
+        ws.request({"type": "start"})
+        ws.close()
+        time.sleep(1.5)
+        assert c.get(f"/api/tables/{made['table']['id']}").json()["status"] == "playing"
+    assert inbox.messages == []
+
+
+def test_serve_refuses_a_bad_smtp_setting_with_one_clear_error(tmp_path: Any) -> None:
+    from click.testing import CliRunner
+
+    from bohnanza.web.command import serve
+
+    db = ["--port", "0", "--database-url", f"sqlite:///{tmp_path / 'g.db'}"]
+    result = CliRunner().invoke(serve, [*db, "--smtp-url", "http://mail.example.org"])
+    assert result.exit_code == 2 and "smtp://user:password@host" in result.output
+    result = CliRunner().invoke(serve, [*db, "--smtp-url", "smtp://mail.example.org"])
+    assert result.exit_code == 2 and "--mail-from" in result.output
+    assert "--smtp-url" in CliRunner().invoke(serve, ["--help"]).output
