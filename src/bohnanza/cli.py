@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
+from . import notice_pure_core
 from .agents import DEFAULT_BOT, DESCRIPTIONS, agent_names, describe_agents
 from .errors import BohnanzaError
 from .rules import all_rulesets, make_config
@@ -198,6 +199,7 @@ def simulate(
         llm_fallback,
         fail_fast,
     )
+    notice_pure_core()
     show = sys.stderr.isatty() and not as_json
     try:
         if show:

@@ -11,6 +11,7 @@ from typing import Any, NoReturn
 
 import click
 
+from .. import notice_pure_core
 from ..agents import DESCRIPTIONS
 from ..agents.llm import is_llm_spec, llm_line
 from ..errors import BohnanzaError
@@ -182,6 +183,7 @@ def tournament(
         )
     except BohnanzaError as exc:
         _fail(str(exc))
+    notice_pure_core()
     show = progress if progress is not None else (sys.stderr.isatty() and not as_json)
     run: Callable[..., Any] = run_tournament
     kwargs: dict[str, Any] = {
