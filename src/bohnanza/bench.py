@@ -785,9 +785,10 @@ def readme_block(result: dict[str, Any], command: str) -> str:
         "the engine, with the same choices and results, as a plain Python loop with no "
         "decision interface; the ratio is the share of the bare loop's speed the engine "
         "keeps, and it holds still when the shared machine's speed drifts. Both deal with "
-        "the SHA-256 generator, whose cost, the same on both sides, pulls the ratio towards "
-        "1: the same games' shuffles are timed alone too, with each side's generator, and "
-        "taken out for the second ratio. `bohnanza bench --baseline OLD/src` times an older "
+        "the SHA-256 generator, whose cost pulls the ratio towards 1 (the bare loop's is "
+        "always plain Python, the engine's compiled with it): the same games' shuffles are "
+        "timed alone too, with each side's generator, and taken out for the second ratio. "
+        "`bohnanza bench --baseline OLD/src` times an older "
         "engine's games in the same rounds; `python benchmarks/compare_engines.py "
         "--baseline OLD/src` compares two source trees at length, in alternating processes."
     )
