@@ -103,7 +103,12 @@ def _clock(seconds: float) -> str:
     show_default=True,
     help="Folder for games.sqlite, the plots and the report; a rerun resumes there.",
 )
-@click.option("--batch", type=int, default=None, help="Games per task (default: automatic).")
+@click.option(
+    "--batch",
+    type=int,
+    default=None,
+    help="Games per task (default: about 0.3 s of play each, from a measured game).",
+)
 @click.option("--no-rotate", is_flag=True, help="Keep the line-up's seats in every game.")
 @click.option("--no-plots", is_flag=True, help="Skip the plots (the report has tables only).")
 @click.option(
