@@ -108,12 +108,31 @@ def _project_copy(tmp_path: Path) -> Path:
     return tree
 
 
+#: The builds below test the build backend from the sources, whichever build of the
+#: engine runs the tests: once is enough (CI's compiled run, near its time budget, skips
+#: them).
+_ONCE = pytest.mark.skipif(
+    bohnanza.compiled_core(), reason="the build backend is tested in the pure run"
+)
+
+
+def _pip_ok(proc: subprocess.CompletedProcess[str]) -> None:
+    """Fail with pip's output, or skip where pip cannot reach a package index (the
+    builds fetch setuptools into their own environment, as users' builds do)."""
+    if proc.returncode != 0:
+        out = proc.stdout + proc.stderr
+        if "No matching distribution found for setuptools" in out:
+            pytest.skip("no package index reachable for the build's setuptools")
+        pytest.fail(out[-3000:])
+
+
 def _wheel_files(directory: Path) -> tuple[Path, list[str]]:
     (wheel,) = directory.glob("bohnanza-*.whl")
     with zipfile.ZipFile(wheel) as z:
         return wheel, z.namelist()
 
 
+@_ONCE
 def test_without_a_compiler_a_wheel_falls_back_to_pure_python_in_one_line(tmp_path: Path) -> None:
     """The real build (pip, this backend, setuptools) with a compiler that always fails:
     a pure wheel, and one line that says why and what it costs."""
@@ -127,7 +146,7 @@ def test_without_a_compiler_a_wheel_falls_back_to_pure_python_in_one_line(tmp_pa
         [sys.executable, "-m", "pip", "wheel", "-v", "--no-deps", "-w", str(out), str(tree)],
         capture_output=True, text=True, env=env, timeout=300,
     )  # fmt: skip
-    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    _pip_ok(proc)
     said = [line for line in (proc.stdout + proc.stderr).splitlines() if "bohnanza build:" in line]
     assert len(said) == 1, said
     assert "the C compiler 'false' cannot build Python extensions" in said[0]
@@ -138,6 +157,7 @@ def test_without_a_compiler_a_wheel_falls_back_to_pure_python_in_one_line(tmp_pa
     assert not [f for f in files if f.endswith((".so", ".pyd"))]
 
 
+@_ONCE
 def test_an_editable_install_stays_pure_where_a_compiler_works(tmp_path: Path) -> None:
     """``pip install -e`` with no switch set and a working compiler: nothing is compiled
     (a compiled module would shadow the sources it was built from), and nothing is said."""
@@ -154,7 +174,7 @@ def test_an_editable_install_stays_pure_where_a_compiler_works(tmp_path: Path) -
         [str(python), "-m", "pip", "install", "-v", "-e", str(tree)],
         capture_output=True, text=True, env=env, timeout=300,
     )  # fmt: skip
-    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    _pip_ok(proc)
     assert "bohnanza build:" not in proc.stdout + proc.stderr  # never tried, nothing to say
     assert "mypyc" not in proc.stdout  # and not fetched for the build
     built = [p for d in (venv, tree) for p in d.rglob("*") if p.suffix in (".so", ".pyd")]
