@@ -148,7 +148,10 @@ def build_wheel(
         try:
             return _build_with(True, _setuptools.build_wheel, *args)
         except (Exception, SystemExit) as exc:  # distutils reports a failed compile as SystemExit
-            problem = f"the compilation failed: {str(exc).strip()[:200] or type(exc).__name__}"
+            # The compiler's own messages are above; one short line says what it means.
+            problem = "the compilation failed; the compiler's messages are above"
+            if not isinstance(exc, SystemExit):  # not distutils' report of a failed command
+                problem += f" ({type(exc).__name__}: {str(exc).strip()[:120]})"
     _fallback(problem)
     return _build_with(False, _setuptools.build_wheel, *args)
 
