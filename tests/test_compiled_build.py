@@ -189,7 +189,7 @@ def test_an_editable_install_stays_pure_where_a_compiler_works(tmp_path: Path) -
 
 
 def test_the_pure_core_is_announced_once_and_the_compiled_one_not(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """``simulate`` says on stderr, once per process, that it runs the pure core and how
     to get the compiled one; stdout (the JSON summary here) is untouched."""
@@ -207,6 +207,17 @@ def test_the_pure_core_is_announced_once_and_the_compiled_one_not(
         if expected:
             assert "pip install ." in result.stderr and "not -e" in result.stderr
         expected = 0  # the second run in the same process stays quiet
+    # The tournament says it too (once per process: reset, as in a fresh process).
+    from bohnanza.tournament.command import tournament
+
+    monkeypatch.setattr(bohnanza, "_notice_given", False)
+    out = str(tmp_path / "t")
+    result = CliRunner().invoke(
+        tournament, ["-a", "autarky", "-n", "1", "-w", "1", "--out", out, "--no-plots", "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["games"] == 1
+    assert result.stderr.count("pure-Python core") == (0 if bohnanza.compiled_core() else 1)
 
 
 def test_a_malformed_switch_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
