@@ -1,4 +1,5 @@
-"""setuptools' entry point: pure Python unless ``BOHNANZA_COMPILE=1`` (see
+"""setuptools' entry point: compiles the core when the build backend decided so (a wheel
+where a C compiler works, or ``BOHNANZA_COMPILE=1``; an editable install never: see
 buildtools/bohnanza_build.py); every other setting is in pyproject.toml."""
 
 from __future__ import annotations

@@ -16,7 +16,11 @@ importing ``bohnanza`` from its own tree and timing, in CPU time
 * ``rl``: steps of the ``bohnanza_v0`` environment, reading the observation every step.
 
 It prints, per measurement, each tree's rate and the ratio new/old (above 1: the candidate
-is faster), and checks that both trees played the same games (same scores and turns).
+is faster), and checks that both trees played the same games (same scores and turns; trees
+from before the SHA-256 generator deal other games). Each tree's engine/bare ratio uses
+this checkout's bare loop, rules and generator, whatever the tree: it works against any
+tree back to the first release; what a tree cannot do (the legacy generator, the RL
+environment) is left out of the comparison.
 Issue 14's targets: autarky at least 2x, random 1.5x, clone 4x, RL steps 2x.
 The candidate defaults to the ``src`` next to this script. ``--compile`` first builds the
 candidate tree with its compiled core (``BOHNANZA_COMPILE=1``, mypyc; about a minute) into
@@ -48,26 +52,24 @@ UNITS = {
 # ---------------------------------------------------------------------- the worker
 
 
-def _bare_loop() -> Any:
-    """This checkout's bare loop (``bohnanza.bench.bare_autarky_game``, the yardstick of
-    ``bohnanza bench``) bound to the worker tree's rules and to its generator loaded from
-    source as plain Python: the same yardstick in both trees, whatever their build, so
-    that each tree's engine/bare ratio is measured in the same run."""
-    import importlib.util
+CHECKOUT_SRC = Path(__file__).resolve().parent.parent / "src"
+
+
+def _yardstick(bare: dict[str, Any]) -> tuple[Any, Any, Any]:
+    """This checkout's bare loop (``bohnanza.bench.bare_game``, the yardstick of ``bohnanza
+    bench``), its rules' numbers as the parent computed them (``bare``, from this
+    checkout's rules) and its SHA-256 generator loaded from this checkout's source as plain
+    Python, under a name of its own: nothing of it comes from the tree being timed, so the
+    yardstick is the same in every tree, from the first release (no ``bohnanza.shuffle``,
+    other configs) to this one."""
+    import importlib
+    import types
     from typing import NamedTuple
 
-    import bohnanza.shuffle
-    from bohnanza.errors import ConfigError
-    from bohnanza.rules import BASE_RULESETS, make_config
-
-    text = (Path(__file__).resolve().parent.parent / "src/bohnanza/bench.py").read_text()
-    start = text.index("def bare_autarky_game")
-    code = "from __future__ import annotations\n" + text[start : text.index("\n# ---", start)]
-    path = Path(bohnanza.shuffle.__file__ or "").with_name("shuffle.py")
-    spec = importlib.util.spec_from_file_location("bohnanza._plain_shuffle", path)
-    assert spec is not None and spec.loader is not None
-    plain = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(plain)
+    package = types.ModuleType("_bench_yardstick")
+    package.__path__ = [str(CHECKOUT_SRC / "bohnanza")]
+    sys.modules["_bench_yardstick"] = package
+    plain = importlib.import_module("_bench_yardstick.shuffle").DeckRandom
 
     class GameResult(NamedTuple):
         scores: tuple[int, ...]
@@ -75,19 +77,30 @@ def _bare_loop() -> Any:
         turns: int
         actions: int
 
-    names: dict[str, Any] = {
-        "ConfigError": ConfigError,
-        "BASE_RULESETS": BASE_RULESETS,
-        "make_config": make_config,
-        "_PlainDeckRandom": plain.DeckRandom,
-        "GameResult": GameResult,
-    }
+    text = (CHECKOUT_SRC / "bohnanza" / "bench.py").read_text(encoding="utf-8")
+    start = text.index("def bare_game(")
+    code = "from __future__ import annotations\n" + text[start : text.index("\ndef ", start + 1)]
+    names: dict[str, Any] = {"GameResult": GameResult}
     exec(compile(code, "bench.py (bare loop)", "exec"), names)
-    return names["bare_autarky_game"]
+    rules = types.SimpleNamespace(**bare)
+    return names["bare_game"], rules, plain
 
 
-def _worker(src: str, games: int, rl: bool) -> dict[str, Any]:
-    """Time every measurement once with the ``bohnanza`` of ``src`` (runs in a subprocess)."""
+def _replay(plan: list[tuple[int, list[list[int]]]], make: Any) -> float:
+    """CPU seconds of the planned games' shuffles alone, with generator ``make(seed)``."""
+    start = time.process_time()
+    for seed, lists in plan:
+        rng = make(seed)
+        for cards in lists:
+            rng.shuffle(cards)
+    return time.process_time() - start
+
+
+def _worker(src: str, games: int, rl: bool, bare_rules: dict[str, Any]) -> dict[str, Any]:
+    """Time every measurement once with the ``bohnanza`` of ``src`` (runs in a subprocess).
+    What an older tree cannot do (no legacy generator to clone, no RL environment) is
+    left out of its result, and out of the comparison."""
+    bare_game, rules, plain = _yardstick(bare_rules)
     sys.path.insert(0, src)
     import bohnanza
     from bohnanza.agents import make_agent
@@ -130,21 +143,47 @@ def _worker(src: str, games: int, rl: bool) -> dict[str, Any]:
         seconds, n, digest = games_of(agent, seeds)
         out[agent] = {"seconds": seconds, "units": n, "digest": digest}
 
-    bare = _bare_loop()
-    bare(games + 1)  # warm up
+    bare_game(games + 1, rules, plain)  # warm up
     start = time.process_time()
     for s in range(1, games + 1):
-        bare(s)
+        bare_game(s, rules, plain)
     out["bare"] = {"seconds": time.process_time() - start, "units": games}
+    # The bare loop's shuffles alone, with its generator and with the tree's own (the
+    # SHA-256 one where the tree has it, else the Mersenne Twister that it dealt with).
+    plan = []
+    for s in range(1, games + 1):
+        sizes: list[int] = []
+        bare_game(s, rules, plain, sizes)
+        plan.append((s, [list(range(n)) for n in sizes]))
+    try:
+        from bohnanza.shuffle import DeckRandom as tree_generator
+
+        out["deals"] = "sha256"
+    except ImportError:
+        import random
+
+        tree_generator = random.Random
+        out["deals"] = "mt19937"
+    out["shuffle_bare"] = {"seconds": _replay(plan, plain), "units": games}
+    out["shuffle_engine"] = {"seconds": _replay(plan, tree_generator), "units": games}
 
     for key, generator, clones in (
         ("clone", "sha256-ctr/1", 100 * games),
         ("clone_legacy", "mt19937", 25 * games),
     ):
-        game = Game.new("classic", 4, seed=1, generator=generator)
+        try:
+            game = Game.new("classic", 4, seed=1, generator=generator)
+        except TypeError:  # a tree from before the generators: one kind of game, cloned
+            if key == "clone_legacy":
+                continue
+            game = Game.new("classic", 4, seed=1)
         for _ in range(60):
             seat = game.waiting_for()[0]
-            game.apply(seat, game.legal_actions(seat, offers=False)[0])
+            try:
+                legal = game.legal_actions(seat, offers=False)
+            except TypeError:  # the first trees listed no offers anyway
+                legal = game.legal_actions(seat)
+            game.apply(seat, legal[0])
         clone = game.clone
         start = time.process_time()
         for _ in range(clones):
@@ -154,7 +193,10 @@ def _worker(src: str, games: int, rl: bool) -> dict[str, Any]:
     if rl:
         import numpy as np
 
-        from bohnanza.rl import bohnanza_v0
+        try:
+            from bohnanza.rl import bohnanza_v0
+        except ImportError:  # a tree from before the RL environment
+            return out
 
         env = bohnanza_v0.env(rules="classic", players=4)
         steps = 10 * games
@@ -215,8 +257,19 @@ def _src(path: str) -> str:
     return str(p)
 
 
+def _bare_rules() -> dict[str, Any]:
+    """This checkout's numbers of 4-player classic for the bare loop (plain JSON)."""
+    sys.path.insert(0, str(CHECKOUT_SRC))
+    try:
+        from bohnanza.bench import bare_rules
+    finally:
+        sys.path.remove(str(CHECKOUT_SRC))
+    return bare_rules("classic", 4)._asdict()
+
+
 def _run_worker(src: str, games: int, rl: bool) -> dict[str, Any]:
     cmd = [sys.executable, __file__, "--worker", src, "--games", str(games)]
+    cmd += ["--bare-rules", json.dumps(_bare_rules())]
     if not rl:
         cmd.append("--no-rl")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
@@ -231,22 +284,31 @@ def compare(
     baseline: str, candidate: str, rounds: int, games: int, rl: bool, verbose: bool = True
 ) -> dict[str, Any]:
     trees = {"old": _src(baseline), "new": _src(candidate)}
-    names = ["autarky", "random", "clone", "clone_legacy"] + (["rl"] if rl else [])
-    totals = {t: {m: [0.0, 0] for m in names} for t in trees}
-    per_round: dict[str, list[float]] = {m: [] for m in names}
+    wanted = ["autarky", "random", "clone", "clone_legacy"] + (["rl"] if rl else [])
+    names: list[str] = []
+    totals: dict[str, dict[str, list[float]]] = {}
+    per_round: dict[str, list[float]] = {}
     digests: dict[str, dict[str, str]] = {t: {} for t in trees}
-    got_bare: dict[str, list[float]] = {t: [] for t in trees}
+    deals: dict[str, str] = {}
+    side = ("bare", "shuffle_bare", "shuffle_engine")
+    got_side: dict[str, dict[str, float]] = {t: dict.fromkeys(side, 0.0) for t in trees}
     for r in range(rounds):
         order = ["old", "new"] if r % 2 == 0 else ["new", "old"]
         got = {t: _run_worker(trees[t], games, rl) for t in order}
+        if r == 0:  # what both trees measured (an old tree lacks some)
+            names = [m for m in wanted if m in got["old"] and m in got["new"]]
+            totals = {t: {m: [0.0, 0] for m in names} for t in trees}
+            per_round = {m: [] for m in names}
         for t in trees:
-            got_bare[t].append(got[t]["bare"]["seconds"])
+            for k in side:
+                got_side[t][k] += got[t][k]["seconds"]
         for t in trees:
             for m in names:
                 totals[t][m][0] += got[t][m]["seconds"]
                 totals[t][m][1] += got[t][m]["units"]
             for m in ("autarky", "random"):
                 digests[t][m] = got[t][m]["digest"]
+            deals[t] = got[t]["deals"]
         for m in names:
             old, new = got["old"][m], got["new"][m]
             per_round[m].append(
@@ -258,17 +320,29 @@ def compare(
             line = ", ".join(f"{m} {per_round[m][-1]:.2f}x" for m in names)
             print(f"round {r + 1}/{rounds}: {line}", file=sys.stderr)
     engine_bare = {
-        t: sum(got_bare[t]) / totals[t]["autarky"][0] if totals[t]["autarky"][0] else 0.0
+        t: got_side[t]["bare"] / totals[t]["autarky"][0] if totals[t]["autarky"][0] else 0.0
+        for t in trees
+    }
+    # Each side without its own shuffling: the bare loop's SHA-256 shuffles, the engine's
+    # with the tree's generator (the same lists), both timed apart in the same process.
+    without = {
+        t: (got_side[t]["bare"] - got_side[t]["shuffle_bare"])
+        / (totals[t]["autarky"][0] - got_side[t]["shuffle_engine"])
         for t in trees
     }
     out: dict[str, Any] = {
         "engine_bare": {t: round(v, 3) for t, v in engine_bare.items()},
+        "engine_bare_without_shuffle": {t: round(v, 3) for t, v in without.items()},
+        "bare_shuffle_share": {
+            t: round(got_side[t]["shuffle_bare"] / got_side[t]["bare"], 3) for t in trees
+        },
         "baseline": trees["old"],
         "candidate": trees["new"],
         "rounds": rounds,
         "games": games,
         "python": sys.version.split()[0],
         "same_games": digests["old"] == digests["new"],
+        "same_deals": deals["old"] == deals["new"],
         "measurements": {},
     }
     for m in names:
@@ -301,11 +375,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any] | None:
     ap.add_argument("--no-rl", action="store_true", help="skip the RL environment")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--worker", metavar="SRC", help=argparse.SUPPRESS)
+    ap.add_argument("--bare-rules", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.games < 1 or args.rounds < 1:
         ap.error("--games and --rounds must be at least 1")
     if args.worker:
-        print(json.dumps(_worker(args.worker, args.games, not args.no_rl)))
+        rules = json.loads(args.bare_rules)
+        print(json.dumps(_worker(args.worker, args.games, not args.no_rl, rules)))
         return None
     if not args.baseline:
         ap.error("--baseline is required")
@@ -332,12 +408,25 @@ def main(argv: list[str] | None = None) -> dict[str, Any] | None:
             f"{m:<12} old {r['old_per_second']:>12,.1f}  new {r['new_per_second']:>12,.1f} "
             f"{UNITS[m]:<9} new/old {r['ratio']:.2f}x  ({verdict} the target {r['target']}x)"
         )
-    eb = result["engine_bare"]
+    eb, ew, share = (
+        result["engine_bare"],
+        result["engine_bare_without_shuffle"],
+        result["bare_shuffle_share"],
+    )
     print(
         f"engine/bare  old {eb['old']:.3f}  new {eb['new']:.3f}  (autarky games against "
         "bohnanza bench's bare loop, plain Python in both, in the same processes)"
     )
-    print("same games in both trees" if result["same_games"] else "WARNING: the games differ")
+    print(
+        f"  without shuffling  old {ew['old']:.3f}  new {ew['new']:.3f}  (each side's "
+        f"shuffles timed apart; they are {100 * share['new']:.0f}% of the bare loop)"
+    )
+    if result["same_games"]:
+        print("same games in both trees")
+    elif not result["same_deals"]:
+        print("other games in each tree: the older one deals with the Mersenne Twister")
+    else:
+        print("WARNING: the games differ")
     return result
 
 

@@ -303,6 +303,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--action-mode", default="flat", choices=("flat", "builder"))
     ap.add_argument("--memory", action="store_true", help="observe with the memory part")
     args = ap.parse_args(argv)
+    from bohnanza import notice_pure_core
+
+    notice_pure_core()  # RL runs are where the compiled core pays most
     if args.quick:
         args.batches, args.batch_games, args.eval_every = 2, 1, 2
         args.eval_games, args.final_games = 1, 1

@@ -4,6 +4,8 @@ and the README writer (issue 14: the engine/bare-loop ratio printed every time).
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -12,20 +14,25 @@ from click.testing import CliRunner
 from bohnanza import compiled_core
 from bohnanza.agents import make_agent
 from bohnanza.bench import (
-    BEFORE_RATIO,
     README_END,
     README_START,
     README_START_COMPILED,
+    _PlainDeckRandom,
     bare_autarky_game,
+    bare_game,
+    bare_rules,
     engine_game,
     readme_block,
     readme_start,
+    replay_shuffles,
+    shuffle_plan,
     write_readme,
 )
 from bohnanza.cli import main
 from bohnanza.driver import play
 from bohnanza.errors import ConfigError
 from bohnanza.game import Game
+from bohnanza.shuffle import DeckRandom
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -78,13 +85,60 @@ def test_bench_json_reports_every_figure() -> None:
     assert data["compiled"] is compiled_core()
     assert data["clone_us"] > 0 and data["clone_legacy_us"] > 0
     assert data["rl"]["steps"] == 100 and data["rl"]["steps_per_second"] > 0
+    # The shuffles, timed apart, are a part of the bare loop's time; without them on
+    # either side the engine keeps a smaller share of the bare loop's speed.
+    share = data["shuffle"]["bare_share"]
+    assert 0 < share < 1 and data["shuffle"]["engine_seconds"] > 0
+    assert 0 < data["ratio_without_shuffle"] < data["ratio"]
+    assert "baseline" not in data  # no older engine given, no gain claimed
+
+
+def test_the_bare_loop_reports_what_it_shuffles_and_the_replay_deals_the_same() -> None:
+    """The deal is the whole deck; every later shuffle is a discard pile, smaller. The
+    replayed shuffles with the engine's generator and with the plain one give the same
+    orders (the same stream), so timing them apart times the same work."""
+    config = bare_rules()
+    sizes: list[int] = []
+    result = bare_game(3, config, _PlainDeckRandom, sizes)
+    assert result == bare_autarky_game(3)  # recording changes nothing
+    assert sizes[0] == len(config.card_variety) and len(sizes) >= 2
+    assert all(0 < n < sizes[0] for n in sizes[1:])
+    plan_a, plan_b = shuffle_plan(range(1, 4)), shuffle_plan(range(1, 4))
+    assert replay_shuffles(plan_a, _PlainDeckRandom) == sum(len(x) for _, x in plan_a)
+    replay_shuffles(plan_b, DeckRandom)
+    assert plan_a == plan_b and plan_a[0][1][0] != sorted(plan_a[0][1][0])
+
+
+def test_bench_measures_an_older_engine_beside_it() -> None:
+    """``--baseline`` times the given tree's games in child processes, in the same rounds;
+    this very tree against itself gains about nothing, and the figure is measured."""
+    result = CliRunner().invoke(
+        main, ["bench", "-n", "3", "--rounds", "2", "--no-rl", "--json", "--baseline", str(ROOT)]
+    )
+    assert result.exit_code == 0, result.output
+    old = json.loads(result.stdout)["baseline"]
+    assert old["src"] == str(ROOT / "src") and old["games"] == 6
+    assert old["seconds"] > 0 and 0.2 < old["gain"] < 5
+    text = CliRunner().invoke(
+        main, ["bench", "-n", "2", "--rounds", "1", "--no-rl", "--baseline", str(ROOT / "src")]
+    )
+    assert "engine new/old" in text.stdout and "older engine" in text.stdout
+
+
+def test_bench_refuses_a_baseline_without_an_engine(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["bench", "-n", "2", "--baseline", str(tmp_path)])
+    assert result.exit_code != 0
+    assert "no bohnanza package there" in result.stderr
+    assert result.stdout == ""
 
 
 def test_bench_prints_the_ratio() -> None:
     result = CliRunner().invoke(main, ["bench", "--games", "2", "--rounds", "1", "--no-rl"])
     assert result.exit_code == 0, result.output
-    assert "engine/bare" in result.output and "the issue's 0.38" in result.output
-    assert f"the {BEFORE_RATIO} before issue 14" in result.output
+    assert "engine/bare" in result.output and "issue 14's 0.38" in result.output
+    assert "without shuffling" in result.output
+    # No gain over an older engine unless one was measured (no stored constant).
+    assert "before issue 14" not in result.output and "new/old" not in result.output
     # Which build of the engine ran: it changes every figure.
     build = "compiled with mypyc" if compiled_core() else "engine pure Python"
     assert build in result.output.splitlines()[0]
@@ -98,6 +152,8 @@ def _result() -> dict[str, object]:
         "autarky": {"games_per_second": 400.0, "actions_per_second": 116000.0},
         "bare": {"games_per_second": 3000.0},
         "ratio": 0.133,
+        "ratio_without_shuffle": 0.09,
+        "shuffle": {"bare_share": 0.3},
         "random": {"games_per_second": 21.5, "actions_per_second": 33000.0},
         "clone_us": 3.9,
         "clone_legacy_us": 19.2,
@@ -115,8 +171,8 @@ def test_write_readme_replaces_only_the_bench_block(tmp_path: Path) -> None:
     head, rest = before.split(README_START, 1)
     tail = rest.split(README_END, 1)[1]
     assert after == f"{head}{README_START}\n{block}{README_END}{tail}"
-    gain = 0.133 / BEFORE_RATIO
-    assert f"| **engine / bare loop** | **0.133×** ({gain:.2f}× the {BEFORE_RATIO}× before" in after
+    assert "| **engine / bare loop** | **0.133×** |" in after
+    assert "each without its shuffling (timed apart) | 0.090× (shuffling: 30% of" in after
     assert "| `Game.clone()` of a mid-game state | 3.9 µs |" in after
     assert "4,800 steps/s" in after
     # The web server's load paragraph stays in the Performance section.
@@ -144,7 +200,7 @@ def test_bench_write_readme_option(tmp_path: Path) -> None:
     )
     assert result.exit_code == 0, result.output
     text = readme.read_text(encoding="utf-8")
-    build = "compiled with mypyc (BOHNANZA_COMPILE=1)" if compiled_core() else "pure Python"
+    build = "compiled with mypyc" if compiled_core() else "pure Python"
     assert text.startswith(
         f"intro\n{start}\nEngine {build}. Measured with `bohnanza bench --games 2"
     )
@@ -167,6 +223,37 @@ def test_compare_engines_runs_both_trees_and_finds_the_same_games() -> None:
     assert result["baseline"] == result["candidate"] == str(ROOT / "src")
     assert set(result["measurements"]) == {"autarky", "random", "clone", "clone_legacy"}
     assert all(m["ratio"] > 0 for m in result["measurements"].values())
+
+
+def test_compare_engines_works_against_a_tree_from_before_the_sha256_generator(
+    tmp_path: Path,
+) -> None:
+    """The first release (no ``bohnanza.shuffle``, no generators, no RL environment): the
+    comparison runs, on what both trees can do, with this checkout's yardstick."""
+    import importlib.util
+
+    if shutil.which("git") is None:
+        pytest.skip("git is needed to unpack the first release")
+    old = tmp_path / "old"
+    old.mkdir()
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", "82f05f2", "src"], capture_output=True, check=False
+    )
+    if archive.returncode != 0:
+        pytest.skip("this checkout has no history back to the first release")
+    subprocess.run(["tar", "-x", "-C", str(old)], input=archive.stdout, check=True)
+    spec = importlib.util.spec_from_file_location(
+        "compare_engines", ROOT / "benchmarks" / "compare_engines.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    result = module.compare(str(old), str(ROOT / "src"), 1, 2, True, verbose=False)
+    assert set(result["measurements"]) == {"autarky", "random", "clone"}
+    assert result["same_deals"] is False and result["same_games"] is False
+    for tree in ("old", "new"):
+        assert 0 < result["engine_bare"][tree] < 1
+        assert 0 < result["engine_bare_without_shuffle"][tree] < result["engine_bare"][tree]
 
 
 def test_each_build_writes_its_own_readme_block(tmp_path: Path) -> None:

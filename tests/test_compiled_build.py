@@ -1,14 +1,20 @@
-"""The optional compiled core (``BOHNANZA_COMPILE=1``, docs/design.md "A compiled core"):
-the build backend asks for mypyc only when compiling, refuses a compiled editable
-install, compiles the modules pyproject.toml lists; and a test run that is meant to test
-the compiled build (CI sets ``BOHNANZA_EXPECT_COMPILED=1``) really imports it."""
+"""The compiled core (docs/design.md "A compiled core"): a wheel is compiled where a C
+compiler works and falls back to pure Python, in one line, where none does; the build
+backend asks for mypyc only when compiling, keeps editable installs pure and refuses a
+compiled one, compiles the modules pyproject.toml lists; the long-running commands say
+once when they run on the pure core; and a test run that is meant to test the compiled
+build (CI sets ``BOHNANZA_EXPECT_COMPILED=1``) really imports it."""
 
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
+import shutil
+import subprocess
 import sys
 import tomllib
+import zipfile
 from pathlib import Path
 from types import ModuleType
 
@@ -48,8 +54,13 @@ def test_compiled_core_tells_which_build_runs() -> None:
     assert shuffle.COMPILED is bohnanza.compiled_core()
 
 
-def test_mypyc_is_asked_for_only_when_compiling(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_mypyc_is_asked_for_only_when_compiling(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     backend = _backend()
+    # setuptools' own hook writes *.egg-info into the current folder: a copy's, not the
+    # checkout's (a build running there would pack it).
+    monkeypatch.chdir(_project_copy(tmp_path))
     monkeypatch.setenv("BOHNANZA_COMPILE", "1")
     needs = backend.get_requires_for_build_wheel()
     assert any(n.startswith("mypy>=") for n in needs)
@@ -57,8 +68,156 @@ def test_mypyc_is_asked_for_only_when_compiling(monkeypatch: pytest.MonkeyPatch)
     assert any(n.startswith("numpy") for n in needs)
     monkeypatch.setenv("BOHNANZA_COMPILE", "0")
     assert backend.compile_requested() is False
+    assert not any(n.startswith("mypy") for n in backend.get_requires_for_build_wheel())
     monkeypatch.delenv("BOHNANZA_COMPILE")
+    # Unset: setup.py run by hand stays pure; the backend decides per build (below).
+    assert backend.compile_mode() == "auto"
     assert backend.compile_requested() is False
+    # Unset and no working compiler: nothing to compile with, so no mypyc to fetch.
+    monkeypatch.setenv("CC", "false")
+    assert backend.compiler_problem() is not None
+    assert not any(n.startswith("mypy") for n in backend.get_requires_for_build_wheel())
+
+
+def test_the_compiler_probe_names_what_is_wrong(monkeypatch: pytest.MonkeyPatch) -> None:
+    backend = _backend()
+    monkeypatch.setenv("CC", "false")
+    assert backend.compiler_problem() == "the C compiler 'false' cannot build Python extensions"
+    monkeypatch.setenv("CC", "/nonexistent/bin/cc")
+    assert backend.compiler_problem() == "the C compiler '/nonexistent/bin/cc' is missing"
+    monkeypatch.delenv("CC")
+    if shutil.which(os.environ.get("CC", "cc")) is None:
+        pytest.skip("no C compiler on this machine")
+    assert backend.compiler_problem() is None
+
+
+def _project_copy(tmp_path: Path) -> Path:
+    """What a build reads, copied: a build writes build/ and *.egg-info/ into its tree."""
+    tree = tmp_path / "project"
+    tree.mkdir()
+    for name in ("setup.py", "pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, tree / name)
+    shutil.copytree(
+        ROOT / "buildtools", tree / "buildtools", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    shutil.copytree(
+        ROOT / "src",
+        tree / "src",
+        ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyd", "*.egg-info"),
+    )
+    return tree
+
+
+#: The builds below test the build backend from the sources, whichever build of the
+#: engine runs the tests: once is enough (CI's compiled run, near its time budget, skips
+#: them).
+_ONCE = pytest.mark.skipif(
+    bohnanza.compiled_core(), reason="the build backend is tested in the pure run"
+)
+
+
+def _pip_ok(proc: subprocess.CompletedProcess[str]) -> None:
+    """Fail with pip's output, or skip where pip cannot reach a package index (the
+    builds fetch setuptools into their own environment, as users' builds do)."""
+    if proc.returncode != 0:
+        out = proc.stdout + proc.stderr
+        if "No matching distribution found for setuptools" in out:
+            pytest.skip("no package index reachable for the build's setuptools")
+        pytest.fail(out[-3000:])
+
+
+def _wheel_files(directory: Path) -> tuple[Path, list[str]]:
+    (wheel,) = directory.glob("bohnanza-*.whl")
+    with zipfile.ZipFile(wheel) as z:
+        return wheel, z.namelist()
+
+
+@_ONCE
+def test_without_a_compiler_a_wheel_falls_back_to_pure_python_in_one_line(tmp_path: Path) -> None:
+    """The real build (pip, this backend, setuptools) with a compiler that always fails:
+    a pure wheel, and one line that says why and what it costs."""
+    tree = _project_copy(tmp_path)
+    out = tmp_path / "wheels"
+    env = {k: v for k, v in os.environ.items() if k != "BOHNANZA_COMPILE"}
+    env["CC"] = "false"
+    # pip's own build environment (the usual path; it fetches setuptools), which must then
+    # not ask for mypyc: no compiler, nothing to compile with.
+    proc = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-v", "--no-deps", "-w", str(out), str(tree)],
+        capture_output=True, text=True, env=env, timeout=300,
+    )  # fmt: skip
+    _pip_ok(proc)
+    said = [line for line in (proc.stdout + proc.stderr).splitlines() if "bohnanza build:" in line]
+    assert len(said) == 1, said
+    assert "the C compiler 'false' cannot build Python extensions" in said[0]
+    assert "building pure Python" in said[0]
+    wheel, files = _wheel_files(out)
+    assert wheel.name.endswith("-py3-none-any.whl")
+    assert "bohnanza/game.py" in files
+    assert not [f for f in files if f.endswith((".so", ".pyd"))]
+
+
+@_ONCE
+def test_an_editable_install_stays_pure_where_a_compiler_works(tmp_path: Path) -> None:
+    """``pip install -e`` with no switch set and a working compiler: nothing is compiled
+    (a compiled module would shadow the sources it was built from), and nothing is said."""
+    if _backend().compiler_problem() is not None:
+        pytest.skip("no working C compiler: the automatic choice would be pure anyway")
+    tree = _project_copy(tmp_path)
+    # A throwaway environment: pip installing "bohnanza" anywhere in the environment that
+    # runs the tests (even with --prefix) would first uninstall the one under test.
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    python = venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    env = {k: v for k, v in os.environ.items() if k not in ("BOHNANZA_COMPILE", "PYTHONPATH")}
+    proc = subprocess.run(
+        [str(python), "-m", "pip", "install", "-v", "-e", str(tree)],
+        capture_output=True, text=True, env=env, timeout=300,
+    )  # fmt: skip
+    _pip_ok(proc)
+    assert "bohnanza build:" not in proc.stdout + proc.stderr  # never tried, nothing to say
+    assert "mypyc" not in proc.stdout  # and not fetched for the build
+    built = [p for d in (venv, tree) for p in d.rglob("*") if p.suffix in (".so", ".pyd")]
+    assert not [p for p in built if "bohnanza" in p.name or "mypyc" in p.name]
+    where = subprocess.run(
+        [str(python), "-c", "import bohnanza; print(bohnanza.__file__, bohnanza.compiled_core())"],
+        capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path,
+    )  # fmt: skip
+    assert where.stdout.split() == [str(tree / "src" / "bohnanza" / "__init__.py"), "False"], (
+        where.stdout + where.stderr
+    )
+
+
+def test_the_pure_core_is_announced_once_and_the_compiled_one_not(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """``simulate`` says on stderr, once per process, that it runs the pure core and how
+    to get the compiled one; stdout (the JSON summary here) is untouched."""
+    from click.testing import CliRunner
+
+    from bohnanza.cli import main
+
+    monkeypatch.setattr(bohnanza, "_notice_given", False)
+    expected = 0 if bohnanza.compiled_core() else 1
+    for _ in range(2):
+        result = CliRunner().invoke(main, ["simulate", "-a", "autarky", "-n", "2", "--json"])
+        assert result.exit_code == 0, result.output
+        assert json.loads(result.stdout)["games"] == 2
+        assert result.stderr.count("pure-Python core") == expected
+        if expected:
+            assert "pip install ." in result.stderr and "not -e" in result.stderr
+        expected = 0  # the second run in the same process stays quiet
+    # The tournament says it too (once per process: reset, as in a fresh process).
+    from bohnanza.tournament.command import tournament
+
+    monkeypatch.setattr(bohnanza, "_notice_given", False)
+    out = str(tmp_path / "t")
+    result = CliRunner().invoke(
+        tournament, ["-a", "autarky", "-n", "1", "-w", "1", "--out", out, "--no-plots", "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["games"] == 1
+    assert result.stderr.count("pure-Python core") == (0 if bohnanza.compiled_core() else 1)
 
 
 def test_a_malformed_switch_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:

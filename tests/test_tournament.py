@@ -116,6 +116,35 @@ def test_interrupted_run_resumes_to_the_same_rows(tmp_path: Path) -> None:
     )
 
 
+def test_games_per_task_follow_a_measured_game() -> None:
+    """Without ``--batch``, the size comes from the time of a game played here: cheap
+    autarky games go many to a task, never so many that a worker gets fewer than 4
+    tasks; a game as dear as the target goes alone. The games played count (rows)."""
+    from bohnanza.tournament.runner import auto_batch, play_game
+
+    spec = TournamentSpec("classic", 4, ("autarky",) * 4)
+    todo = list(range(100, 300))
+    rows, size = auto_batch(spec, todo, 2)
+    assert [r["game"] for r in rows] == [100, 101]
+    assert comparable(rows) == comparable([play_game(spec, 100), play_game(spec, 101)])
+    assert 1 < size <= 25  # 198 games left, 2 workers: at least 8 tasks
+    rows, size = auto_batch(spec, todo, 2, target=1e-9)
+    assert size == 1 and len(rows) == 1  # the first game already took longer
+    _, size = auto_batch(spec, todo[:10], 2, target=60.0)
+    assert size == 1  # 8 games left, 2 workers, 4 tasks each: ceil(8 / 8)
+    _, size = auto_batch(spec, todo[:40], 4, target=60.0)
+    assert size == 3  # ceil(38 / 16)
+
+
+def test_automatic_batches_play_the_same_games_as_one_per_task(tmp_path: Path) -> None:
+    """Two workers, the size chosen from a measured game (the first games played in the
+    main process), against one game per task: the same rows."""
+    auto = run_tournament(SPEC, 12, tmp_path / "auto", workers=2)
+    single = run_tournament(SPEC, 12, tmp_path / "one", workers=2, batch=1)
+    assert auto.played == single.played == 12
+    assert comparable(auto.rows) == comparable(single.rows)
+
+
 def test_a_folder_refuses_a_different_tournament(tmp_path: Path) -> None:
     run_tournament(TournamentSpec("classic", 3, ("autarky",) * 3), 1, tmp_path, workers=1)
     with pytest.raises(ConfigError, match="different tournament"):

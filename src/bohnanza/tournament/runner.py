@@ -15,6 +15,7 @@ again on a resume; ``fail_fast`` stops the tournament at the first one instead.
 
 from __future__ import annotations
 
+import itertools
 import math
 import multiprocessing
 import os
@@ -275,6 +276,42 @@ def default_workers() -> int:
     return max(1, os.cpu_count() or 1)
 
 
+#: The CPU time a task (a batch of games sent to a worker) should take when the batch
+#: size is chosen automatically: long enough that sending it, its rows coming back and
+#: storing them (~1 ms a task, in the main process, which shares the cores) are noise,
+#: short enough that the rows are stored often and the last tasks even out.
+TASK_SECONDS = 0.3
+
+
+def auto_batch(
+    spec: TournamentSpec,
+    todo: Sequence[int],
+    workers: int,
+    target: float = TASK_SECONDS,
+) -> tuple[list[Row], int]:
+    """Measure what a game of ``spec`` costs by playing the first one or two of ``todo``
+    here (the second timed: the first also pays for the first-call caches), and choose
+    the games per task from it: about ``target`` seconds of CPU a task, at least 4 tasks
+    per worker (so that they end together), at least 1 game. Returns the rows of the
+    games played (they count: the caller stores them) and the size.
+
+    Why measured: one game per task, the old default, costs more in sending and storing
+    than a compiled ``autarky`` game (~1 ms) costs to play, and ``-w 2`` then ran slower
+    than ``-w 1``; a fixed size would make a slow line-up's (search, Fasolufka) tasks
+    long and its progress coarse."""
+    rows: list[Row] = []
+    per_game = target
+    for i in todo[:2]:
+        start = time.process_time()
+        rows.append(play_game(spec, i))
+        per_game = time.process_time() - start
+        if per_game >= target:
+            break
+    left = len(todo) - len(rows)
+    spread = max(1, math.ceil(left / (workers * 4)))
+    return rows, max(1, min(round(target / max(per_game, 1e-6)), spread))
+
+
 def _batches(indices: Sequence[int], size: int) -> list[list[int]]:
     return [list(indices[i : i + size]) for i in range(0, len(indices), size)]
 
@@ -445,21 +482,32 @@ def run_tournament(
         wanted = game_seeds(spec.seed, games)
         todo = [i for i in range(games) if wanted[i] not in have]
         skipped = games - len(todo)
-        # One game per task by default: each is stored as soon as it ends (an
-        # interrupted run loses only the games in flight; a task costs ~1 ms).
-        size = batch or (1 if backend == "local" else max(1, min(25, len(todo) // (workers * 4))))
         done = skipped
         if progress:
             progress(done, games)
+        first: list[Row] = []
+        if batch:
+            size = batch
+        elif backend == "ray":
+            size = max(1, min(25, len(todo) // (workers * 4)))
+        elif workers > 1 and len(todo) > 1 and not any(is_llm_spec(a) for a in spec.lineup):
+            # Games per task from a measured game (auto_batch): the first games are
+            # played here, and stored like the others.
+            first, size = auto_batch(spec, todo, workers)
+        else:
+            # One process, or a language model's games (seconds each, waiting on HTTP):
+            # one game per task, each stored as soon as it ends.
+            size = 1
+        rest = todo[len(first) :]
         if todo:
             source = (
-                run_ray(spec, todo, size, ray_address)
+                run_ray(spec, rest, size, ray_address)
                 if backend == "ray"
-                else run_local(spec, todo, workers, size, start_method)
+                else run_local(spec, rest, workers, size, start_method)
             )
             last = time.monotonic()
             try:
-                for rows in source:
+                for rows in itertools.chain([first] if first else [], source):
                     # Committed at most twice a second (and at the end, or on Ctrl-C).
                     store.add_forfeits([r["forfeit"] for r in rows if "forfeit" in r])
                     store.add([r for r in rows if "forfeit" not in r], commit=False)
@@ -480,10 +528,12 @@ def run_tournament(
 
 
 __all__ = [
+    "TASK_SECONDS",
     "Outcome",
     "Timed",
     "TournamentSpec",
     "agent_stats",
+    "auto_batch",
     "build_agent",
     "default_workers",
     "parse_agent",
