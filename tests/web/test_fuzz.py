@@ -286,10 +286,27 @@ def test_random_frames_change_nothing(
         # "x": never says hello; every frame comes from an unauthenticated connection
         viewer = seat if isinstance(seat, int) else None
         acked = 0
+        opened = time.monotonic()
+        closed = False
         for frame in batch:
             frame = harmless(frame)
             hidden = hidden_from(live_game(server, table), viewer)
-            answers = exchange(c, frame)
+            try:
+                answers = exchange(c, frame)
+            except ConnectionClosed as exc:
+                # A socket that never said hello is closed once its time is up (4408): the
+                # server doing its job, reached by long batches on a loaded machine.
+                waited = time.monotonic() - opened
+                if (
+                    seat != "x"
+                    or exc.rcvd is None
+                    or exc.rcvd.code != 4408
+                    or waited < server.settings.limits.hello_timeout
+                ):
+                    raise
+                COUNTS["closed_without_hello"] += 1
+                closed = True
+                break
             COUNTS["frames"] += 1
             sent = frame if isinstance(frame, str) else frame.decode("latin-1")
             for m in answers:
@@ -298,7 +315,8 @@ def test_random_frames_change_nothing(
                     assert_no_leak(json.dumps(m), hidden, sent, f"seat {viewer}")
                 acked += m["type"] == "ack"
             assert answers, f"no answer to {frame!r:.200}"
-        assert_alive(c)
+        if not closed:
+            assert_alive(c)
         watcher.drain()
         assert not [m for m in watcher.messages if m["type"] == "error"]
     finally:
