@@ -176,10 +176,15 @@ def _shuffled_hidden(game: Game, seat: int, rng: random.Random, named: set[int])
 
 
 def _answer(game: Game, seat: Any, action: Any) -> str | None:
-    """None if ``check`` accepts, else its message; any non-Bohnanza exception fails."""
+    """None if ``check`` accepts, else its message and the reason it carries (its code and
+    details, which the pages word: they may not depend on hidden cards either); any
+    non-Bohnanza exception fails."""
     try:
         game.check(seat, action)
     except BohnanzaError as exc:
+        refusal = getattr(exc, "refusal", None)
+        if refusal is not None:
+            return f"{type(exc).__name__}: {exc} [{refusal.code} {sorted(refusal.details.items())}]"
         return f"{type(exc).__name__}: {exc}"
     except Exception as exc:
         raise AssertionError(
