@@ -214,7 +214,7 @@ def explain(game: Game, seat: int, action: Action, exc: IllegalAction) -> Explan
     details the refusing rule gave (``exc.refusal``), seats and fields renumbered from 1,
     plus the action's type (``action``). Nothing is read from ``game``'s state: the
     reason is the one the engine knew when it refused."""
-    del game  # the reason travels with the refusal
+    # ``game`` is not read: the reason travels with the refusal.
     refusal = exc.refusal
     params: dict[str, Any] = {}
     if refusal is None:  # refused before any rule was asked

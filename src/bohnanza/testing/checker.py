@@ -70,7 +70,7 @@ from ..agents import agent_names, make_agent
 from ..driver import PlayLog, play
 from ..errors import BohnanzaError, GameOver, IllegalAction
 from ..events import Event
-from ..game import OVER, TRADE, Game
+from ..game import OVER, TRADE, Game, Pending
 from ..records import make_record, replay
 from ..refusals import REASONS
 from ..rules import GameConfig, all_rulesets, make_config
@@ -1185,6 +1185,8 @@ def _find_reference(value: Any, forbidden: dict[int, str], path: str = "view") -
             found = _find_reference(getattr(value, f.name), forbidden, f"{path}.{f.name}")
             if found:
                 return found
+    elif isinstance(value, Pending):  # immutable: its seat, kind and named numbers
+        return _find_reference(value.args, forbidden, f"{path}.args")
     else:
         return f"an object of type {type(value).__name__} at {path}"
     return None
@@ -1221,6 +1223,13 @@ def _read_only(checker: InvariantChecker, view: View, who: str) -> None:
             except TypeError:
                 continue
             raise checker.fail(f"{name} of the view for {who} can be changed")
+    if view.pending is not None:  # shared with the game's state and every other view
+        try:
+            view.pending.seat = -1
+        except AttributeError:
+            pass
+        else:
+            raise checker.fail(f"the pending decision in the view for {who} can be changed")
     try:
         view.config.players = 0  # type: ignore[misc]
     except (AttributeError, TypeError):
