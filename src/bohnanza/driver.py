@@ -143,13 +143,14 @@ def play(
     log_action = actions.append
     # Agents that keep Agent.wants_offers answer with their class's ``proposes``.
     fixed = [a.proposes if type(a).wants_offers is Agent.wants_offers else None for a in agents]
+    time_up = TIME_UP
     for question in loop:
         seat = question.seat
         if not question.required:
             # A phase-2 round slot: one action or a pass.
             loop.answered(ask(seat, False))
             continue
-        if question.kind is TIME_UP:
+        if question.kind is time_up:
             # The trading time is up (R-TRADE-6): the active seat's decision is made.
             forced = question.forced
             assert forced is not None

@@ -372,10 +372,12 @@ class AskLoop:
     def __iter__(self) -> Iterator[Ask]:
         scheduler, game, only = self.scheduler, self.game, self.only
         waiting_for = game.hooks.waiting_for
+        asks, seats = _WAITING, _SEATS
+        fast = only is None
         while True:
             phase = game.phase
             if (
-                only is None
+                fast
                 and phase != TRADE
                 and phase != OVER
                 and game.pending is None
@@ -388,7 +390,7 @@ class AskLoop:
                 if not waiting:
                     raise RuntimeError(f"nobody can act in {game!r}")
                 seat = waiting[0]
-                yield _WAITING[seat] if seat < _SEATS else Ask(seat, True, AskKind.WAITING)
+                yield asks[seat] if seat < seats else Ask(seat, True, AskKind.WAITING)
                 continue
             ask = scheduler.next(game, only)
             if ask is None:
