@@ -181,12 +181,12 @@ def reference_observe(enc: Encoding, view: View, trade_round: int = 0) -> NDArra
     if enc.pending and view.pending is not None:
         s = p["pending"][0]
         pend = view.pending
-        if pend[0] == me:
-            if pend[1] == "place_child":
+        if pend.seat == me:
+            if pend.kind == "place_child":
                 out[s] = 1.0
             else:
                 out[s + 1] = 1.0
-                out[s + 2 + int(pend[2])] = 1.0
+                out[s + 2 + pend["field"]] = 1.0
                 out[s + 2 + FIELDS : s + 2 + FIELDS + min(len(enc._ladies(view)), LADY_SLOTS)] = 1.0
     if enc.pile_turn is not None:
         _cards_into(enc, out, p["duel_offer"][0], view.public.get("offer", ()), DUEL_SLOTS)

@@ -380,7 +380,7 @@ def test_moves_a_lady_to_the_top_when_that_pays() -> None:
     put(game, kinds["child"][0], hand)
     hand.insert(0, hand.pop())
     game.apply(0, Action.plant(0))  # the child lands on the men and the lady
-    assert game.pending is not None and game.pending[1] == "move_lady"
+    assert game.pending is not None and game.pending.kind == "move_lady"
     choice = HeuristicAgent(0).act(game.view(0), game.legal_actions(0), True)
     assert choice == Action.move_lady(lady)  # right under the child: the next one lifts her
     game.apply(0, choice)

@@ -180,16 +180,26 @@ def _shuffled_hidden(game: Game, seat: int, rng: random.Random, named: set[int])
 
 
 def _answer(game: Game, seat: Any, action: Any) -> str | None:
-    """None if ``check`` accepts, else its message; any non-Bohnanza exception fails."""
+    """None if ``check`` accepts, else its message and the reason it carries (its code and
+    details, which the pages word: they may not depend on hidden cards either); any
+    non-Bohnanza exception fails."""
     try:
         game.check(seat, action)
     except BohnanzaError as exc:
-        return f"{type(exc).__name__}: {exc}"
+        return _said(exc)
     except Exception as exc:
         raise AssertionError(
             f"check({seat!r}, {action!r}) raised {type(exc).__name__}: {exc}"
         ) from exc
     return None
+
+
+def _said(exc: BohnanzaError) -> str:
+    """What a refusal says: its message, and the code and details it carries."""
+    refusal = getattr(exc, "refusal", None)
+    if refusal is not None:
+        return f"{type(exc).__name__}: {exc} [{refusal.code} {sorted(refusal.details.items())}]"
+    return f"{type(exc).__name__}: {exc}"
 
 
 #: "card 12", "cards [3, 4]", "child 7": where a message names card ids.
@@ -324,7 +334,7 @@ class EngineFuzz(RuleBasedStateMachine):
         try:
             g.apply(seat, action)
         except BohnanzaError as exc:
-            assert f"{type(exc).__name__}: {exc}" == answer, "apply and check disagree"
+            assert _said(exc) == answer, "apply and check disagree"
         except Exception as exc:
             raise AssertionError(
                 f"apply({seat!r}, {action!r}) raised {type(exc).__name__}: {exc}"

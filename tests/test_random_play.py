@@ -495,9 +495,9 @@ def test_fasolufka_child_placed_by_another_seats_action_refreshes_the_cached_vie
         replay = Game.new("fasolki+fasolufka", 3, seed=seed)
         for seat, action in actions:
             pending, queue = replay.pending, replay.extra.queue
-            waiting = [e for e in queue if e[1] == "place_child" and e[0] != seat]
-            if pending and pending[1] == "move_lady" and pending[0] == seat and waiting:
-                receiver = waiting[0][0]
+            waiting = [e for e in queue if e.kind == "place_child" and e.seat != seat]
+            if pending and pending.kind == "move_lady" and pending.seat == seat and waiting:
+                receiver = waiting[0].seat
                 before = [f[:] for f in replay.fields[receiver]]
                 for s in range(3):
                     replay.view(s, cached=True)  # fill the cache, as the driver does

@@ -21,7 +21,7 @@ from bohnanza.agents import make_agent
 from bohnanza.agents.base import Agent
 from bohnanza.driver import play
 from bohnanza.game import OVER, PLANT_TRADED, TRADE
-from bohnanza.schedule import MAX_TRADE_ROUNDS, Ask, AskKind, TradeScheduler
+from bohnanza.schedule import MAX_TRADE_ROUNDS, Ask, AskKind, AskLoop, TradeScheduler
 from bohnanza.testing.helpers import card_ids, deal, stage_field
 
 SLOT = AskKind.SLOT
@@ -460,7 +460,7 @@ def play_before(game: Game, agents: Sequence[Agent], max_trade_rounds: int) -> l
                     if game.phase != TRADE or game.turn != turn or game.over:
                         break
                     while game.pending is not None and not game.over:
-                        ask(game.pending[0], True)
+                        ask(game.pending.seat, True)
                     if game.phase != TRADE:
                         break
                     acted = ask(seat, False) or acted
@@ -536,7 +536,7 @@ def schedule_before(game: Game, max_trade_rounds: int) -> Generator[tuple[int, b
                     if game.phase != TRADE or game.turn != turn or game.over:
                         break
                     while game.pending is not None and not game.over:
-                        yield game.pending[0], True
+                        yield game.pending.seat, True
                     if game.phase != TRADE:
                         break
                     if game.legal_actions(seat, True):
@@ -610,3 +610,46 @@ def test_the_rl_environment_asks_in_the_drivers_order(rules: str, seed: int, rou
     logged = [(s, a) for s, a in expected.actions if a != Action.end_trading()]
     assert [(s, a) for s, a in applied if a != Action.end_trading()] == logged
     assert game.to_dict() == ref.to_dict()
+
+
+# ---------------------------------------------------------------------------- the one ask loop
+
+
+def test_the_ask_loop_says_who_acts_whether_they_must_and_what_they_may_do() -> None:
+    """AskLoop (issue 27): a pending decision's question names the decision and its
+    allowed answers; a time-up question leaves one forced action."""
+    game, child = fasolufka_game()
+    loop = AskLoop(game)
+    first = loop.next()
+    assert first == Ask(0, False, SLOT) and first.forced is None and first.decision(game) is None
+    assert first.may(game) == game.legal_actions(0)
+    game.apply(0, Action.propose(Offer(3, (child,), ())))
+    loop.answered(True)
+    game.apply(3, Action.accept(max(game.offers), ()))
+    ask = loop.next()
+    assert ask == Ask(3, True, AskKind.PENDING)
+    decision = ask.decision(game)
+    assert decision is game.pending and decision is not None and decision.kind == "place_child"
+    assert ask.may(game) == decision.answers(game) == game.legal_actions(3)
+    assert all(a.type.value == decision.kind for a in ask.may(game))
+    game.apply(3, ask.may(game)[0])
+    # Everybody passes: the trading time runs out, and the active seat's end is forced.
+    for ask in loop:
+        if ask.forced is not None:
+            break
+        loop.answered(False)
+    assert ask.time_up and ask.seat == game.active and ask.may(game) == [Action.end_trading()]
+    assert ask.forced == Action.end_trading()
+
+
+def test_the_ask_loop_is_the_one_loop_of_every_front_end() -> None:
+    """The order "pending decision → waiting seat → trading round → time up" exists once:
+    the driver, the terminal, TextArena, the RL environment and the web pump step through
+    AskLoop, and none of them asks the scheduler or the game who is next itself."""
+    src = Path(bohnanza.schedule.__file__).parent
+    front_ends = ["driver.py", "terminal.py", "textarena.py", "rl/bohnanza_v0.py", "web/pump.py"]
+    for name in front_ends:
+        text = (src / name).read_text(encoding="utf-8")
+        assert "AskLoop(" in text, name
+        assert ".next(game" not in text and "scheduler.next(" not in text, name
+        assert "waiting_for(" not in text, name

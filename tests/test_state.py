@@ -361,14 +361,29 @@ def test_phases_are_string_enums_and_load_as_members() -> None:
     assert loaded.phase is Phase.PLANT
 
 
-def test_a_pending_decision_is_a_typed_value_with_todays_list_form() -> None:
+def test_a_pending_decision_is_a_typed_value_that_reads_the_old_list_form() -> None:
     import pickle
 
-    p = Pending(2, "move_lady", 1, 40)
-    assert (p.seat, p.kind, p.args) == (2, "move_lady", (1, 40))
-    assert p.to_json() == [2, "move_lady", 1, 40] and Pending.from_json(p.to_json()) == p
-    assert pickle.loads(pickle.dumps(p)) == p and p[0] == 2  # still reads as a tuple
-    for bad in ([], [1], ["1", "x"], [1, 2], [1, "x", "3"], "1,x"):
+    import bohnanza.modules.fasolufka  # noqa: F401 - declares its two decisions
+
+    p = Pending(2, "move_lady", field=1, child=40)
+    assert (p.seat, p.kind, p.args, p["child"]) == (2, "move_lady", {"field": 1, "child": 40}, 40)
+    assert p.to_json() == {"seat": 2, "asks": "move_lady", "args": {"field": 1, "child": 40}}
+    assert Pending.from_json(p.to_json()) == p and pickle.loads(pickle.dumps(p)) == p
+    # Records and saved states written before decisions were typed hold a list.
+    assert (
+        p.legacy_json() == [2, "move_lady", 1, 40]
+        and Pending.from_json([2, "move_lady", 1, 40]) == p
+    )
+    with pytest.raises(AttributeError):
+        p.seat = 1  # type: ignore[misc]
+    with pytest.raises(KeyError):  # read by name, no longer a tuple
+        p[0]  # type: ignore[index]
+    bad_forms: list[object] = [[], [1], ["1", "x"], [1, 2], [1, "x", "3"], "1,x"]
+    bad_forms += [[2, "move_lady", 1], [2, "nobody_declared_this", 1]]
+    bad_forms += [{"seat": "2", "asks": "x"}, {"seat": 2, "asks": "x", "args": {"a": "1"}}]
+    bad_forms += [{"seat": 2, "asks": "x", "extra": 1}]
+    for bad in bad_forms:
         with pytest.raises(RecordError):
             Pending.from_json(bad)
 

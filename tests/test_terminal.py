@@ -262,7 +262,8 @@ def test_illegal_custom_offer_is_refused_and_changes_nothing() -> None:
     game = Game.new("classic", 4, seed=3)
     session = Session(game, 0, "autarky", choose)
     session.term.play()
-    assert "Not allowed: seat 0 cannot propose this offer: at most 12 cards" in session.flat
+    # Worded from the refusing rule's reason code and its numbers (bohnanza.refusals).
+    assert "Not allowed: at most 12 cards on each side of an offer" in session.flat
     assert len(snapshots) == 1
 
 

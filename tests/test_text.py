@@ -113,7 +113,7 @@ def _hidden_places(game: Game, seat: int) -> list[tuple[list[int], int]]:
     offered = {c for _p, o in game.offers.values() for c in o.give}
     fixed = offered | set(game.hooks.extra_cards(game))
     if game.pending is not None:
-        fixed |= {x for x in game.pending if isinstance(x, int)}
+        fixed |= set(game.pending.args.values())
     piles: list[list[int]] = [game.draw, *game.treasury]
     piles += [h for s, h in enumerate(game.hands) if s != seat]
     return [(p, i) for p in piles for i, c in enumerate(p) if c not in fixed]

@@ -467,7 +467,7 @@ class Determiniser:
             turn=view.turn,
             runouts=view.runouts,
             final_runout=view.final_runout,
-            pending=list(view.pending) if view.pending is not None else None,
+            pending=view.pending.to_json() if view.pending is not None else None,
             extra=extra,
             scores=list(view.scores) if view.scores is not None else None,
             winners=list(view.winners) if view.winners is not None else None,

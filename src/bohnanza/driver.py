@@ -2,7 +2,7 @@
 reproducible (the engine itself lets any seat act at any time; a server instead takes
 actions in arrival order).
 
-Order: that of :class:`bohnanza.schedule.TradeScheduler` - a pending decision first,
+Order: that of the one ask loop (:class:`bohnanza.schedule.AskLoop`) - a pending decision first,
 then whoever the game is waiting for, active seat first, then seat order. In phase 2
 rounds: the active seat, then every other seat once, each taking one action or passing.
 Trading ends when the active seat ends it, or - like a table's trading timer running out
@@ -18,9 +18,11 @@ from dataclasses import dataclass, field
 from .actions import Action
 from .agents.base import Agent
 from .errors import IllegalAction, StopsRun
-from .game import OVER, TRADE, Game
-from .schedule import MAX_TRADE_ROUNDS, TradeScheduler
+from .game import Game
+from .schedule import MAX_TRADE_ROUNDS, AskKind, AskLoop, TradeScheduler
 from .views import View
+
+TIME_UP = AskKind.TIME_UP
 
 
 class AgentError(IllegalAction):
@@ -134,40 +136,28 @@ def play(
             raise AgentError(f"game exceeded {max_actions} actions; an agent is looping")
         return True
 
-    scheduler = TradeScheduler(max_trade_rounds)
-    hooks = game.hooks
+    loop = AskLoop(game, TradeScheduler(max_trade_rounds))
     # The hot path's methods, bound once (phases 1 and 3 take most of a game's actions).
-    waiting_for = hooks.waiting_for
-    legal_actions = hooks.legal_actions
+    legal_actions = game.hooks.legal_actions
     view = game.view
     log_action = actions.append
     # Agents that keep Agent.wants_offers answer with their class's ``proposes``.
     fixed = [a.proposes if type(a).wants_offers is Agent.wants_offers else None for a in agents]
-    while True:
-        phase = game.phase
-        if phase == OVER:
-            break
-        if phase == TRADE:
-            # Phase 2 (with any decision pending in it) in the scheduler's rounds.
-            question = scheduler.next(game)
-            if question is None:  # pragma: no cover - only when the game is over
-                break
-            seat = question.seat
-            if question.time_up:
-                # The trading time is up (R-TRADE-6): the active seat's decision is made.
-                end = Action.end_trading()
-                apply(seat, end)
-                log_action((seat, end))
-            elif question.required:
-                ask(seat, True)
-            else:
-                scheduler.report(ask(seat, False))
+    time_up = TIME_UP
+    for question in loop:
+        seat = question.seat
+        if not question.required:
+            # A phase-2 round slot: one action or a pass.
+            loop.answered(ask(seat, False))
             continue
-        # The hot path (phases 1 and 3): one required decision.
-        waiting = game.waiting_for() if game.pending is not None else waiting_for(game)
-        if not waiting:
-            raise AgentError(f"nobody can act in {game!r}")
-        seat = waiting[0]
+        if question.kind is time_up:
+            # The trading time is up (R-TRADE-6): the active seat's decision is made.
+            forced = question.forced
+            assert forced is not None
+            apply(seat, forced)
+            log_action((seat, forced))
+            continue
+        # The hot path (phases 1 and 3, and pending decisions): one required decision.
         agent = agents[seat]
         proposes = fixed[seat]
         if proposes is None:

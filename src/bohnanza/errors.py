@@ -77,11 +77,14 @@ class Refusal:
 
     ``why`` is the English reason and ``message`` the sentence the exception says ("seat 0
     cannot harvest field 1: field 1 is empty"); ``rule`` is the RULES.md rule ID (read from
-    ``why`` when not given, as :class:`IllegalAction` does); ``code`` names the reason for a
-    message catalogue (:mod:`bohnanza.refusals`: ``field_empty``, ``own_turn_only``, ...; by
-    default ``not_now``, ``bad_offer`` or ``not_allowed`` after ``kind``); ``details`` holds
-    its numbers, 0-based as the engine counts (``field``, ``other``, ``n``, ``price``,
-    ``coins``, ``active``: the seat whose move it is).
+    ``why`` when not given, as :class:`IllegalAction` does); ``code`` names the reason, one
+    code per distinct reason, worded in English and Polish by :data:`bohnanza.refusals.REASONS`
+    (``field_empty``, ``field_variety``, ``own_turn_only``, ...; by default ``game_over``,
+    ``not_now`` or ``malformed`` after ``kind``, for refusals made before
+    any rule was asked); ``details`` holds what the wording needs, seats and fields 0-based
+    as the engine counts (``field``, ``other``, ``active``: the seat whose move it is,
+    ``partner``: the other seat of a trade the reason names), counts (``n``, ``price``, ``coins``,
+    ``most``) and names (``top``, ``card``: varieties; ``phase``) - never a hidden card.
     """
 
     seat: int
@@ -90,7 +93,7 @@ class Refusal:
     rule: str | None = None
     kind: type[IllegalAction] = IllegalAction
     code: str = ""
-    details: Mapping[str, int] = field(default_factory=dict)
+    details: Mapping[str, int | str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.rule is None:
@@ -101,9 +104,7 @@ class Refusal:
                 if issubclass(self.kind, GameOver)
                 else "not_now"
                 if issubclass(self.kind, NotYourTurn)
-                else "bad_offer"
-                if issubclass(self.kind, InvalidOffer)
-                else "not_allowed"
+                else "malformed"
             )
             object.__setattr__(self, "code", code)
 

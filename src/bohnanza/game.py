@@ -89,43 +89,96 @@ SeatId = NewType("SeatId", int)
 FieldId = NewType("FieldId", int)
 
 
-@mypyc_attr(native_class=False)
-class Pending(tuple[Any, ...]):
-    """A pending indivisible decision (R-HARV-1): the seat that must take it, its kind (a
-    module's name for it, ``"move_lady"``) and the kind's numbers (a field, a card).
+#: The named arguments of each kind of pending decision, in order, as declared by the rule
+#: that answers it (:func:`declare_decision`): ``{"move_lady": ("field", "child")}``. Read
+#: when a record in the old list form (``[seat, kind, *args]``) is loaded.
+_DECISIONS: dict[str, tuple[str, ...]] = {}
 
-    An immutable tuple ``(seat, kind, *args)``, so that its JSON form (a list) and code
-    that unpacks it stay as they were; read it through ``seat``, ``kind`` and ``args``.
+
+def declare_decision(kind: str, names: tuple[str, ...]) -> None:
+    """Declare a kind of pending decision: ``kind`` is the action type (its value) that
+    answers it, ``names`` its arguments in order. A module calls this once, at import,
+    next to the rule that answers the decision; declaring a kind again with other names
+    is a programming error."""
+    known = _DECISIONS.setdefault(kind, names)
+    if known != names:
+        raise ValueError(f"pending decision {kind!r} declared with {known} and {names}")
+
+
+def decision_names(kind: str) -> tuple[str, ...] | None:
+    """The declared argument names of ``kind`` (None: not declared)."""
+    return _DECISIONS.get(kind)
+
+
+@mypyc_attr(native_class=False)
+class Pending:
+    """A pending indivisible decision (R-HARV-1): the seat that must take it (``seat``),
+    what is asked (``kind``: the value of the action type whose rule answers it, such as
+    ``"move_lady"``) and the question's named numbers (``args``: a field, a card).
+
+    The allowed answers are the game's legal actions for ``seat`` while the decision is
+    open (:meth:`answers`): the answering rule lists them from the state, so they are
+    never stored twice. Immutable and hashable; read its numbers by name
+    (``pending["field"]``). Its JSON form is ``{"seat", "asks", "args"}``; records and
+    saved states written before it was typed hold the list ``[seat, kind, *args]``, which
+    :meth:`from_json` still reads (with the names the answering rule declared,
+    :func:`declare_decision`), and :meth:`legacy_json` writes back.
     """
 
-    __slots__ = ()
+    __slots__ = ("_args", "kind", "seat")
 
-    def __new__(cls, seat: int, kind: str, *args: int) -> Pending:
-        return tuple.__new__(cls, (seat, kind, *args))
+    seat: int
+    kind: str
+    _args: tuple[tuple[str, int], ...]
 
-    def __getnewargs__(self) -> tuple[Any, ...]:
-        return tuple(self)
+    def __init__(self, seat: int, kind: str, **args: int) -> None:
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "_args", tuple(args.items()))
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"a pending decision cannot be changed ({name})")
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (_pending, (self.seat, self.kind, self._args))
 
     @property
-    def seat(self) -> int:
-        seat = self[0]
-        assert isinstance(seat, int)
-        return seat
+    def args(self) -> dict[str, int]:
+        """The named numbers, in their declared order (a fresh dict)."""
+        return dict(self._args)
 
-    @property
-    def kind(self) -> str:
-        return str(self[1])
+    def __getitem__(self, name: str) -> int:
+        for key, value in self._args:
+            if key == name:
+                return value
+        raise KeyError(f"pending {self.kind} has no argument {name!r}")
 
-    @property
-    def args(self) -> tuple[int, ...]:
-        return tuple(int(a) for a in self[2:])
+    def answers(self, game: Game) -> list[Action]:
+        """The answers ``game`` allows now (its legal actions for the deciding seat)."""
+        return game.legal_actions(self.seat)
 
-    def to_json(self) -> list[int | str]:
-        return list(self)
+    def to_json(self) -> dict[str, Any]:
+        return {"seat": self.seat, "asks": self.kind, "args": dict(self._args)}
+
+    def legacy_json(self) -> list[int | str]:
+        """The list form records and states held before decisions were typed."""
+        return [self.seat, self.kind, *(v for _, v in self._args)]
 
     @classmethod
     def from_json(cls, data: object) -> Pending:
-        """Parse the list form; anything else raises :class:`RecordError`."""
+        """Parse the JSON form or the old list form; anything else raises
+        :class:`RecordError`."""
+        if isinstance(data, dict):
+            seat, kind, args = data.get("seat"), data.get("asks"), data.get("args", {})
+            if (
+                type(seat) is not int
+                or not isinstance(kind, str)
+                or not isinstance(args, dict)
+                or set(data) - {"seat", "asks", "args"}
+                or not all(isinstance(k, str) and type(v) is int for k, v in args.items())
+            ):
+                raise RecordError(f"malformed pending decision {data!r}")
+            return cls(seat, kind, **args)
         if (
             not isinstance(data, list | tuple)
             or len(data) < 2
@@ -134,10 +187,32 @@ class Pending(tuple[Any, ...]):
             or not all(type(a) is int for a in data[2:])
         ):
             raise RecordError(f"malformed pending decision {data!r}")
-        return cls(data[0], data[1], *data[2:])
+        values = data[2:]
+        names = _DECISIONS.get(data[1])
+        if names is None and values:
+            raise RecordError(f"pending decision {data!r} of an undeclared kind")
+        if names is not None and len(names) != len(values):
+            raise RecordError(f"pending decision {data!r}: {data[1]} takes {list(names)}")
+        return cls(data[0], data[1], **dict(zip(names or (), values, strict=True)))
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, Pending)
+            and self.seat == other.seat
+            and self.kind == other.kind
+            and self._args == other._args
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.seat, self.kind, self._args))
 
     def __repr__(self) -> str:
-        return f"Pending{tuple(self)!r}"
+        named = "".join(f", {k}={v}" for k, v in self._args)
+        return f"Pending({self.seat}, {self.kind!r}{named})"
+
+
+def _pending(seat: int, kind: str, args: tuple[tuple[str, int], ...]) -> Pending:
+    return Pending(seat, kind, **dict(args))
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -534,12 +609,19 @@ class Game:
         ``IllegalAction`` for a wrong type too (a compiled core would otherwise refuse
         it with a ``TypeError`` before the first line)."""
         if type(seat) is not int or not 0 <= seat < self.config.players:
-            raise IllegalAction(f"there is no seat {seat!r} in a {self.players}-player game")
+            why = f"there is no seat {seat!r} in a {self.players}-player game"
+            raise IllegalAction(why, refusal=Refusal(-1, "act", why, code="no_seat"))
         if type(action) is not Action:
-            raise IllegalAction(f"not an action: {action!r}", seat=seat)
+            why = f"not an action: {action!r}"
+            raise IllegalAction(why, seat=seat, refusal=Refusal(seat, "act", why, code="malformed"))
         malformed = shape_error(action)
         if malformed:
-            raise IllegalAction(f"seat {seat} sent a malformed action: {malformed}", seat=seat)
+            why = f"sent a malformed action: {malformed}"
+            raise IllegalAction(
+                f"seat {seat} {why}",
+                seat=seat,
+                refusal=Refusal(seat, "act", why, code="malformed"),
+            )
         if self.phase == OVER:
             raise Refusal(seat, "act", "the game is over", kind=GameOver).error()
         refusal = self.hooks.refusal(self, seat, action)

@@ -2,42 +2,199 @@
 
 The engine's :class:`~bohnanza.errors.IllegalAction` message is English prose for
 programmers ("seat 0 cannot buy a third field: ..."). A player's screen needs the reason in
-its own language and numbering (seat 1, field 2), so :func:`explain` turns a refusal into a
-``code`` with ``params`` that a message catalogue renders (the web app's ``err.*``
-strings). The parameters come from the typed refusal the rule object gave (``exc.refusal``), never
-parsed out of the prose; seat and field numbers in ``params`` are 1-based, as players
-count them.
+its own language and numbering (seat 1, field 2). The rule that refuses an action knows
+exactly why, so it says so as data: its :class:`~bohnanza.errors.Refusal` carries a
+``code`` (one per distinct reason, :data:`REASONS`) and the numbers and names the reason
+needs (a field, a variety, a seat, a count), and :func:`explain` only renumbers them from 1
+for people - nothing is worked out again from the state. :data:`REASONS` words every code
+in English and Polish: the web pages take it as their ``err.*`` strings
+(``web/i18n.py``), and :func:`render` words a refusal for the terminal and text players.
+
+A refusal never names a card hidden from the seat it answers: its numbers are fields,
+seats, counts, public varieties (a field's top, the front card of the seat's own hand, a
+card it named itself) - ``tests/test_engine_fuzz.py`` checks it on copies of the game
+with the hidden cards shuffled.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from .actions import Action
-from .errors import GameOver, IllegalAction, InvalidOffer, NotYourTurn
+from .errors import GameOver, IllegalAction, NotYourTurn
 from .game import Game
 
-#: Every ``code`` :func:`explain` gives (the web app has a string for each: ``err.<code>``).
-CODES = (
-    "game_over",
-    "have_third_field",
-    "no_third_field_left",
-    "field_price",
-    "field_empty",
-    "no_field",
-    "field_protected",
-    "not_now",
-    "own_turn_only",
-    "bad_offer",
-    "not_allowed",
-    "wrong_phase",
-    "field_variety",
-    "trade_with_active",
-    "offer_gone",
-)
+#: Every reason code, worded in English and Polish. Placeholders: ``{action}`` (what was
+#: tried, ``act.*``), ``{who}`` (the seat whose move it is: detail ``active``), ``{whom}``
+#: (the trade partner the reason names: detail ``partner``), ``{phase}``, ``{field}``/``{other}`` (1-based fields), ``{top}``/``{card}``
+#: (varieties), counts (``{n}``, ``{price}``, ``{coins}``, ``{most}``). ``{n|one|other}``
+#: (English) and ``{n|one|few|many}`` (Polish) are plurals, resolved by :func:`render` and
+#: the pages (common.js, ``B.t``).
+REASONS: dict[str, tuple[str, str]] = {
+    # -- any action
+    "game_over": ("the game is over", "gra się skończyła"),
+    "not_now": (
+        "{action} is not possible now (it is {who}'s move)",
+        "{action}: teraz niemożliwe (ruch ma: {who})",
+    ),
+    "wrong_phase": (
+        "{action} is not possible in this phase ({phase})",
+        "{action}: niemożliwe w tej fazie ({phase})",
+    ),
+    "own_turn_only": (
+        "{action} is possible only in your own turn (it is {who}'s turn)",
+        "{action}: tylko we własnej turze (teraz tura: {who})",
+    ),
+    "decision_pending": (
+        "{action} must wait: {who} first finishes a decision that cannot be interrupted",
+        "{action} musi poczekać: {who} najpierw kończy decyzję, której nie można przerwać",
+    ),
+    "no_decision": (
+        "{action} answers a decision, and none is open now",
+        "{action} odpowiada na decyzję, a żadna nie czeka teraz",
+    ),
+    "not_in_game": (
+        "{action} is not part of this game",
+        "{action}: tego nie ma w tej grze",
+    ),
+    "malformed": (
+        "this action is malformed and cannot be taken",
+        "ten ruch jest źle zbudowany i nie można go wykonać",
+    ),
+    "no_seat": ("there is no such seat at this table", "przy tym stole nie ma takiego miejsca"),
+    # -- planting (R-PLANT-1…4)
+    "planted_two": (
+        "two cards are already planted this turn",
+        "w tej turze posadzono już dwie karty",
+    ),
+    "hand_empty": ("your hand is empty", "twoja ręka jest pusta"),
+    "plant_first": (
+        "plant your front card first",
+        "najpierw posadź pierwszą kartę z ręki",
+    ),
+    "no_field": ("there is no field {field}; you have {n}", "nie ma pola {field}; masz pól: {n}"),
+    "field_variety": (
+        "field {field} holds {top}, not {card}: plant on an empty field "
+        "or one of {card}, or harvest a field first",
+        "na polu {field} rośnie {top}, nie {card}: posadź na pustym polu "
+        "albo na polu z tą fasolą, albo najpierw zbierz któreś pole",
+    ),
+    "not_in_trade_area": (
+        "that card is not in your trade area",
+        "tej karty nie ma w twoim polu wymiany",
+    ),
+    # -- harvests and third fields (R-HARV-1…3, R-FIELD-1…3)
+    "field_empty": ("field {field} is empty", "pole {field} jest puste"),
+    "field_protected": (
+        "field {field} holds a single bean and is protected while field {other} holds {n}",
+        "pole {field} ma jedną fasolkę i jest chronione, dopóki pole {other} ma {n}",
+    ),
+    "have_third_field": ("you already have a third field", "masz już trzecie pole"),
+    "no_third_field_left": ("no third field is left", "nie ma już trzecich pól"),
+    "field_price": (
+        "a third field costs {price|coin|coins}; you have {coins}",
+        "trzecie pole kosztuje {price|monetę|monety|monet}, a masz {coins}",
+    ),
+    "coins_not_chosen": (
+        "a third field is paid with the coins on top of your treasury; name no coins",
+        "trzecie pole opłaca się monetami z wierzchu skarbca; nie wskazuj monet",
+    ),
+    "coin_count": (
+        "a third field is paid with exactly {price|coin|coins}, not {n}",
+        "trzecie pole opłaca się dokładnie {price|monetą|monetami|monetami}, nie {n}",
+    ),
+    "coin_twice": ("a coin is named twice", "ta sama moneta wskazana dwa razy"),
+    "not_a_coin": (
+        "a named card is not a coin in your treasury",
+        "wskazana karta nie jest monetą w twoim skarbcu",
+    ),
+    # -- trading (R-TRADE-1…6, R-BLUFF-1…2)
+    "no_trading": ("there is no trading in this game", "w tej grze nie ma handlu"),
+    "offer_gone": (
+        "that offer is no longer open (taken, declined, withdrawn or lapsed)",
+        "ta oferta nie jest już otwarta (przyjęta, odrzucona, wycofana albo wygasła)",
+    ),
+    "not_your_offer": (
+        "that offer was made by {whom}; only they can withdraw it",
+        "tę ofertę złożył(a) {whom}; tylko on(a) może ją wycofać",
+    ),
+    "offer_to_other": (
+        "that offer is addressed to {whom}",
+        "ta oferta jest skierowana do: {whom}",
+    ),
+    "card_twice": ("a card is named twice", "ta sama karta podana dwa razy"),
+    "not_tradeable": (
+        "you do not hold a card named in the trade",
+        "nie masz karty wskazanej w wymianie",
+    ),
+    "wrong_cards": (
+        "the chosen cards are not those the offer asks for",
+        "wybrane karty nie są tymi, o które prosi oferta",
+    ),
+    "offer_cards_gone": (
+        "{whom} no longer holds the offered cards",
+        "{whom} nie ma już oferowanych kart",
+    ),
+    "bad_partner": (
+        "an offer goes to another seat at this table",
+        "ofertę składa się innemu graczowi przy tym stole",
+    ),
+    "trade_with_active": (
+        "you may trade only with the active player ({who})",
+        "handlować możesz tylko z aktywnym graczem ({who})",
+    ),
+    "too_many_offers": (
+        "at most {most|offer|offers} may be open at once",
+        "naraz mogą być otwarte najwyżej {most|oferta|oferty|ofert}",
+    ),
+    "empty_offer": (
+        "an offer must give or ask for something",
+        "oferta musi coś dawać albo o coś prosić",
+    ),
+    "offer_too_big": (
+        "at most {most|card|cards} on each side of an offer",
+        "najwyżej {most|karta|karty|kart} po każdej stronie oferty",
+    ),
+    "bad_want": (
+        "the offer asks for something that is not a bean of this game",
+        "oferta prosi o coś, co nie jest fasolą tej gry",
+    ),
+    "bad_declaration": (
+        "that claim about a card cannot be made",
+        "takiej deklaracji o karcie nie można złożyć",
+    ),
+    "drawn_declared": (
+        "drawn cards lie face up: nothing is declared about them",
+        "odkryte karty leżą awersem do góry: nic się o nich nie deklaruje",
+    ),
+    # -- modules' steps (a pending decision, a duel's pile)
+    "place_child_first": (
+        "first put the received child onto one of your fields of its variety",
+        "najpierw połóż otrzymane dziecko na swoim polu jego odmiany",
+    ),
+    "move_lady_first": (
+        "first move a lady two places up, or decline to",
+        "najpierw przesuń panią o dwa miejsca w górę albo zrezygnuj",
+    ),
+    "not_in_offer": (
+        "that card is not in the opponent's offer",
+        "tej karty nie ma w ofercie przeciwnika",
+    ),
+    "not_in_revealed": (
+        "that card is not among the revealed cards",
+        "tej karty nie ma wśród odkrytych kart",
+    ),
+    "not_in_hand": ("that card is not in your hand", "tej karty nie ma w twojej ręce"),
+}
 
-_OFFER_ANSWERS = frozenset(("accept", "decline", "withdraw"))
+#: Every code (the web pages have a string for each: ``err.<code>``).
+CODES = tuple(REASONS)
+
+#: Details that are seats or fields (0-based in the engine, 1-based for people).
+_ONE_BASED = frozenset(("active", "partner", "field", "other"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,99 +209,79 @@ class Explanation:
         return {"code": self.code, "rule": self.rule, "params": dict(self.params)}
 
 
-#: Codes whose parameters are the action and the seat whose move it is.
-_WITH_ACTION = frozenset(("not_now", "own_turn_only", "bad_offer", "not_allowed"))
-
-
 def explain(game: Game, seat: int, action: Action, exc: IllegalAction) -> Explanation:
-    """The refusal of ``action`` by ``seat`` (which raised ``exc``) as data: the rule
-    object's typed :class:`~bohnanza.errors.Refusal` (``exc.refusal``), renumbered from 1.
-
-    Two refusals are made more exact than the rule object's code: a move refused to the
-    active seat itself because its phase is over (a double click on "Stop planting") is
-    ``wrong_phase`` with the phase, never "the active player is seat 1" told to seat 1;
-    a card refused by a field of another variety (R-PLANT-3) is ``field_variety`` with
-    the field, its variety and the card's; an offer between two players who are not
-    active is ``trade_with_active`` (R-TRADE-2), and an answer to an offer that is no
-    longer open is ``offer_gone``."""
-    out = _explain(game, seat, action, exc)
-    if out.params.get("active") == seat + 1 and out.code in ("not_now", "own_turn_only"):
-        return Explanation(
-            "wrong_phase", out.rule, {"action": out.params["action"], "phase": str(game.phase)}
-        )
-    fields = game.fields[seat]
-    if out.code == "not_allowed" and action.field is not None and action.field >= len(fields):
-        return Explanation("no_field", out.rule, {"field": action.field + 1, "n": len(fields)})
-    if out.code == "bad_offer":
-        kind = action.type.value
-        offer = action.offer
-        if (
-            kind == "propose"
-            and offer is not None
-            and seat != game.active
-            and offer.to != game.active
-            and offer.to != seat
-        ):
-            # R-TRADE-2: "you trade only with the active player (Dora)".
-            return Explanation(
-                "trade_with_active", "R-TRADE-2", {"action": kind, "active": game.active + 1}
-            )
-        if kind in _OFFER_ANSWERS and action.offer_id not in game.offers:
-            # Taken, declined, withdrawn or cancelled meanwhile (a double click too).
-            return Explanation("offer_gone", out.rule, {"action": kind})
-    if out.code == "not_allowed" and out.rule == "R-PLANT-3":
-        variety = _field_variety(game, seat, action)
-        if variety is not None:
-            return Explanation("field_variety", out.rule, variety)
-    return out
-
-
-def _field_variety(game: Game, seat: int, action: Action) -> dict[str, Any] | None:
-    """The field, its top card's variety and the planted card's, for R-PLANT-3."""
-    field = action.field
-    fields = game.fields[seat]
-    if field is None or not 0 <= field < len(fields) or not fields[field]:
-        return None
-    card = action.card
-    if card is None:  # planting from the hand: its front card
-        hand = game.hands[seat]
-        if not hand:
-            return None
-        card = hand[0]
-    config = game.config
-    top = fields[field][-1]
-    return {"field": field + 1, "top": config.variety_of(top), "card": config.variety_of(card)}
-
-
-def _explain(game: Game, seat: int, action: Action, exc: IllegalAction) -> Explanation:
+    """The refusal of ``action`` by ``seat`` (which raised ``exc``) as data: the code and
+    details the refusing rule gave (``exc.refusal``), seats and fields renumbered from 1,
+    plus the action's type (``action``). Nothing is read from ``game``'s state: the
+    reason is the one the engine knew when it refused."""
+    # ``game`` is not read: the reason travels with the refusal.
     refusal = exc.refusal
-    if isinstance(exc, GameOver):
-        return Explanation("game_over", exc.rule)
-    kind = action.type.value
-    if refusal is None:  # refused before any rule was asked (a malformed action)
+    params: dict[str, Any] = {}
+    if refusal is None:  # refused before any rule was asked
         code = (
-            "not_now"
+            "game_over"
+            if isinstance(exc, GameOver)
+            else "not_now"
             if isinstance(exc, NotYourTurn)
-            else "bad_offer"
-            if isinstance(exc, InvalidOffer)
-            else "not_allowed"
+            else "malformed"
         )
-        params: dict[str, Any] = {"action": kind}
-        if code == "not_now":
-            params["active"] = game.active + 1
-        return Explanation(code, exc.rule, params)
-    code = refusal.code
-    details = refusal.details
-    params = {}
-    if code in _WITH_ACTION:
-        params["action"] = kind
-        if "active" in details:
-            params["active"] = details["active"] + 1
+        rule = exc.rule
     else:
-        for key in ("field", "other"):
-            if key in details:
-                params[key] = details[key] + 1
-        for key in ("n", "price", "coins"):
-            if key in details:
-                params[key] = details[key]
-    return Explanation(code, refusal.rule, params)
+        code, rule = refusal.code, refusal.rule
+        for key, value in refusal.details.items():
+            params[key] = value + 1 if key in _ONE_BASED and isinstance(value, int) else value
+    if "{action}" in REASONS.get(code, ("",))[0]:  # the words name what was tried
+        params["action"] = action.type.value
+    return Explanation(code, rule, params)
+
+
+_PLURAL = re.compile(r"\{(\w+)\|([^{}]*)\}")
+_PLAIN = re.compile(r"\{(\w+)\}")
+
+
+def _plural(n: int, forms: list[str]) -> str:
+    """English (one, other) or Polish (one; 2-4 except 12-14; other), as common.js."""
+    if len(forms) == 2:
+        return forms[0] if n == 1 else forms[1]
+    if n == 1:
+        return forms[0]
+    d, h = n % 10, n % 100
+    return forms[1] if 2 <= d <= 4 and not 12 <= h <= 14 else forms[2]
+
+
+def render(
+    explanation: Explanation,
+    lang: str = "en",
+    *,
+    seat_name: Callable[[int], str] | None = None,
+    words: Mapping[str, str] | None = None,
+) -> str:
+    """``explanation`` worded in ``lang`` ("en" or "pl"), with its rule: seats named by
+    ``seat_name`` (a 0-based seat; default "seat N"), varieties, phases and actions by
+    ``words`` (default: as the engine spells them)."""
+    en, pl = REASONS.get(explanation.code, REASONS["malformed"])
+    text = pl if lang == "pl" else en
+    params = dict(explanation.params)
+    names = words or {}
+    name_seat = seat_name or (lambda s: f"{'gracz' if lang == 'pl' else 'seat'} {s + 1}")
+    if "active" in params:
+        params["who"] = name_seat(int(params["active"]) - 1)
+    if "partner" in params:
+        params["whom"] = name_seat(int(params["partner"]) - 1)
+    for key in ("action", "phase", "top", "card"):
+        if key in params:
+            params[key] = names.get(str(params[key]), str(params[key]).replace("_", " "))
+    text = _PLURAL.sub(
+        lambda m: (
+            f"{params[m[1]]} {_plural(int(params[m[1]]), m[2].split('|'))}"
+            if m[1] in params
+            else m[0]
+        ),
+        text,
+    )
+    text = _PLAIN.sub(lambda m: str(params.get(m[1], m[0])), text)
+    rule = explanation.rule
+    return f"{text} ({rule})" if rule else text
+
+
+__all__ = ["CODES", "REASONS", "Explanation", "explain", "render"]

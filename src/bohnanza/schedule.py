@@ -23,6 +23,12 @@ The order (:meth:`TradeScheduler.next`):
    applies ``Action.end_trading()`` for it). A decision still pending when the rounds run
    out is taken first; trading then starts fresh rounds.
 
+:class:`AskLoop` is the one loop that steps a game through these questions: the driver,
+the terminal, TextArena, the RL environment and the web pump all iterate one (or call its
+``next``), so the order exists once; each question also says what the seat may do
+(:meth:`Ask.may`, the pending decision it answers, :meth:`Ask.decision`, and the one
+forced action when the time is up, :attr:`Ask.forced`).
+
 After a phase-2 slot the caller reports whether the asked seat acted
 (:meth:`TradeScheduler.report`); a slot left unreported counts as a pass. Required
 questions need no report.
@@ -75,17 +81,19 @@ A driver loop, with agents that pass on every slot:
 
 from __future__ import annotations
 
-from collections.abc import Container, Iterable
+import copy
+from collections.abc import Container, Iterable, Iterator
 from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Final
 
 from mypy_extensions import mypyc_attr
 
-from .game import TRADE
+from .actions import Action
+from .game import OVER, TRADE
 
 if TYPE_CHECKING:
-    from .game import Game
+    from .game import Game, Pending
 
 #: Phase-2 rounds before the trading time is up (R-TRADE-6), for every driver.
 MAX_TRADE_ROUNDS: Final = 6
@@ -112,6 +120,36 @@ class Ask:
     def time_up(self) -> bool:
         """The active seat must end trading now (R-TRADE-6); the caller applies it."""
         return self.kind is AskKind.TIME_UP
+
+    @property
+    def forced(self) -> Action | None:
+        """The one action this question leaves, which the caller applies without asking
+        anybody: ``end_trading`` when the trading time is up; None otherwise."""
+        return Action.end_trading() if self.kind is AskKind.TIME_UP else None
+
+    def decision(self, game: Game) -> Pending | None:
+        """The pending decision this question asks for (a :attr:`AskKind.PENDING` one)."""
+        return game.pending if self.kind is AskKind.PENDING else None
+
+    def may(self, game: Game, offers: bool = True) -> list[Action]:
+        """What the seat may do now: the one forced action when the time is up, else
+        the game's legal actions (a pending decision's allowed answers among them;
+        ``offers=False``: without the offer templates, for agents that never propose)."""
+        forced = self.forced
+        if forced is not None:
+            return [forced]
+        return game.legal_actions(self.seat, offers)
+
+
+#: Shared required questions per seat (a question is immutable; phases 1 and 3, where a
+#: game asks most, then build none).
+_SEATS: Final = 16
+_WAITING: Final = [Ask(s, True, AskKind.WAITING) for s in range(_SEATS)]
+_PENDING: Final = [Ask(s, True, AskKind.PENDING) for s in range(_SEATS)]
+
+
+def _required(asks: list[Ask], seat: int, kind: AskKind) -> Ask:
+    return asks[seat] if 0 <= seat < _SEATS else Ask(seat, True, kind)
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -206,26 +244,34 @@ class TradeScheduler:
 
         A phase-2 slot asked before, and not reported, counts as a pass.
         """
-        if game.over:
+        phase = game.phase
+        if phase == OVER:
             return None
         self._asked = None
-        trading = game.phase == TRADE
+        trading = phase == TRADE
         if trading:
             self._sync(game)
             if self.pos >= game.players:
                 self._end_round(game)
         elif self.turn != -1:
             self.reset()
-        if game.pending is not None:
-            seat = game.waiting_for()[0]
-            return Ask(seat, True, AskKind.PENDING) if only is None or seat in only else None
+        pending = game.pending
+        if pending is not None:
+            seat = pending.seat
+            if only is None or seat in only:
+                return _required(_PENDING, seat, AskKind.PENDING)
+            return None
         if not trading:
-            waiting = game.waiting_for()
+            # The hot path (phases 1 and 3 take most of a game's questions).
+            waiting = game.hooks.waiting_for(game)
             if not waiting:  # the engine always waits for somebody while not over
                 raise RuntimeError(f"nobody can act in {game!r}")
+            if only is None:
+                seat = waiting[0]
+                return _WAITING[seat] if seat < _SEATS else Ask(seat, True, AskKind.WAITING)
             for seat in waiting:
-                if only is None or seat in only:
-                    return Ask(seat, True, AskKind.WAITING)
+                if seat in only:
+                    return _required(_WAITING, seat, AskKind.WAITING)
             return None
         return self._slot(game, only)
 
@@ -286,4 +332,76 @@ class TradeScheduler:
         self.actions[seat] = self.actions.get(seat, 0) + 1
 
 
-__all__ = ["MAX_TRADE_ROUNDS", "Ask", "AskKind", "TradeScheduler"]
+@mypyc_attr(allow_interpreted_subclasses=True)
+class AskLoop:
+    """The one ask loop: who must act next in ``game``, whether they must answer, and
+    what they may do (:class:`Ask`), in the scheduler's order - a pending decision, the
+    seat the game waits for, the trade rounds, the trading time up.
+
+    Every front end steps its games through one (:func:`bohnanza.driver.play`, the
+    terminal, TextArena, the RL environment, the web pump); what stays theirs is how
+    they ask a seat and their own policy (clocks, which seats they ask). Iterate it, or
+    call :meth:`next`; after a phase-2 slot say whether the seat acted
+    (:meth:`answered`; a slot left unanswered is a pass). A time-up question is answered
+    by applying its :attr:`Ask.forced` action. The loop ends when the game is over, or
+    when the next question would go to a seat outside ``only``.
+    """
+
+    __slots__ = ("game", "only", "scheduler")
+
+    def __init__(
+        self,
+        game: Game,
+        scheduler: TradeScheduler | None = None,
+        *,
+        only: Container[int] | None = None,
+    ) -> None:
+        self.game = game
+        #: The rounds' bookkeeping (kept by callers that pause between questions).
+        self.scheduler = scheduler if scheduler is not None else TradeScheduler()
+        self.only = only
+
+    def next(self) -> Ask | None:
+        """The next question (None: over, or nobody in ``only`` is asked now)."""
+        return self.scheduler.next(self.game, self.only)
+
+    def answered(self, acted: bool) -> None:
+        """The seat asked for the last phase-2 slot acted (True) or passed (False)."""
+        self.scheduler.report(acted)
+
+    def __iter__(self) -> Iterator[Ask]:
+        scheduler, game, only = self.scheduler, self.game, self.only
+        waiting_for = game.hooks.waiting_for
+        asks, seats = _WAITING, _SEATS
+        fast = only is None
+        while True:
+            phase = game.phase
+            if (
+                fast
+                and phase != TRADE
+                and phase != OVER
+                and game.pending is None
+                and scheduler.turn == -1
+            ):
+                # The hot path, as :meth:`TradeScheduler.next` answers it outside phase 2
+                # with no rounds to forget (phases 1 and 3 take most of a game's
+                # questions): the first seat the game waits for must answer.
+                waiting = waiting_for(game)
+                if not waiting:
+                    raise RuntimeError(f"nobody can act in {game!r}")
+                seat = waiting[0]
+                yield asks[seat] if seat < seats else Ask(seat, True, AskKind.WAITING)
+                continue
+            ask = scheduler.next(game, only)
+            if ask is None:
+                return
+            yield ask
+
+    def copy(self, game: Game) -> AskLoop:
+        """The same loop for a copy of its game (the rounds' bookkeeping copied)."""
+        new = copy.copy(self.scheduler)
+        new.actions = dict(new.actions)
+        return AskLoop(game, new, only=self.only)
+
+
+__all__ = ["MAX_TRADE_ROUNDS", "Ask", "AskKind", "AskLoop", "TradeScheduler"]

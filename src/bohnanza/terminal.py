@@ -41,10 +41,11 @@ from .cards import varieties
 from .coins import choose_coins
 from .driver import AgentError
 from .errors import ConfigError, IllegalAction
-from .game import OVER, PLANT, PLANT_TRADED, TRADE, Game
+from .game import OVER, PLANT, PLANT_TRADED, TRADE, Game, Pending
 from .modules import module_info, module_names
 from .records import make_record, save
-from .schedule import MAX_TRADE_ROUNDS, TradeScheduler
+from .refusals import explain, render
+from .schedule import MAX_TRADE_ROUNDS, AskLoop, TradeScheduler
 from .simulate import agent_seed, seat_record
 from .views import OfferView, View
 
@@ -417,14 +418,15 @@ class TerminalGame:
         # The person ends their own trading (asked every round, required). There is no
         # clock: a bot's trading ends after a quiet round or ``max_trade_rounds`` rounds,
         # when the bot (the active player) ends it for the scheduler (R-TRADE-6).
-        scheduler = TradeScheduler(self.max_trade_rounds, self_ending={self.human})
+        loop = AskLoop(g, TradeScheduler(self.max_trade_rounds, self_ending={self.human}))
         try:
-            while (ask := scheduler.next(g)) is not None:
-                if ask.time_up:
-                    self.say(self._trading_stops(scheduler.rounds), "dim")
-                    self._apply(ask.seat, Action.end_trading())
+            for ask in loop:
+                forced = ask.forced
+                if forced is not None:
+                    self.say(self._trading_stops(loop.scheduler.rounds), "dim")
+                    self._apply(ask.seat, forced)
                     continue
-                scheduler.report(self._decide(ask.seat, ask.required))
+                loop.answered(self._decide(ask.seat, ask.required))
         except _Quit:
             self.say(f"You left the game in turn {g.turn}.")
             return False
@@ -529,7 +531,7 @@ class TerminalGame:
             try:
                 self._apply(self.human, entry)
             except IllegalAction as exc:
-                self.say(f"Not allowed: {exc}", "error")
+                self.say(f"Not allowed: {self._refusal(entry, exc)}", "error")
                 continue
             return True
 
@@ -881,6 +883,14 @@ class TerminalGame:
 
     # ------------------------------------------------------------------ words for things
 
+    def _refusal(self, action: Action, exc: IllegalAction) -> str:
+        """Why the engine refused the person's ``action``: the refusing rule's reason
+        (its code and numbers, :mod:`bohnanza.refusals`), worded as the board words
+        seats, varieties and phases."""
+        reason = explain(self.game, self.human, action, exc)
+        words = {k: self._name(k) for k in self.config.varieties}
+        return render(reason, "en", seat_name=self._seat, words=words)
+
     def _seat(self, seat: int, capital: bool = False) -> str:
         if seat == self.human:
             return "You" if capital else "you"
@@ -1090,16 +1100,16 @@ class TerminalGame:
         items += [scr.text(line) for line in lines]
         return scr.render(*items)
 
-    def _pending(self, pending: Sequence[Any]) -> str:
+    def _pending(self, pending: Pending) -> str:
         """An indivisible decision the game waits for (fasolufka's children and ladies)."""
-        who, what, *rest = pending
-        if what == "place_child" and rest:
-            text = f"place the received {self._card(int(rest[0]))} on a field (R-LADY-7)"
-        elif what == "move_lady" and len(rest) >= 2:
-            text = f"move a lady on field {int(rest[0]) + 1} two places up, or not (R-LADY-8)"
+        what, named = pending.kind, pending.args
+        if what == "place_child" and "card" in named:
+            text = f"place the received {self._card(named['card'])} on a field (R-LADY-7)"
+        elif what == "move_lady" and "field" in named:
+            text = f"move a lady on field {named['field'] + 1} two places up, or not (R-LADY-8)"
         else:
-            text = " ".join(str(x) for x in (what, *rest))
-        return f"Waiting for {self._seat(int(who))} to {text}"
+            text = " ".join(str(x) for x in (what, *named.values()))
+        return f"Waiting for {self._seat(pending.seat)} to {text}"
 
     def _varieties_help(self) -> str:
         lines = ["Beans in this game (beans on one field for 1, 2, 3, 4 coins):"]

@@ -476,11 +476,11 @@ def parse_command(line: str, view: View, lang: Lang = "en", *, base: int = 0) ->
         _arity(args, 1, f"{_say('place', lang)} FIELD", lang)
         field = _field_number(view, args[0], lang)
         pending = view.pending
-        if pending is None or len(pending) < 3 or pending[1] != "place_child":
+        if pending is None or pending.kind != "place_child":
             raise CommandError(
                 _(lang, "There is no child to place now.", "Nie ma teraz dziecka do położenia.")
             )
-        return Action.place_child(int(pending[2]), field)
+        return Action.place_child(pending["card"], field)
     if head == "move":
         if len(args) == 1 and _KEYWORD.get(_fold(args[0])) == "none":
             return Action.move_lady(None)
@@ -929,18 +929,18 @@ def render_view(view: View, lang: Lang = "en", *, base: int = 0) -> str:
         L.append(_(lang, "Open offers:", "Otwarte oferty:"))
         L += ["  " + offer_line(view, o, lang, base=base) for o in view.offers]
     if view.pending is not None:
-        who, what, *rest = view.pending
-        if what == "place_child" and rest:
+        decider, what, named = view.pending.seat, view.pending.kind, view.pending.args
+        if what == "place_child" and "card" in named:
             text = _(
                 lang,
-                f"place the received {card_name(view, int(rest[0]), lang)} on a field (R-LADY-7)",
-                f"położyć otrzymane {card_name(view, int(rest[0]), lang)} na polu (R-LADY-7)",
+                f"place the received {card_name(view, named['card'], lang)} on a field (R-LADY-7)",
+                f"położyć otrzymane {card_name(view, named['card'], lang)} na polu (R-LADY-7)",
             )
         elif what == "move_lady":
             text = _(lang, "move a lady two places up, or not (R-LADY-8)", "przesunąć damę")
         else:
-            text = " ".join(str(x) for x in (what, *rest))
-        waits = int(who) + base
+            text = " ".join(str(x) for x in (what, *named.values()))
+        waits = decider + base
         L.append(
             _(lang, f"Waiting for seat {waits} to {text}.", f"Czekamy, aż gracz {waits}: {text}.")
         )

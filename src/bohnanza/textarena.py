@@ -37,7 +37,7 @@ from .chronicle import Chronicle
 from .errors import IllegalAction
 from .game import Game
 from .rules import all_rulesets
-from .schedule import MAX_TRADE_ROUNDS, TradeScheduler
+from .schedule import MAX_TRADE_ROUNDS, AskLoop, TradeScheduler
 from .seeding import agent_seed
 from .text import (
     CommandError,
@@ -71,16 +71,17 @@ def schedule(
     """The decisions of a game in the driver's order (:class:`TradeScheduler`); send
     whether the seat acted. A phase-2 slot of a seat with nothing to do is skipped, and
     when the trading time is up the active seat's ``end_trading`` is applied here."""
-    scheduler = TradeScheduler(max_trade_rounds)
-    while (ask := scheduler.next(game)) is not None:
-        if ask.time_up:
-            game.apply(ask.seat, Action.end_trading())  # time is up (R-TRADE-6)
+    loop = AskLoop(game, TradeScheduler(max_trade_rounds))
+    for ask in loop:
+        forced = ask.forced
+        if forced is not None:
+            game.apply(ask.seat, forced)  # time is up (R-TRADE-6)
         elif ask.required:
             yield ask.seat, True
-        elif game.legal_actions(ask.seat, True):
-            scheduler.report(bool((yield ask.seat, False)))
+        elif ask.may(game):
+            loop.answered(bool((yield ask.seat, False)))
         else:
-            scheduler.report(False)
+            loop.answered(False)
 
 
 def make_env_class() -> type:

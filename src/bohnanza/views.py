@@ -171,7 +171,7 @@ class View(NamedTuple):
                 }
                 for o in self.offers
             ],
-            "pending": list(self.pending) if self.pending is not None else None,
+            "pending": self.pending.to_json() if self.pending is not None else None,
             "public": {
                 k: [cj(c) for c in v] if isinstance(v, list) else v for k, v in self.public.items()
             },

@@ -7,6 +7,7 @@ from collections import Counter
 import pytest
 
 from bohnanza import Action, Game, Offer, make_config
+from bohnanza.game import Pending
 from bohnanza.testing.helpers import (
     assert_conserved,
     assert_illegal,
@@ -82,7 +83,7 @@ def test_men_ladies_children_share_a_field_new_card_on_top_r_lady_2():
     game.apply(0, Action.plant_traded(child, 0))
     assert game.fields[0][0] == [lady, man, child]
     # The child has a lady below it: its owner declines the move (R-LADY-8).
-    assert game.pending == (0, "move_lady", 0, child)
+    assert game.pending == Pending(0, "move_lady", field=0, child=child)
     game.apply(0, Action.move_lady(None))
     assert game.fields[0][0] == [lady, man, child]
     # A card of another variety may not join the field, whatever its kind (R-PLANT-3).
@@ -395,7 +396,7 @@ def test_received_child_with_two_matching_fields_receiver_chooses_r_lady_7():
     game = game_with(hands=[[m[0], m[1]], [child]])
     plant(game, 0, 1)
     gift(game, 1, 0, [child])
-    assert game.pending == (0, "place_child", child)
+    assert game.pending == Pending(0, "place_child", card=child)
     assert game.waiting_for() == [0]
     assert_illegal(game, 0, Action.end_trading(), "R-LADY-7")
     assert_illegal(game, 2, Action.harvest(0), "R-HARV-1")
@@ -499,14 +500,14 @@ def test_rulebook_lady_example_two_children_r_lady_8():
     game = lady_example()
     gift(game, 1, 0, [GC[0]])  # R-LADY-7: placed at once
     assert game.fields[0][0] == [GM[0], GM[1], GL, GM[2], GM[3], GC[0]]
-    assert game.pending == (0, "move_lady", 0, GC[0])
+    assert game.pending == Pending(0, "move_lady", field=0, child=GC[0])
     assert set(game.legal_actions(0)) == {Action.move_lady(GL), Action.move_lady(None)}
     game.apply(0, Action.move_lady(GL))
     assert kinds(game, game.fields[0][0]) == ["man", "man", "man", "man", "lady", "child"]
     assert game.fields[0][0] == [GM[0], GM[1], GM[2], GM[3], GL, GC[0]]
     assert game.pending is None
     gift(game, 1, 0, [GC[1]])
-    assert game.pending == (0, "move_lady", 0, GC[1])
+    assert game.pending == Pending(0, "move_lady", field=0, child=GC[1])
     game.apply(0, Action.move_lady(GL))
     assert kinds(game, game.fields[0][0]) == [
         "man",
@@ -565,7 +566,7 @@ def test_lady_moves_to_the_top_if_fewer_than_two_cards_above_r_lady_8():
     game = game_with(hands=[[lady, child]], pile=["hippie/man", "boxer/man"])
     game.apply(0, Action.plant(0))
     game.apply(0, Action.plant(0))
-    assert game.pending == (0, "move_lady", 0, child)
+    assert game.pending == Pending(0, "move_lady", field=0, child=child)
     assert game.phase == "plant" and game.drawn == []  # phase 2 waits for the decision
     game.apply(0, Action.move_lady(lady))
     assert game.fields[0][0] == [child, lady]
@@ -579,7 +580,7 @@ def test_declined_move_in_phase_1_keeps_the_optional_second_plant_r_lady_8():
     game = game_with(hands=[[child, "cowboy/man"]], pile=["hippie/man", "boxer/man"])
     stage_field(game, 0, 0, [lady])
     game.apply(0, Action.plant(0))
-    assert game.pending == (0, "move_lady", 0, child)
+    assert game.pending == Pending(0, "move_lady", field=0, child=child)
     assert_illegal(game, 0, Action.stop_planting(), "R-LADY-8")
     assert_illegal(game, 0, Action.plant(0), "R-LADY-8")
     game.apply(0, Action.move_lady(None))
@@ -597,7 +598,7 @@ def test_every_lady_below_the_child_may_move_r_lady_8():
     game.apply(0, Action.plant(1))  # the lady on top of the other lady: no child, no move
     assert game.pending is None
     game.apply(0, Action.plant(1))
-    assert game.pending == (0, "move_lady", 1, child)
+    assert game.pending == Pending(0, "move_lady", field=1, child=child)
     assert set(game.legal_actions(0)) == {
         Action.move_lady(ids("cowboy", "lady")[1]),
         Action.move_lady(lady),
@@ -635,7 +636,7 @@ def test_lady_move_in_phase_3_r_lady_8():
     plant(game, 0)
     game.apply(0, Action.end_trading())
     game.apply(0, Action.plant_traded(child, 0))
-    assert game.pending == (0, "move_lady", 0, child)
+    assert game.pending == Pending(0, "move_lady", field=0, child=child)
     hippie = game.trade[0][0]
     assert_illegal(game, 0, Action.plant_traded(hippie, 1), "R-LADY-8")
     game.apply(0, Action.move_lady(lady))
@@ -656,7 +657,7 @@ def test_second_child_of_a_gift_waits_for_the_first_lady_move_r_lady_8():
     plant(game, 0, 0)
     assert game.fields[0][0] == [m, GL]
     gift(game, 1, 0, [GC[0], GC[1]])
-    assert game.pending == (0, "move_lady", 0, GC[0])
+    assert game.pending == Pending(0, "move_lady", field=0, child=GC[0])
     assert game.fields[0][0] == [m, GL, GC[0]]  # the second child is not placed yet
     game.apply(0, Action.move_lady(GL))
     assert game.fields[0][0] == [m, GC[0], GL, GC[1]]

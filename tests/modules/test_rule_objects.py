@@ -15,6 +15,7 @@ from bohnanza.modules.operations import (
     HarvestRule,
     PlantRule,
     Rule,
+    StopPlantingRule,
     with_rules,
 )
 
@@ -104,3 +105,33 @@ def test_refusals_of_phase_and_seat_name_the_seat_whose_move_it_is_r_plant_1() -
     assert str(info.value) == refusal.message
     assert game.refusal(2, Action.plant(0)) == refusal
     assert game.refusal(0, game.legal_actions(0)[0]) is None
+
+
+class CarelessStop(StopPlantingRule):
+    """A made-up module rule that keeps its declared phase (phase 1) and forgets to check
+    it."""
+
+    def refusal(self, game: Game, seat: int, action: Action) -> Refusal | None:
+        return None  # its phase is declared once, above: the hooks enforce it
+
+
+class CarelessHooks(Hooks):
+    rule_classes = with_rules(Hooks.rule_classes, CarelessStop)
+
+
+def test_a_rules_declared_phases_are_enforced_by_the_hooks_r_plant_2() -> None:
+    game = Game.new("classic", 3, seed=0)
+    game.hooks = CarelessHooks(game.config)
+    game.apply(0, game.legal_actions(0)[0])
+    assert game.is_legal(0, Action.stop_planting())
+    game.apply(0, Action.stop_planting())
+    assert game.phase == "trade"
+    # Its own check lets everything through; the declared phase refuses it now.
+    with pytest.raises(NotYourTurn) as info:
+        game.check(0, Action.stop_planting())
+    refusal = info.value.refusal
+    assert refusal is not None and refusal.code == "wrong_phase"
+    assert refusal.details == {"phase": "trade"}
+    with pytest.raises(NotYourTurn) as info:
+        game.check(1, Action.stop_planting())
+    assert info.value.refusal is not None and info.value.refusal.code == "not_now"

@@ -123,7 +123,7 @@ def simple_choice(c: Client, proposed: set[int]) -> dict[str, Any] | None:
         return None
     kinds = {a["type"] for a in legal}
     if v["pending"] is not None:
-        return legal[0] if v["pending"][0] == me else None
+        return legal[0] if v["pending"]["seat"] == me else None
     for o in v["offers"]:
         if o["to"] == me:
             accepts = [a for a in legal if a["type"] == "accept" and a["offer_id"] == o["offer_id"]]

@@ -246,7 +246,7 @@ def test_offer_refusals_name_the_active_player_and_a_gone_offer() -> None:
     assert refusal.to_json() == {
         "code": "trade_with_active",
         "rule": "R-TRADE-2",
-        "params": {"action": "propose", "active": 1},
+        "params": {"active": 1},  # what its words need (bohnanza.refusals.REASONS)
     }
     # An answer to an offer that is no longer open (a double click on "Decline").
     gone = Action.decline(99)

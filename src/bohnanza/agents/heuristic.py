@@ -739,7 +739,7 @@ class HeuristicAgent(Agent):
             elif a.type is _T.MOVE_LADY:
                 p = pos.view.pending
                 assert p is not None
-                field = int(p[2])
+                field = p["field"]
                 f = fields[field][:]
                 if a.card is not None:
                     k = f.index(a.card)

@@ -25,10 +25,6 @@ if TYPE_CHECKING:
     from ..game import Game
     from ..rules import GameConfig
 
-_T = ActionType
-#: Actions allowed at any moment, but not inside an indivisible step (R-HARV-1).
-_TIMED = frozenset((_T.HARVEST, _T.BUY_FIELD))
-
 
 @mypyc_attr(allow_interpreted_subclasses=True)
 class Hooks:
@@ -193,19 +189,33 @@ class Hooks:
         """Put a card on top of a field (R-PLANT-3)."""
         game.fields[seat][field].append(card)
 
-    def plant_error(self, game: Game, seat: int, card: int, field: int | None) -> str | None:
-        if (
-            not isinstance(field, int)
-            or isinstance(field, bool)
-            or not 0 <= field < len(game.fields[seat])
-        ):
-            return f"there is no field {field!r} (seat {seat} has {len(game.fields[seat])})"
+    def plant_refusal(
+        self, game: Game, seat: int, what: str, card: int, field: int | None
+    ) -> Refusal | None:
+        """Why ``seat`` may not plant ``card`` (its own, or a public one) on ``field``:
+        no such field, or one of another variety (R-PLANT-3), with the field and both
+        varieties as the reason's details."""
+        n = len(game.fields[seat])
+        if not isinstance(field, int) or isinstance(field, bool) or not 0 <= field < n:
+            why = f"there is no field {field!r} (seat {seat} has {n})"
+            if isinstance(field, int) and not isinstance(field, bool):
+                return Refusal(
+                    seat, what, why, None, IllegalAction, "no_field", {"field": field, "n": n}
+                )
+            return Refusal(seat, what, why, None, IllegalAction, "malformed", {})
         if not self.can_plant(game, seat, card, field):
             top = game.fields[seat][field][-1]
-            return (
-                f"field {field} holds {self.config.describe(top)}, not "
-                f"{self.config.describe(card)}; harvest a field first or plant elsewhere (R-PLANT-3)"
+            config = self.config
+            why = (
+                f"field {field} holds {config.describe(top)}, not "
+                f"{config.describe(card)}; harvest a field first or plant elsewhere (R-PLANT-3)"
             )
+            details: dict[str, int | str] = {
+                "field": field,
+                "top": config.variety_of(top),
+                "card": config.variety_of(card),
+            }
+            return Refusal(seat, what, why, "R-PLANT-3", IllegalAction, "field_variety", details)
         return None
 
     def field_coins(self, game: Game, seat: int, field: int) -> int:
@@ -309,25 +319,30 @@ class Hooks:
         rule = self.rules.get(action.type)
         if rule is None or rule.pending:
             why = f"that is not possible now in {self.config.rules}"
-            return Refusal(
-                seat, action.type.value, why, None, NotYourTurn, "", {"active": game.active}
-            )
-        return rule.refusal(game, seat, action)
+            # An answer with no decision open, or an action no rule of the game knows.
+            code = "no_decision" if rule is not None else "not_in_game"
+            return Refusal(seat, action.type.value, why, None, NotYourTurn, code, {})
+        refused = rule.refusal(game, seat, action)
+        phases = rule.phases
+        if refused is None and phases is not None and game.phase not in phases:
+            # A rule's phases are declared once (``Rule.phases``, which also decides its
+            # listing) and enforced here, whether or not its own check looks at them.
+            return rule.phase_refusal(game, seat, action)
+        return refused
 
     def pending_refusal(self, game: Game, seat: int, action: Action) -> Refusal | None:
         """While a decision is pending (R-HARV-1) nothing else may happen; modules with
         pending decisions accept their answers here."""
         p = game.pending
         assert p is not None
-        timed = action.type in _TIMED
         return Refusal(
             seat,
             action.type.value,
             f"seat {p.seat} must first finish {p.kind}",
             None,
             NotYourTurn,
-            "",
-            {"active": p.seat if timed else game.active},
+            "decision_pending",
+            {"active": p.seat},
         )
 
     def execute(self, game: Game, seat: int, action: Action) -> None:

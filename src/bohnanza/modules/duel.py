@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 from ..actions import Action, ActionType
 from ..errors import RecordError, Refusal
@@ -240,13 +240,18 @@ class DuelStepRule(Rule):
 
     def step_refusal(self, game: Game, seat: int, action: Action) -> Refusal | None:
         what = action.type.value.replace("_", " ")
-        if seat != game.active or game.phase not in self.phases_checked:
+        phases = self.phases
+        if seat != game.active or (phases is not None and game.phase not in phases):
             why = f"now it is seat {game.active}'s step {game.phase}"
-            return self.refuse(game, seat, what, why, "R-DUEL-3")
+            if seat == game.active:
+                phase = str(game.phase)
+                return self.refuse(
+                    game, seat, what, why, "R-DUEL-3", code="wrong_phase", phase=phase
+                )
+            return self.refuse(
+                game, seat, what, why, "R-DUEL-3", code="not_now", active=game.active
+            )
         return None
-
-    #: The phases the step is checked against (in this order in messages).
-    phases_checked: ClassVar[tuple[str, ...]] = ()
 
 
 def _pile(game: Game) -> list[int]:
@@ -259,7 +264,6 @@ class PlantRevealedRule(DuelStepRule):
 
     type = _T.PLANT_REVEALED
     phases = frozenset({OFFER, REVEAL})
-    phases_checked = (OFFER, REVEAL)
     group = "pile"
 
     def order(self, game: Game) -> Callable[[Action], int]:
@@ -282,15 +286,15 @@ class PlantRevealedRule(DuelStepRule):
         refused = self.step_refusal(game, seat, action)
         if refused:
             return refused
-        where = "the opponent's offer" if game.phase == OFFER else "the revealed cards"
+        offer = game.phase == OFFER
+        where = "the opponent's offer" if offer else "the revealed cards"
         if action.card not in _pile(game):
             what = f"plant card {action.card}"
-            return self.refuse(game, seat, what, f"it is not among {where}", "R-DUEL-3")
+            code = "not_in_offer" if offer else "not_in_revealed"
+            return self.refuse(game, seat, what, f"it is not among {where}", "R-DUEL-3", code=code)
         assert action.card is not None
-        err = self.duel.plant_error(game, seat, action.card, action.field)
-        if err:
-            return self.refuse(game, seat, f"plant card {action.card} on field {action.field}", err)
-        return None
+        what = f"plant card {action.card} on field {action.field}"
+        return self.duel.plant_refusal(game, seat, what, action.card, action.field)
 
     def execute(self, game: Game, seat: int, action: Action) -> None:
         card, field = action.card, action.field
@@ -315,7 +319,6 @@ class DiscardRule(DuelStepRule):
 
     type = _T.DISCARD
     phases = frozenset({OFFER, DISCARD})
-    phases_checked = (OFFER, DISCARD)
     group = "pile"
 
     def order(self, game: Game) -> Callable[[Action], int]:
@@ -334,9 +337,11 @@ class DiscardRule(DuelStepRule):
             return refused
         pile = _state(game).offer if game.phase == OFFER else game.hands[seat]
         if action.card not in pile:
-            where = "the opponent's offer" if game.phase == OFFER else "its hand"
+            offer = game.phase == OFFER
+            where = "the opponent's offer" if offer else "its hand"
             what = f"discard card {action.card}"
-            return self.refuse(game, seat, what, f"it is not in {where}", "R-DUEL-3")
+            code = "not_in_offer" if offer else "not_in_hand"
+            return self.refuse(game, seat, what, f"it is not in {where}", "R-DUEL-3", code=code)
         return None
 
     def execute(self, game: Game, seat: int, action: Action) -> None:
@@ -364,7 +369,6 @@ class SkipDiscardRule(DuelStepRule):
 
     type = _T.SKIP_DISCARD
     phases = frozenset({DISCARD})
-    phases_checked = (DISCARD,)
 
     def candidates(self, game: Game, seat: int, offers: bool) -> list[Action]:
         return [Action.skip_discard()] if seat == game.active else []
@@ -382,7 +386,6 @@ class EndRevealRule(DuelStepRule):
 
     type = _T.END_REVEAL
     phases = frozenset({REVEAL})
-    phases_checked = (REVEAL,)
 
     def candidates(self, game: Game, seat: int, offers: bool) -> list[Action]:
         return [Action.end_reveal()] if seat == game.active else []

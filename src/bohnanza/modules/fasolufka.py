@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from ..actions import Action, ActionType
 from ..cards import lady_beanometers, varieties
 from ..errors import Refusal
-from ..game import Pending
+from ..game import Pending, declare_decision
 from .base import Hooks
 from .info import EncodingHints, ModuleInfo
 from .operations import BuyFieldRule, Rule, with_rules
@@ -29,6 +29,10 @@ if TYPE_CHECKING:
 _T = ActionType
 PLACE_CHILD = "place_child"
 MOVE_LADY = "move_lady"
+# The questions the two answering rules take (PlaceChildRule, MoveLadyRule): a received
+# child to place, and a lady below a just-placed child on a field.
+declare_decision(PLACE_CHILD, ("card",))
+declare_decision(MOVE_LADY, ("field", "child"))
 
 
 class FasolufkaHooks(Hooks):
@@ -113,7 +117,7 @@ class FasolufkaHooks(Hooks):
         f = game.fields[seat][field]
         f.append(card)
         if self.kind[card] == "child" and any(self.kind[c] == "lady" for c in f[:-1]):
-            self.push_pending(game, Pending(seat, MOVE_LADY, field, card))
+            self.push_pending(game, Pending(seat, MOVE_LADY, field=field, child=card))
 
     def receive(self, game: Game, seat: int, card: int) -> None:
         """R-LADY-7: a received child goes at once onto a field of its variety."""
@@ -125,13 +129,13 @@ class FasolufkaHooks(Hooks):
         game.trade[seat].append(card)  # held in the trade area until placed
         if fields and game.pending is not None:
             # Another child's lady move comes first (R-LADY-8: right after *its* child).
-            self.push_pending(game, Pending(seat, PLACE_CHILD, card))
+            self.push_pending(game, Pending(seat, PLACE_CHILD, card=card))
         elif len(fields) == 1:
             game.trade[seat].remove(card)
             game.emit("place_child", seat, card=card, field=fields[0])
             self.place(game, seat, card, fields[0])
         elif fields:
-            self.push_pending(game, Pending(seat, PLACE_CHILD, card))
+            self.push_pending(game, Pending(seat, PLACE_CHILD, card=card))
 
     def pop_pending(self, game: Game) -> None:
         """Next decision; a waiting child with only one field to go to is placed at once."""
@@ -146,23 +150,21 @@ class FasolufkaHooks(Hooks):
     def pending_refusal(self, game: Game, seat: int, action: Action) -> Refusal | None:
         p = game.pending
         assert p is not None
-        timed = action.type in (_T.HARVEST, _T.BUY_FIELD)
-        details = {"active": p.seat} if timed else {}
-        code = "not_now" if timed else ""
         what = action.type.value
         if seat != p.seat:
             why = f"seat {p.seat} must first finish {p.kind}"
-            return Refusal(seat, what, why, "R-HARV-1", code=code, details=details)
+            details: dict[str, int | str] = {"active": p.seat}
+            return Refusal(seat, what, why, "R-HARV-1", code="decision_pending", details=details)
         rule = self.rules[_T.PLACE_CHILD if p.kind == PLACE_CHILD else _T.MOVE_LADY]
         if action not in rule.candidates(game, seat, False):
             if p.kind == PLACE_CHILD:
-                why = f"the received child {p.args[0]} must first go onto a field of its variety"
-                return Refusal(seat, what, why, "R-LADY-7", code=code, details=details)
+                why = f"the received child {p['card']} must first go onto a field of its variety"
+                return Refusal(seat, what, why, "R-LADY-7", code="place_child_first")
             why = (
                 "after a child, first move a lady who was on that field before it "
                 "two places up, or decline (move_lady with no card)"
             )
-            return Refusal(seat, what, why, "R-LADY-8", code=code, details=details)
+            return Refusal(seat, what, why, "R-LADY-8", code="move_lady_first")
         return None
 
     # ---------------------------------------------------------------- the buyer's coins (R-LADY-10)
@@ -209,7 +211,7 @@ class PlaceChildRule(PendingRule):
         p = game.pending
         if p is None or p.seat != seat or p.kind != PLACE_CHILD:
             return []
-        card = p.args[0]
+        card = p["card"]
         cv = self.lady.card_variety
         v = cv[card]
         return [
@@ -244,7 +246,7 @@ class MoveLadyRule(PendingRule):
         p = game.pending
         if p is None or p.seat != seat or p.kind != MOVE_LADY:
             return []
-        field, child = p.args
+        field, child = p["field"], p["child"]
         f = game.fields[seat][field]
         below = f[: f.index(child)]
         kind = self.lady.kind
@@ -253,7 +255,7 @@ class MoveLadyRule(PendingRule):
     def execute(self, game: Game, seat: int, action: Action) -> None:
         p = game.pending
         assert p is not None
-        field = p.args[0]
+        field = p["field"]
         f = game.fields[seat][field]
         if action.card is not None:
             i = f.index(action.card)
@@ -269,7 +271,9 @@ class FasolufkaBuyFieldRule(BuyFieldRule):
 
     own_turn_only = "in Fasolufka a third field is bought only in one's own turn (R-LADY-9)"
 
-    def coins_error(self, game: Game, seat: int, coins: tuple[int, ...]) -> str | None:
+    def coins_refusal(
+        self, game: Game, seat: int, what: str, coins: tuple[int, ...]
+    ) -> Refusal | None:
         """The buyer names which coins pay and their order onto the discard pile. A buy
         that names none pays with the top of the treasury (the R-FIELD-3 default), which is
         also how records made before R-LADY-10 replay."""
@@ -277,16 +281,19 @@ class FasolufkaBuyFieldRule(BuyFieldRule):
             return None
         price = self.config.field_price
         if len(coins) != price:
-            return (
+            why = (
                 f"a third field is paid with exactly {price} coins of the treasury, "
                 f"not {len(coins)} (R-LADY-10)"
             )
+            return self.refuse(game, seat, what, why, code="coin_count", price=price, n=len(coins))
         if len(set(coins)) != len(coins):
-            return f"a coin is named twice in {list(coins)} (R-LADY-10)"
+            why = f"a coin is named twice in {list(coins)} (R-LADY-10)"
+            return self.refuse(game, seat, what, why, code="coin_twice")
         mine = game.treasury[seat]
         missing = [c for c in coins if c not in mine]
         if missing:
-            return f"card {missing[0]} is not a coin in its treasury (R-LADY-10)"
+            why = f"card {missing[0]} is not a coin in its treasury (R-LADY-10)"
+            return self.refuse(game, seat, what, why, code="not_a_coin")
         return None
 
 

@@ -135,6 +135,13 @@ class Rule:
         """The sort key of this rule's ``group`` in a listing."""
         raise NotImplementedError
 
+    def phase_refusal(self, game: Game, seat: int, action: Action) -> Refusal:
+        """The refusal of an action outside the rule's declared ``phases`` (the hooks
+        enforce them: :meth:`~bohnanza.modules.base.Hooks.refusal`)."""
+        what = action.type.value.replace("_", " ")
+        why = not_now(game, f"{what} is not possible in phase {game.phase}")
+        return self.refuse(game, seat, what, why, None, NotYourTurn)
+
     def refuse(
         self,
         game: Game,
@@ -144,12 +151,23 @@ class Rule:
         rule: str | None = None,
         kind: _ErrorKind = IllegalAction,
         code: str = "",
-        **details: int,
+        **details: int | str,
     ) -> Refusal:
-        """The refusal "seat cannot <what>: <why> (rule)"; a refusal of kind
-        :class:`NotYourTurn` names the seat whose move it is (``details["active"]``)."""
-        if issubclass(kind, NotYourTurn) and "active" not in details:
-            details["active"] = game.active
+        """The refusal "seat cannot <what>: <why> (rule)" with its reason's ``code`` and
+        ``details`` (:data:`bohnanza.refusals.REASONS`). A refusal of kind
+        :class:`NotYourTurn` without a code is ``not_now``, naming the seat whose move it
+        is (``details["active"]``) - or ``wrong_phase`` (with the phase) when that seat is
+        the refused one itself: its step is over or not yet begun."""
+        if issubclass(kind, NotYourTurn):
+            if "active" not in details:
+                details["active"] = game.active
+            if not code:
+                if details["active"] == seat and game.phase != OVER:
+                    code = "wrong_phase"
+                    del details["active"]
+                    details["phase"] = str(game.phase)
+                else:
+                    code = "not_now"
         return Refusal(seat, what, why, rule, kind, code, details)
 
 
@@ -212,14 +230,13 @@ class PlantRule(Rule):
             why = not_now(game, "planting from the hand is phase 1 of one's own turn")
             return self.refuse(game, seat, what, why, "R-PLANT-1", NotYourTurn)
         if game.planted >= 2:
-            return self.refuse(
-                game, seat, what, "two cards are already planted this turn", "R-PLANT-2"
-            )
+            why = "two cards are already planted this turn"
+            return self.refuse(game, seat, what, why, "R-PLANT-2", code="planted_two")
         hand = game.hands[seat]
         if not hand:
-            return self.refuse(game, seat, what, "the hand is empty", "R-PLANT-1")
-        err = self.hooks.plant_error(game, seat, hand[0], action.field)
-        return self.refuse(game, seat, what, err) if err else None
+            why = "the hand is empty"
+            return self.refuse(game, seat, what, why, "R-PLANT-1", code="hand_empty")
+        return self.hooks.plant_refusal(game, seat, what, hand[0], action.field)
 
     def execute(self, game: Game, seat: int, action: Action) -> None:
         hooks = self.hooks
@@ -250,7 +267,7 @@ class StopPlantingRule(Rule):
             return self.refuse(game, seat, "stop planting", why, "R-PLANT-2", NotYourTurn)
         if game.planted == 0:
             why = "the front card must be planted first"
-            return self.refuse(game, seat, "stop planting", why, "R-PLANT-1")
+            return self.refuse(game, seat, "stop planting", why, "R-PLANT-1", code="plant_first")
         return None
 
     def execute(self, game: Game, seat: int, action: Action) -> None:
@@ -270,7 +287,7 @@ class TradeRule(Rule):
     def trade_refusal(self, game: Game, seat: int, what: str) -> Refusal | None:
         if not self.hooks.trading:
             why = f"there is no trading in {self.config.rules}"
-            return self.refuse(game, seat, what, why, "R-DUEL-1", NotYourTurn)
+            return self.refuse(game, seat, what, why, "R-DUEL-1", NotYourTurn, code="no_trading")
         if game.phase != TRADE:
             why = not_now(game, "trading happens in phase 2")
             return self.refuse(game, seat, what, why, "R-TRADE-1", NotYourTurn)
@@ -296,7 +313,7 @@ class OfferAnswerRule(TradeRule):
         entry = game.offers.get(oid) if isinstance(oid, int) else None
         if entry is None:
             why = f"there is no open offer {oid!r}"
-            return self.refuse(game, seat, what, why, kind=InvalidOffer)
+            return self.refuse(game, seat, what, why, kind=InvalidOffer, code="offer_gone")
         return entry
 
 
@@ -351,7 +368,9 @@ class WithdrawRule(OfferAnswerRule):
         proposer = entry[0]
         if proposer != seat:
             why = f"it was proposed by seat {proposer}"
-            return self.refuse(game, seat, what, why, kind=InvalidOffer)
+            return self.refuse(
+                game, seat, what, why, kind=InvalidOffer, code="not_your_offer", partner=proposer
+            )
         return None
 
     def execute(self, game: Game, seat: int, action: Action) -> None:
@@ -381,7 +400,9 @@ class DeclineRule(OfferAnswerRule):
         offer = entry[1]
         if offer.to != seat:
             why = f"it is addressed to seat {offer.to}"
-            return self.refuse(game, seat, what, why, kind=InvalidOffer)
+            return self.refuse(
+                game, seat, what, why, kind=InvalidOffer, code="offer_to_other", partner=offer.to
+            )
         return None
 
     def execute(self, game: Game, seat: int, action: Action) -> None:
@@ -429,15 +450,20 @@ class AcceptRule(OfferAnswerRule):
         proposer, offer = entry
         if offer.to != seat:
             why = f"it is addressed to seat {offer.to}"
-            return self.refuse(game, seat, what, why, kind=InvalidOffer)
+            return self.refuse(
+                game, seat, what, why, kind=InvalidOffer, code="offer_to_other", partner=offer.to
+            )
         cards = action.cards
         if len(set(cards)) != len(cards):
-            return self.refuse(game, seat, what, "a card is chosen twice", kind=InvalidOffer)
+            why = "a card is chosen twice"
+            return self.refuse(game, seat, what, why, kind=InvalidOffer, code="card_twice")
         mine = game.tradeable(seat)
         for c in cards:
             if c not in mine:
                 why = f"card {c} is not among its tradeable cards"
-                return self.refuse(game, seat, what, why, "R-TRADE-2", InvalidOffer)
+                return self.refuse(
+                    game, seat, what, why, "R-TRADE-2", InvalidOffer, "not_tradeable"
+                )
         want = {v: n for v, n in offer.want}
         got: dict[str, int] = {}
         for c in cards:
@@ -447,11 +473,20 @@ class AcceptRule(OfferAnswerRule):
             asked = ", ".join(f"{n} {v}" for v, n in offer.want) or "nothing"
             chosen = ", ".join(f"{n} {v}" for v, n in got.items()) or "nothing"
             why = f"the offer asks for {asked}; the chosen cards are {chosen}"
-            return self.refuse(game, seat, what, why, kind=InvalidOffer)
+            return self.refuse(game, seat, what, why, kind=InvalidOffer, code="wrong_cards")
         theirs = game.tradeable(proposer)
         if any(c not in theirs for c in offer.give):
             why = f"seat {proposer} no longer holds the offered cards"
-            return self.refuse(game, seat, what, why, "R-TRADE-3", InvalidOffer)
+            return self.refuse(
+                game,
+                seat,
+                what,
+                why,
+                "R-TRADE-3",
+                InvalidOffer,
+                "offer_cards_gone",
+                partner=proposer,
+            )
         return None
 
     def execute(self, game: Game, seat: int, action: Action) -> None:
@@ -539,7 +574,8 @@ class ProposeRule(TradeRule):
             return refused
         offer = action.offer
         if not isinstance(offer, Offer):
-            return self.refuse(game, seat, what, "the action carries no offer", kind=InvalidOffer)
+            why = "the action carries no offer"
+            return self.refuse(game, seat, what, why, kind=InvalidOffer, code="malformed")
         return self.offer_refusal(game, seat, offer)
 
     def offer_refusal(self, game: Game, seat: int, offer: Offer) -> Refusal | None:
@@ -549,50 +585,54 @@ class ProposeRule(TradeRule):
         a = game.active
         to = offer.to
 
-        def bad(why: str, rule: str | None = None) -> Refusal:
-            return self.refuse(game, seat, what, why, rule, InvalidOffer)
+        def bad(why: str, code: str, rule: str | None = None, **details: int | str) -> Refusal:
+            return self.refuse(game, seat, what, why, rule, InvalidOffer, code, **details)
 
         if not isinstance(to, int) or isinstance(to, bool) or not 0 <= to < n or to == seat:
-            return bad(f"the partner must be another seat, not {to!r}")
+            return bad(f"the partner must be another seat, not {to!r}", "bad_partner")
         if seat != a and to != a:
-            return bad(f"non-active players trade only with the active seat {a}", "R-TRADE-2")
+            why = f"non-active players trade only with the active seat {a}"
+            return bad(why, "trade_with_active", "R-TRADE-2", active=a)
         if _offers_full(game, seat):
-            return bad(f"at most {MAX_OPEN_OFFERS} offers may be open at once")
+            why = f"at most {MAX_OPEN_OFFERS} offers may be open at once"
+            return bad(why, "too_many_offers", most=MAX_OPEN_OFFERS)
         give = offer.give
         if not give and not offer.want:
-            return bad("it neither gives nor asks for anything")
+            return bad("it neither gives nor asks for anything", "empty_offer")
         if len(give) > MAX_OFFER_CARDS or sum(c for _, c in offer.want) > MAX_OFFER_CARDS:
-            return bad(f"at most {MAX_OFFER_CARDS} cards on each side")
+            why = f"at most {MAX_OFFER_CARDS} cards on each side"
+            return bad(why, "offer_too_big", most=MAX_OFFER_CARDS)
         if len(set(give)) != len(give):
-            return bad("a card is given twice")
+            return bad("a card is given twice", "card_twice")
         mine = game.tradeable(seat)
         for c in give:
             if c not in mine:
                 where = "its hand or the drawn cards" if seat == a else "its hand"
-                return bad(f"card {c} is not in {where}", "R-TRADE-2")
+                return bad(f"card {c} is not in {where}", "not_tradeable", "R-TRADE-2")
         seen: set[str] = set()
         for item in offer.want:
             if not (isinstance(item, tuple) and len(item) == 2):
-                return bad(f"malformed want {item!r}")
+                return bad(f"malformed want {item!r}", "bad_want")
             v, count = item
             if v not in self.config.varieties:
-                return bad(f"{v!r} is not a variety of {self.config.rules}")
+                return bad(f"{v!r} is not a variety of {self.config.rules}", "bad_want")
             if not isinstance(count, int) or isinstance(count, bool) or count < 1:
-                return bad(f"want count for {v} must be a positive integer")
+                return bad(f"want count for {v} must be a positive integer", "bad_want")
             if v in seen:
-                return bad(f"{v} is asked for twice")
+                return bad(f"{v} is asked for twice", "bad_want")
             seen.add(v)
         if offer.declared:
             if len(offer.declared) != len(give):
-                return bad("declare one claim per given card, or none")
+                return bad("declare one claim per given card, or none", "bad_declaration")
             for c, d in zip(give, offer.declared, strict=True):
                 if not isinstance(d, str):
-                    return bad(f"a declaration must be a string, not {d!r}")
+                    return bad(f"a declaration must be a string, not {d!r}", "bad_declaration")
                 if d and c in game.drawn:
-                    return bad("drawn cards are face up: nothing to declare", "R-BLUFF-2")
+                    why = "drawn cards are face up: nothing to declare"
+                    return bad(why, "drawn_declared", "R-BLUFF-2")
                 err = self.hooks.declared_error(game, c, d)
                 if err:
-                    return bad(err)
+                    return bad(err, "bad_declaration")
         return None
 
     def execute(self, game: Game, seat: int, action: Action) -> None:
@@ -662,10 +702,10 @@ class PlantTradedRule(Rule):
             why = not_now(game, "traded cards are planted in phase 3")
             return self.refuse(game, seat, what, why, "R-PLANT-4", NotYourTurn)
         if action.card not in game.trade[seat]:
-            return self.refuse(game, seat, what, "that card is not in its trade area", "R-PLANT-4")
+            why = "that card is not in its trade area"
+            return self.refuse(game, seat, what, why, "R-PLANT-4", code="not_in_trade_area")
         assert action.card is not None
-        err = self.hooks.plant_error(game, seat, action.card, action.field)
-        return self.refuse(game, seat, what, err) if err else None
+        return self.hooks.plant_refusal(game, seat, what, action.card, action.field)
 
     def execute(self, game: Game, seat: int, action: Action) -> None:
         hooks = self.hooks
@@ -703,7 +743,7 @@ class AnytimeRule(Rule):
         p = game.pending
         if p is not None:
             why = f"seat {p.seat} must first finish {p.kind} (R-HARV-1)"
-            return self.refuse(game, seat, what, why, code="not_now", active=p.seat)
+            return self.refuse(game, seat, what, why, code="decision_pending", active=p.seat)
         return None
 
     def may_act(self, game: Game, seat: int) -> bool:
@@ -751,7 +791,7 @@ class HarvestRule(AnytimeRule):
                 return self.refuse(
                     game, seat, what, why, code="no_field", field=field, n=len(fields)
                 )
-            return self.refuse(game, seat, what, why)
+            return self.refuse(game, seat, what, why, code="malformed")
         n = len(fields[field])
         if n == 0:
             why = f"field {field} is empty"
@@ -814,17 +854,19 @@ class BuyFieldRule(AnytimeRule):
         if coins < price:
             why = f"a third field costs {price} coins and it has {coins} (R-FIELD-2)"
             return self.refuse(game, seat, what, why, code="field_price", price=price, coins=coins)
-        err = self.coins_error(game, seat, action.cards)
-        return self.refuse(game, seat, what, err) if err else None
+        return self.coins_refusal(game, seat, what, action.cards)
 
-    def coins_error(self, game: Game, seat: int, coins: tuple[int, ...]) -> str | None:
+    def coins_refusal(
+        self, game: Game, seat: int, what: str, coins: tuple[int, ...]
+    ) -> Refusal | None:
         """Why a buy may not name ``coins``: here the price is always the top of the
         treasury (R-FIELD-3); a rule set that lets the buyer choose replaces this."""
         if coins:
-            return (
+            why = (
                 f"in {self.config.rules} the price is paid with the coins on top of the "
                 "treasury; a buy names no coins (R-FIELD-3)"
             )
+            return self.refuse(game, seat, what, why, code="coins_not_chosen")
         return None
 
     def execute(self, game: Game, seat: int, action: Action) -> None:

@@ -43,7 +43,7 @@ from ..actions import Action
 from ..errors import IllegalAction
 from ..game import Game
 from ..rules import make_config, player_range
-from ..schedule import MAX_TRADE_ROUNDS, AskKind, TradeScheduler
+from ..schedule import MAX_TRADE_ROUNDS, AskKind, AskLoop, TradeScheduler
 from ..text import render_view
 from ..views import View
 from .builder import Builder, Draft
@@ -247,6 +247,7 @@ class raw_env(AECEnv):  # type: ignore[misc]
         new.__dict__.update(self.__dict__)
         new.game = self.game.clone() if self.game is not None else None
         new.scheduler = copy.copy(self.scheduler)
+        new.scheduler.actions = dict(self.scheduler.actions)
         new.draft = copy.deepcopy(self.draft)
         for key in ("rewards", "_cumulative_rewards", "terminations", "truncations"):
             if key in self.__dict__:
@@ -269,22 +270,20 @@ class raw_env(AECEnv):  # type: ignore[misc]
 
     def _settle(self) -> None:
         """Run the automatic steps (trading time up) and pick the agent to act, in the
-        scheduler's order (:class:`bohnanza.schedule.TradeScheduler`, as the driver)."""
+        order of the one ask loop (:class:`bohnanza.schedule.AskLoop`, as the driver)."""
         g = self._g
-        while True:
-            ask = self.scheduler.next(g)
-            if ask is None:
-                self._finish()
-                return
-            if ask.time_up:
+        for ask in AskLoop(g, self.scheduler):
+            forced = ask.forced
+            if forced is not None:
                 # The trading time is up (R-TRADE-6): the driver's rule.
-                g.apply(ask.seat, Action.end_trading())
+                g.apply(ask.seat, forced)
                 self._version += 1
                 if self.memory is not None:
-                    self.memory.record(ask.seat, Action.end_trading(), g.view(None))
+                    self.memory.record(ask.seat, forced, g.view(None))
                 continue
             self._select(ask.seat, required=ask.required, slot=ask.kind is AskKind.SLOT)
             return
+        self._finish()
 
     def _select(self, seat: int, *, required: bool, slot: bool) -> None:
         self._version += 1  # a new decision: the cached mask is stale

@@ -311,10 +311,11 @@ class Encoding:
 
     def _ladies(self, view: View) -> list[int]:
         p = view.pending
-        if p is None or len(p) < 4 or view.seat is None:
+        if p is None or p.kind != "move_lady" or view.seat is None:
             return []
-        field = view.seats[view.seat].fields[p[2]]
-        below = field[: field.index(p[3])] if p[3] in field else ()
+        field = view.seats[view.seat].fields[p["field"]]
+        child = p["child"]
+        below = field[: field.index(child)] if child in field else ()
         return [c for c in below if self.card_kind[c] == "lady"][::-1]
 
     # ------------------------------------------------------------------ actions
@@ -536,9 +537,9 @@ class Encoding:
             return Action.propose(Offer((me + partner) % self.n, tuple(give), wanted, declared))
         if name == "place_child":
             p = view.pending
-            if p is None or len(p) < 3:
+            if p is None or p.kind != "place_child":
                 raise ValueError("no child waits to be placed")
-            return Action.place_child(p[2], off)
+            return Action.place_child(p["card"], off)
         if name == "move_lady":
             return Action.move_lady(_slot(self._ladies(view), off, name))
         if name == "keep_lady":
@@ -696,12 +697,12 @@ class Encoding:
         if self.pending and view.pending is not None:
             s = p["pending"][0]
             pend = view.pending
-            if pend[0] == me:
-                if pend[1] == "place_child":
+            if pend.seat == me:
+                if pend.kind == "place_child":
                     one(s)
                 else:
                     one(s + 1)
-                    one(s + 2 + int(pend[2]))
+                    one(s + 2 + pend["field"])
                     ones += range(
                         s + 2 + FIELDS, s + 2 + FIELDS + min(len(self._ladies(view)), LADY_SLOTS)
                     )
@@ -867,7 +868,7 @@ class Encoding:
             if isinstance(cards, list) and cards:
                 lines.append(f"{key}: {_names(cfg, cards)}")
         if view.pending is not None:
-            lines.append(f"pending: {list(view.pending)}")
+            lines.append(f"pending: {view.pending.legacy_json()}")
         if view.scores is not None:
             lines.append(
                 f"game over: scores {list(view.scores)}, winners {list(view.winners or ())}"

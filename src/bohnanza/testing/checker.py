@@ -20,19 +20,33 @@ registered:
    (and takes the clone where it takes a loaded copy);
 5. every game ends within ``max_actions`` actions;
 6. the same seed gives the same game (a second, unchecked run through the driver);
-7. legal actions pass :meth:`Game.check`; for every action type other than offers (whose
-   space is only sampled) an action is legal exactly when it is listed; probes that must be
+7. legality is defined once - a rule's listing is exactly its candidates that its own
+   check lets through: every listed action of a non-offer type passes :meth:`Game.check`,
+   and every candidate of the checker's (every plant, harvest, answer and buy around the
+   state, and module actions with every card near the seat: :meth:`InvariantChecker.
+   candidates`) is legal exactly when it is listed - all of them, none sampled; offers
+   (whose space is only sampled by the listing) are sampled here too; probes that must be
    illegal (planting on a field that does not exist, acting for the wrong seat, accepting a
    missing offer, offering another seat's card, …) raise :class:`IllegalAction` and leave
-   ``to_dict()`` unchanged;
+   ``to_dict()`` unchanged; every refusal carries a reason code worded in
+   :data:`bohnanza.refusals.REASONS`;
 8. the record (:func:`bohnanza.records.make_record`) replays to an equal final state and the
    same result.
 
-Checking everything after every action is slow, so :class:`Checks` says how often the
-heavy checks (2, 3, 4, 7) run: :data:`FULL` after every action, :data:`CHEAP` after a random
-sample of actions (about one in ``full_every``) and at the end; conservation runs after every
-action in both. Any failure raises :class:`InvariantError` naming the game (as a call that
-reproduces it), the action index, the action and what went wrong.
+What each mode checks (:class:`Checks`):
+
+* after **every** action, in every mode: conservation and the structural invariants (1),
+  and the leak check (2) - every view and every event the action emits hold only cards
+  their reader may see. A leak is never left to a sample;
+* :data:`FULL`: also the heavy comparisons after every action: the views' references to
+  the state and their read-only-ness, save and load (3), clone (4), legality (7);
+* :data:`CHEAP` (the default of :func:`check_random_games`): the heavy comparisons after
+  a random sample of actions (about one in ``full_every``) and at the end, with fewer
+  offer samples;
+* at the end of every game: the final state, the record's replay (8) and determinism (6).
+
+Any failure raises :class:`InvariantError` naming the game (as a call that reproduces
+it), the action index, the action and what went wrong.
 
 Public entry points (re-exported by :mod:`bohnanza.testing`): :func:`check_game`,
 :func:`check_games`, :func:`check_random_games` (every configuration of a rule set, see
@@ -56,8 +70,9 @@ from ..agents import agent_names, make_agent
 from ..driver import PlayLog, play
 from ..errors import BohnanzaError, GameOver, IllegalAction
 from ..events import Event
-from ..game import OVER, TRADE, Game
+from ..game import OVER, TRADE, Game, Pending
 from ..records import make_record, replay
+from ..refusals import REASONS
 from ..rules import GameConfig, all_rulesets, make_config
 from ..seeding import agent_seed, checker_seed, game_seeds
 from ..views import View, seat_view
@@ -81,18 +96,21 @@ class InvariantError(AssertionError):
 class Checks:
     """Which checks run, and how often.
 
-    ``full_every``: the heavy checks (leaks, save/load, clone, legality probes) run after
-    each action with probability ``1 / full_every`` (1: after every action; 0: never during
-    play). Conservation and the cheap structural invariants run after every action; the end
+    ``full_every``: the heavy comparisons (views' references, save/load, clone, legality)
+    run after each action with probability ``1 / full_every`` (1: after every action; 0:
+    never during play). Conservation, the cheap structural invariants and the leak check
+    of every view and every event run after every action whatever this says; the end
     checks (final state, save/load, record replay, determinism) once per game.
     """
 
     full_every: int = 1
-    #: legal actions per seat passed through :meth:`Game.check` at each full check
+    #: offers (the sampled action types) per seat passed through :meth:`Game.check` at
+    #: each full check; every listed action of another type is checked
     legal_sample: int = 12
-    #: candidate actions per seat compared against the legal list at each full check
+    #: illegal offers probed per seat at each full check (other candidates: all of them)
     probes: int = 16
-    #: check events for leaks (plays with event recording, :meth:`Game.apply`)
+    #: play with event recording, so that every event is checked for leaks; off only for
+    #: a caller that checks a game played without events (the leak check of views stays)
     events: bool = True
     #: play the seed a second time (unchecked) and compare
     determinism: bool = True
@@ -103,7 +121,7 @@ class Checks:
 
 
 FULL = Checks()
-CHEAP = Checks(full_every=200, legal_sample=6, probes=8, events=False)
+CHEAP = Checks(full_every=200, legal_sample=6, probes=8)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -384,7 +402,11 @@ class InvariantChecker:
         self.old_hands: list[list[int]] = []
         self.before_allowed: list[set[int]] = []
         self.discard_before: set[int] = set()
+        self.draw_before: set[int] = set()
         self.last: tuple[int, Action] | None = None  # the action just applied
+        #: What each reader may see in the state as it is now, while it stays so (the
+        #: checks after one action share it); None: not kept.
+        self._allowed: dict[int | None, set[int]] | None = None
 
     # -- helpers
 
@@ -413,11 +435,20 @@ class InvariantChecker:
     def before(self) -> None:
         g = self.game
         self.old_hands = [h[:] for h in g.hands]
+        self._allowed = None
         if self.checks.events:
             self.before_allowed = [self.allowed(k) for k in self.viewers()]
             self.discard_before = set(g.discard)
+            self.draw_before = set(g.draw)
 
     def after(self, seat: int, action: Action, events: list[Event] | None) -> None:
+        self._allowed = {}  # the state after the action, unchanged by the checks below
+        try:
+            self._after(seat, action, events)
+        finally:
+            self._allowed = None
+
+    def _after(self, seat: int, action: Action, events: list[Event] | None) -> None:
         self.last = (seat, action)
         self.index += 1
         if self.index > self.checks.max_actions:
@@ -428,11 +459,14 @@ class InvariantChecker:
         self.cached_views()
         if action.type is _T.BUY_FIELD and action.cards:
             self.chosen_coins(seat, action)
-        if events is not None:
-            self.event_leaks(events)
         every = self.checks.full_every
-        if every == 1 or (every > 1 and self.rng.random() * every < 1) or self.game.over:
+        deep = every == 1 or (every > 1 and self.rng.random() * every < 1) or self.game.over
+        if events is not None:
+            self.event_leaks(events, deep)
+        if deep:
             self.full()
+        else:
+            self.view_leaks(deep=False)  # never sampled: a leak is checked at every action
 
     def chosen_coins(self, seat: int, action: Action) -> None:
         """R-LADY-10: the named coins left the buyer's treasury and lie on the discard pile
@@ -539,7 +573,16 @@ class InvariantChecker:
     # -- 2. leaks
 
     def allowed(self, seat: int | None) -> set[int]:
-        """Cards ``seat`` may see now (R-INFO-1/2)."""
+        """Cards ``seat`` may see now (R-INFO-1/2). The set is shared: do not change it."""
+        cache = self._allowed
+        if cache is not None:
+            got = cache.get(seat)
+            if got is None:
+                got = cache[seat] = self._allowed_now(seat)
+            return got
+        return self._allowed_now(seat)
+
+    def _allowed_now(self, seat: int | None) -> set[int]:
         g = self.game
         out = set(g.drawn)
         if g.discard:
@@ -580,19 +623,26 @@ class InvariantChecker:
             found.append("a module area")
         return f"card {card} ({g.config.describe(card)}) in {' and '.join(found) or 'nowhere'}"
 
-    def view_leaks(self) -> None:
+    def view_leaks(self, deep: bool = True) -> None:
+        """Every reader's view shows only cards that reader may see (R-INFO-1…3): the
+        cards it holds (:meth:`View.visible_cards`, after every action). ``deep`` (the
+        full checks): also every id in its JSON, its offers and its public part, the
+        cached view against a fresh one, and one view's references to the state and
+        parts a reader could change (the costlier comparisons)."""
         g = self.game
-        mutable = _state_containers(g)
-        ref_viewer = self.rng.choice(self.viewers())
+        mutable = _state_containers(g) if deep else {}
+        ref_viewer = self.rng.choice(self.viewers()) if deep else -2
         for k in self.viewers():
             who = "the spectator" if k is None else f"seat {k}"
-            view = g.view(k)
-            if g.view(k, cached=True) != view:
+            view = g.view(k, cached=not deep)
+            if deep and g.view(k, cached=True) != view:
                 raise self.fail(f"the cached view for {who} differs from a fresh one")
             allowed = self.allowed(k)
             bad = view.visible_cards() - allowed
             if bad:
                 raise self.fail(f"view for {who} shows {self.where_is(min(bad))} (R-INFO-3)")
+            if not deep:
+                continue
             data = view.to_json()
             try:
                 json.dumps(data)
@@ -668,11 +718,17 @@ class InvariantChecker:
             ) or sv.fields != tuple(tuple(f) for f in g.fields[s]):
                 raise self.fail(f"view for {who}: seat {s}'s public facts are wrong")
 
-    def event_leaks(self, events: list[Event]) -> None:
+    def event_leaks(self, events: list[Event], deep: bool = True) -> None:
+        """Every event shows each reader only cards it could see before or after the
+        action (after every action); ``deep``: also that each reader's form is JSON."""
         g = self.game
         # Cards put on the discard pile lie bean side up (R-HARV-2, R-FIELD-3): everyone
         # saw them go there, even if they are no longer on top.
         discarded = set(g.discard) - self.discard_before
+        if any(ev.type == "reshuffle" for ev in events):
+            # The discard pile was shuffled into a new draw pile within the action (R-DECK-1):
+            # a card that went onto it face up, and on into the draw pile, was seen too.
+            discarded |= set(g.draw) - self.draw_before
         # Cards harvested in this action left a public field (R-HARV-2): a card planted and
         # then harvested into coins by the game's end in one action was seen in between.
         harvested = {
@@ -686,10 +742,11 @@ class InvariantChecker:
         for ev in events:
             for i, k in enumerate(self.viewers()):
                 data = ev.for_seat(k)
-                try:
-                    json.dumps(data)
-                except (TypeError, ValueError) as exc:
-                    raise self.fail(f"event {ev.type} is not JSON: {exc}") from None
+                if deep:
+                    try:
+                        json.dumps(data)
+                    except (TypeError, ValueError) as exc:
+                        raise self.fail(f"event {ev.type} is not JSON: {exc}") from None
                 bad = set(_event_ids(data)) - self.before_allowed[i] - after[i]
                 if bad:
                     who = "the spectator" if k is None else f"seat {k}"
@@ -780,14 +837,19 @@ class InvariantChecker:
                 raise self.fail(
                     f"seat {s}'s legal actions name {self.where_is(min(hidden))} (R-INFO-3)"
                 )
-            for a in _sample(self.rng, legal, self.checks.legal_sample):
+            # Every listed action passes the rule's own check (offers: a sample).
+            exact = [a for a in legal if a.type not in _SAMPLED_TYPES]
+            offered = [a for a in legal if a.type in _SAMPLED_TYPES]
+            for a in exact + _sample(self.rng, offered, self.checks.legal_sample):
                 self.probes += 1
                 try:
                     g.check(s, a)
                 except IllegalAction as exc:
                     raise self.fail(f"listed action {a!r} of seat {s} is refused: {exc}") from None
+            # And every candidate the check lets through is listed: the listing is the
+            # candidates filtered by the check, compared on all of them.
             listed = set(legal)
-            for a in _sample(self.rng, self.candidates(s), self.checks.probes):
+            for a in self.candidates(s):
                 self.probes += 1
                 ok = _is_legal(g, s, a)
                 if ok != (a in listed):
@@ -824,7 +886,9 @@ class InvariantChecker:
 
     def candidates(self, seat: int) -> list[Action]:
         """Actions of every non-offer type, legal or not, around the current state: all
-        that need no card, and those with a card for a few cards the seat may well use."""
+        that need no card, and those with a card for every card the seat may well use
+        (its trade area, its front hand cards, the drawn cards, its fields' tops) on every
+        field, plus a card from elsewhere."""
         g = self.game
         rng = self.rng
         nf = len(g.fields[seat])
@@ -847,16 +911,14 @@ class InvariantChecker:
         others = [t for s, t in enumerate(g.trade) if s != seat and t]
         if others:
             far.append(rng.choice(rng.choice(others)))
-        cards = rng.sample(sorted(near), min(len(near), 4)) + far
-        for c in cards:
-            f = rng.choice(list(fields))
-            acts += [
-                Action.discard(c),
-                Action.move_lady(c),
-                Action.plant_traded(c, f),
-                Action.place_child(c, f),
-                Action.plant_revealed(c, f),
-            ]
+        for c in sorted(near) + far:
+            acts += [Action.discard(c), Action.move_lady(c)]
+            for f in fields:
+                acts += [
+                    Action.plant_traded(c, f),
+                    Action.place_child(c, f),
+                    Action.plant_revealed(c, f),
+                ]
         # every way to plant the trade area (phase 3) is listed or refused exactly
         acts += [Action.plant_traded(c, f) for c in g.trade[seat] for f in range(nf)]
         return acts
@@ -981,10 +1043,18 @@ def _seat_agents(agents: Sequence[str] | str | None, players: int) -> tuple[str,
 
 
 def _is_legal(game: Game, seat: int, action: Action) -> bool:
-    """Like :meth:`Game.is_legal`, but any exception other than IllegalAction is a bug."""
+    """Like :meth:`Game.is_legal`, but any exception other than IllegalAction is a bug,
+    and so is a refusal without a reason code worded in :data:`REASONS` (the page and the
+    terminal word a refusal from its code)."""
     try:
         game.check(seat, action)
-    except IllegalAction:
+    except IllegalAction as exc:
+        refusal = exc.refusal
+        if refusal is None or refusal.code not in REASONS:
+            raise InvariantError(
+                f"check({seat!r}, {action!r}) refused without a known reason code "
+                f"({refusal.code if refusal is not None else 'no refusal'}): {exc}"
+            ) from exc
         return False
     except Exception as exc:
         raise InvariantError(
@@ -1115,6 +1185,8 @@ def _find_reference(value: Any, forbidden: dict[int, str], path: str = "view") -
             found = _find_reference(getattr(value, f.name), forbidden, f"{path}.{f.name}")
             if found:
                 return found
+    elif isinstance(value, Pending):  # immutable: its seat, kind and named numbers
+        return _find_reference(value.args, forbidden, f"{path}.args")
     else:
         return f"an object of type {type(value).__name__} at {path}"
     return None
@@ -1151,6 +1223,13 @@ def _read_only(checker: InvariantChecker, view: View, who: str) -> None:
             except TypeError:
                 continue
             raise checker.fail(f"{name} of the view for {who} can be changed")
+    if view.pending is not None:  # shared with the game's state and every other view
+        try:
+            view.pending.seat = -1
+        except AttributeError:
+            pass
+        else:
+            raise checker.fail(f"the pending decision in the view for {who} can be changed")
     try:
         view.config.players = 0  # type: ignore[misc]
     except (AttributeError, TypeError):

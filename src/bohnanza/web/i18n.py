@@ -13,6 +13,7 @@ from functools import cache
 from typing import Any
 
 from ..cards import lady_beanometers, varieties
+from ..refusals import REASONS
 
 #: Polish names of the Bohnanza (``classic``, ``first-edition``) beans, for the UI only.
 CLASSIC_PL = {
@@ -690,23 +691,6 @@ EN_MORE: dict[str, str] = {
     "card_special.farmer": "2 = a 3rd field",
     "card_special.fasolkopajak": "groups pay",
     "rule_ref": "Rule {rule}",
-    "err.game_over": "the game is over",
-    "err.have_third_field": "you already have a third field",
-    "err.no_third_field_left": "no third field is left",
-    "err.field_price": "a third field costs {price|coin|coins}; you have {coins}",
-    "err.field_empty": "field {field} is empty",
-    "err.no_field": "there is no field {field}; you have {n}",
-    "err.field_protected": "field {field} holds a single bean and is protected while "
-    "field {other} holds {n}",
-    "err.not_now": "{action} is not possible now (it is {who}'s move)",
-    "err.bad_offer": "this offer cannot be made or taken now",
-    "err.own_turn_only": "{action} is possible only in your own turn (it is {who}'s turn)",
-    "err.not_allowed": "{action} is not possible now",
-    "err.wrong_phase": "{action} is not possible in this phase ({phase})",
-    "err.field_variety": "field {field} holds {top}, not {card}: plant on an empty field "
-    "or one of {card}, or harvest a field first",
-    "err.trade_with_active": "you may trade only with the active player ({who})",
-    "err.offer_gone": "that offer is no longer open (taken, declined, withdrawn or lapsed)",
     "ev.clock_timeout": "Time ran out: the bot plays for {who}",
     "ev.trade_time_up": "Time ran out: trading ends",
     "ev.offer_cancelled": "An offer lapsed (its cards changed hands)",
@@ -744,6 +728,8 @@ EN_MORE: dict[str, str] = {
     "stand_in_bot": "Plays for absent players",
     "stand_in_is": "a bot ({bot}) plays for absent players",
     **{f"act.{k}": v for k, v in _ACTIONS_EN.items()},
+    # Refusals: one catalogue, with the engine's reason codes (bohnanza.refusals).
+    **{f"err.{code}": en for code, (en, _pl) in REASONS.items()},
 }
 PL_MORE: dict[str, str] = {
     "lobby.too_many_tables": "Na serwerze jest za dużo otwartych stołów; spróbuj później.",
@@ -804,23 +790,6 @@ PL_MORE: dict[str, str] = {
     "card_special.farmer": "2 = trzecie pole",
     "card_special.fasolkopajak": "płacą grupy",
     "rule_ref": "Zasada {rule}",
-    "err.game_over": "gra się skończyła",
-    "err.have_third_field": "masz już trzecie pole",
-    "err.no_third_field_left": "nie ma już trzecich pól",
-    "err.field_price": "trzecie pole kosztuje {price|monetę|monety|monet}, a masz {coins}",
-    "err.field_empty": "pole {field} jest puste",
-    "err.no_field": "nie ma pola {field}; masz pól: {n}",
-    "err.field_protected": "pole {field} ma jedną fasolkę i jest chronione, dopóki pole "
-    "{other} ma {n}",
-    "err.not_now": "{action}: teraz niemożliwe (ruch ma: {who})",
-    "err.bad_offer": "tej oferty nie można teraz złożyć ani przyjąć",
-    "err.own_turn_only": "{action}: tylko we własnej turze (teraz tura: {who})",
-    "err.not_allowed": "{action}: teraz niemożliwe",
-    "err.wrong_phase": "{action}: niemożliwe w tej fazie ({phase})",
-    "err.field_variety": "na polu {field} rośnie {top}, nie {card}: posadź na pustym polu "
-    "albo na polu z tą fasolą, albo najpierw zbierz któreś pole",
-    "err.trade_with_active": "handlować możesz tylko z aktywnym graczem ({who})",
-    "err.offer_gone": "ta oferta nie jest już otwarta (przyjęta, odrzucona, wycofana albo wygasła)",
     "ev.clock_timeout": "Koniec czasu: bot gra za {who}",
     "ev.trade_time_up": "Koniec czasu: handel się kończy",
     "ev.offer_cancelled": "Oferta wygasła (jej karty zmieniły właściciela)",
@@ -859,6 +828,7 @@ PL_MORE: dict[str, str] = {
     "stand_in_bot": "Gra za nieobecnych",
     "stand_in_is": "za nieobecnych gra bot ({bot})",
     **{f"act.{k}": v for k, v in _ACTIONS_PL.items()},
+    **{f"err.{code}": pl for code, (_en, pl) in REASONS.items()},
 }
 # Polish slips: numbers before "monet" with the right form, cards named as cards.
 PL_FIXES: dict[str, str] = {

@@ -141,7 +141,7 @@ def choose(
     if v["phase"] == "over" or not legal:
         return None
     if v["pending"] is not None:
-        return legal[0] if v["pending"][0] == me else None
+        return legal[0] if v["pending"]["seat"] == me else None
     for o in v["offers"]:
         if o["to"] == me:
             accepts = [a for a in legal if a["type"] == "accept" and a["offer_id"] == o["offer_id"]]

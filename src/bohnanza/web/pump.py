@@ -36,7 +36,7 @@ from ..agents import make_agent
 from ..errors import IllegalAction
 from ..events import Event
 from ..game import TRADE, Game
-from ..schedule import AskKind, TradeScheduler
+from ..schedule import AskKind, AskLoop, TradeScheduler
 from ..seeding import table_agent_seed
 from .clocks import Clocks, parse_clock
 from .model import Settings, Table
@@ -250,21 +250,17 @@ class Pump:
                 wakes.append(due)
         self.session.track_stand_ins(table)
         # A pending decision is taken before the trade rounds go on (the round that it
-        # interrupted ends after it, counting it as its owner's action).
-        if game.pending is not None:
-            seat = game.pending.seat
-            if seat in bots:
-                choice = await self._ask(table, seat, True)
+        # interrupted ends after it, counting it as its owner's action); outside phase 2
+        # the first bot seat the game waits for decides. The engine's ask loop says who
+        # (its own bookkeeping is not the rounds': those are not touched here).
+        if game.pending is not None or game.phase != TRADE:
+            if game.phase != TRADE:
+                table.trade = None
+            decision = AskLoop(game, only=bots).next()
+            if decision is not None:
+                choice = await self._ask(table, decision.seat, True)
                 if choice is not None:
-                    return Step(seat, choice), None
-            return None, min(wakes, default=None)
-        if game.phase != TRADE:
-            table.trade = None
-            for seat in game.waiting_for():
-                if seat in bots:
-                    choice = await self._ask(table, seat, True)
-                    if choice is not None:
-                        return Step(seat, choice), None
+                    return Step(decision.seat, choice), None
             return None, min(wakes, default=None)
         ts = table.trade
         if ts is None or ts.turn != game.turn:
@@ -280,6 +276,7 @@ class Pump:
         # An offer to a bot gets an answer at once (accept or decline, the bot's choice;
         # a bot past its budget declines), so that no person waits on a bot.
         rounds = ts.schedule
+        loop = AskLoop(game, rounds, only=bots)
         for oid, (_proposer, offer) in sorted(game.offers.items()):
             if offer.to in bots:
                 answers = [
@@ -294,31 +291,32 @@ class Pump:
         # The rounds, in the engine's order, asking bot seats only; a bot that passes
         # gives its place to the next.
         was_settled = rounds.time_up
-        ask = rounds.next(game, bots)
+        ask = loop.next()
         guard = 0
         while guard < 3 * game.players + 3:
             guard += 1
             if ask is None and not rounds.time_up:
                 # The scheduler gives up after a round's worth of seats it may not ask
                 # (people, bots past their budget); the round goes on where it stopped.
-                ask = rounds.next(game, bots)
+                ask = loop.next()
                 continue
             if ask is None or ask.kind is not AskKind.SLOT:
                 break
             choice = await self._ask(table, ask.seat, ask.required)
             if choice is not None:
                 return Step(ask.seat, choice, slot=True), None
-            rounds.report(False)
-            ask = rounds.next(game, bots)
+            loop.answered(False)
+            ask = loop.next()
         if rounds.time_up and not was_settled:
             ts.settled_at = now
-        if ask is not None and ask.time_up:  # the bots have settled; the active one ends
+        forced = ask.forced if ask is not None else None
+        if forced is not None:  # the bots have settled; the active one ends
             with_people = any(p not in bots or o.to not in bots for p, o in game.offers.values())
             due = ts.settled_at + (
                 self.settings.bot_wait if with_people else self.settings.bot_grace
             )
             if now >= due:
-                return Step(game.active, Action.end_trading()), None
+                return Step(game.active, forced), None
             wakes.append(due)
         return None, min(wakes, default=None)
 

@@ -75,6 +75,23 @@ def digest(obj: Any) -> str:
     ).hexdigest()
 
 
+def as_written(form: dict[str, Any]) -> dict[str, Any]:
+    """A state's or view's JSON form in the shape the corpus was written in: a pending
+    decision (``pending``, and the state's queue behind it) as the list ``[seat, kind,
+    *args]`` it was before decisions were typed (issue 27). Only the form changes: the
+    typed value's :meth:`~bohnanza.game.Pending.legacy_json` gives back the exact list, so
+    the digests stay those the old engine wrote."""
+    from bohnanza.game import Pending
+
+    if form.get("pending") is not None:
+        form = {**form, "pending": Pending.from_json(form["pending"]).legacy_json()}
+    extra = form.get("extra")
+    if isinstance(extra, dict) and extra.get("queue"):
+        queue = [Pending.from_json(p).legacy_json() for p in extra["queue"]]
+        form = {**form, "extra": {**extra, "queue": queue}}
+    return form
+
+
 def trace(game: Game, actions: list[dict[str, Any]]) -> dict[str, Any]:
     """Replay ``actions`` on ``game`` and hash what every step leaves behind."""
     from bohnanza.actions import Action
@@ -84,9 +101,9 @@ def trace(game: Game, actions: list[dict[str, Any]]) -> dict[str, Any]:
         body = {k: v for k, v in entry.items() if k != "seat"}
         for ev in game.apply(entry["seat"], Action.from_json(body)):
             events.update(digest(ev.to_json()).encode())
-        states.update(digest(game.to_dict()).encode())
+        states.update(digest(as_written(game.to_dict())).encode())
         for seat in (*range(game.players), None):
-            views.update(digest(game.view(seat).to_json()).encode())
+            views.update(digest(as_written(game.view(seat).to_json())).encode())
     return {"states": states.hexdigest(), "events": events.hexdigest(), "views": views.hexdigest()}
 
 

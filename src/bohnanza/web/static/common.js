@@ -209,14 +209,17 @@ document.addEventListener("click", (ev) => {
 });
 
 // A refusal from the server, in the page's language with 1-based numbers, and its rule.
-// A refusal worded from its data (bohnanza.refusals): code, rule, 1-based numbers, the
-// seat whose move it is (named as the table names it), a phase, varieties.
+// A refusal worded from its data (bohnanza.refusals): the engine's reason code, rule,
+// 1-based numbers, the seat whose move it is and another seat the reason names (named as
+// the table names them), a phase, varieties.
 B.refusalText = function (msg, table) {
   const r = msg.refusal;
   if (!r) return B.t("not_allowed");
   const p = Object.assign({}, r.params || {});
+  const seatName = (n) => (window.Board && table ? Board.seatName(table, n - 1) : B.t("seat_n", { n }));
   if (p.action) p.action = B.t("act." + p.action);
-  if (p.active) p.who = window.Board && table ? Board.seatName(table, p.active - 1) : B.t("seat_n", { n: p.active });
+  if (p.active) p.who = seatName(p.active);
+  if (p.partner) p.whom = seatName(p.partner);
   if (p.phase) p.phase = B.t("phase." + p.phase);
   if (p.top) p.top = B.bean(p.top);
   if (p.card) p.card = B.bean(p.card);

@@ -796,8 +796,9 @@ function hintText() {
   if (T.seat === null) return t("hint.watching", { name: Board.seatName(T.table, v.active) });
   const pend = v.pending;
   if (pend) {
-    if (pend[0] !== T.seat) return t("hint.wait_for", { names: Board.seatName(T.table, pend[0]) });
-    return pend[1] === "place_child" ? t("hint.place_child") : t("hint.move_lady");
+    // A typed decision ({seat, asks, args}): the hint is named after what is asked.
+    if (pend.seat !== T.seat) return t("hint.wait_for", { names: Board.seatName(T.table, pend.seat) });
+    return t("hint." + pend.asks);
   }
   const mine = me();
   if (v.phase === "plant" && myTurn()) {
@@ -822,7 +823,7 @@ function hintText() {
 function needsMe() {
   const v = T.state.view;
   if (T.seat === null || v.phase === "over") return false;
-  if (v.pending) return v.pending[0] === T.seat;
+  if (v.pending) return v.pending.seat === T.seat;
   if (v.phase === "plant_traded") return me().trade_area.length > 0;
   return v.active === T.seat;
 }
