@@ -43,6 +43,8 @@ from .driver import AgentError
 from .errors import ConfigError, IllegalAction
 from .game import OVER, PLANT, PLANT_TRADED, TRADE, Game
 from .modules import module_info, module_names
+from .modules.duel import DISCARD_CARD, END_REVEAL, PLANT_REVEALED, SKIP_DISCARD
+from .modules.fasolufka import MOVE_LADY_TYPE, PLACE_CHILD_TYPE
 from .records import make_record, save
 from .schedule import MAX_TRADE_ROUNDS, TradeScheduler
 from .simulate import agent_seed, seat_record
@@ -844,10 +846,10 @@ class TerminalGame:
                 f"plant {self._card(a.card)} from your trade area on field {a.field + 1}"
                 + self._onto(view, a.field)
             )
-        if t is _T.PLACE_CHILD:
+        if t is PLACE_CHILD_TYPE:
             assert a.card is not None and a.field is not None
             return f"place {self._card(a.card)} on field {a.field + 1}" + self._onto(view, a.field)
-        if t is _T.MOVE_LADY:
+        if t is MOVE_LADY_TYPE:
             if a.card is None:
                 return "leave the ladies where they are"
             for i, f in enumerate(me.fields):
@@ -858,17 +860,17 @@ class TerminalGame:
                         f"{len(f)} on field {i + 1}, counted from the bottom)"
                     )
             return f"move {self._card(a.card)} two places up"
-        if t is _T.DISCARD:
+        if t is DISCARD_CARD:
             assert a.card is not None
             return f"discard {self._card(a.card, view)}"
-        if t is _T.SKIP_DISCARD:
+        if t is SKIP_DISCARD:
             return "discard nothing"
-        if t is _T.PLANT_REVEALED:
+        if t is PLANT_REVEALED:
             assert a.card is not None and a.field is not None
             return f"plant the revealed {self._card(a.card)} on field {a.field + 1}" + self._onto(
                 view, a.field
             )
-        if t is _T.END_REVEAL:
+        if t is END_REVEAL:
             return "leave the other revealed cards as the offer for your opponent"
         own = module_info(view.config.module).action_labels.get(t.value)
         if own is not None:  # a module's own action type, named by its ModuleInfo

@@ -34,6 +34,17 @@ from typing import Any, Literal
 
 from .actions import Action, ActionType, Offer
 from .cards import catalogue, varieties
+from .modules.duel import (
+    DISCARD_CARD,
+    END_REVEAL,
+    PLANT_REVEALED,
+    SKIP_DISCARD,
+    discard,
+    end_reveal,
+    plant_revealed,
+    skip_discard,
+)
+from .modules.fasolufka import MOVE_LADY_TYPE, PLACE_CHILD_TYPE, move_lady, place_child
 from .rules import GameConfig
 from .views import OfferView, View
 
@@ -312,7 +323,7 @@ def render_action(action: Action, view: View, lang: Lang = "en", *, base: int = 
         return f"{say('withdraw', lang)} {action.offer_id}"
     if t is _T.END_TRADING:
         return say("end", lang)
-    if t in (_T.PLANT_TRADED, _T.PLANT_REVEALED):
+    if t in (_T.PLANT_TRADED, PLANT_REVEALED):
         assert action.card is not None and action.field is not None
         where = "t" if t is _T.PLANT_TRADED else "or"
         return f"{say('plant', lang)} {card_token(view, action.card, where)} {action.field + 1}"
@@ -321,22 +332,22 @@ def render_action(action: Action, view: View, lang: Lang = "en", *, base: int = 
         return f"{say('harvest', lang)} {action.field + 1}"
     if t is _T.BUY_FIELD:
         return say("buy", lang)
-    if t is _T.PLACE_CHILD:
+    if t is PLACE_CHILD_TYPE:
         assert action.field is not None
         return f"{say('place', lang)} {action.field + 1}"
-    if t is _T.MOVE_LADY:
+    if t is MOVE_LADY_TYPE:
         if action.card is None:
             return f"{say('move', lang)} {say('none', lang)}"
         for i, f in enumerate(view.me().fields):
             if action.card in f:
                 return f"{say('move', lang)} {i + 1} {f.index(action.card) + 1}"
         raise ValueError(f"card {action.card} is on none of the reader's fields")
-    if t is _T.DISCARD:
+    if t is DISCARD_CARD:
         assert action.card is not None
         return f"{say('discard', lang)} {card_token(view, action.card, 'o')}"
-    if t is _T.SKIP_DISCARD:
+    if t is SKIP_DISCARD:
         return say("keep", lang)
-    if t is _T.END_REVEAL:
+    if t is END_REVEAL:
         return say("leave", lang)
     if t.value in _module_actions(view) and action == Action(t):
         return t.value  # a module's own action without arguments: its type is the command
@@ -431,10 +442,10 @@ def parse_command(line: str, view: View, lang: Lang = "en", *, base: int = 0) ->
         return Action.buy_field()
     if head == "keep":
         _no_args(args, head, lang)
-        return Action.skip_discard()
+        return skip_discard()
     if head == "leave":
         _no_args(args, head, lang)
-        return Action.end_reveal()
+        return end_reveal()
     if head == "harvest":
         _arity(args, 1, f"{_say('harvest', lang)} FIELD", lang)
         return Action.harvest(_field_number(view, args[0], lang))
@@ -448,7 +459,7 @@ def parse_command(line: str, view: View, lang: Lang = "en", *, base: int = 0) ->
         field = _field_number(view, args[1], lang)
         if low.startswith("t"):
             return Action.plant_traded(parse_card(view, args[0], "t", lang), field)
-        return Action.plant_revealed(parse_card(view, args[0], "or", lang), field)
+        return plant_revealed(parse_card(view, args[0], "or", lang), field)
     if head in ("decline", "withdraw", "accept"):
         if not args or not args[0].lstrip("#").isdigit():
             raise CommandError(
@@ -480,10 +491,10 @@ def parse_command(line: str, view: View, lang: Lang = "en", *, base: int = 0) ->
             raise CommandError(
                 _(lang, "There is no child to place now.", "Nie ma teraz dziecka do położenia.")
             )
-        return Action.place_child(int(pending[2]), field)
+        return place_child(int(pending[2]), field)
     if head == "move":
         if len(args) == 1 and _KEYWORD.get(_fold(args[0])) == "none":
-            return Action.move_lady(None)
+            return move_lady(None)
         _arity(args, 2, f"{_say('move', lang)} FIELD PLACE | {_say('move', lang)} none", lang)
         f = _field_number(view, args[0], lang)
         cards = view.me().fields[f]
@@ -495,10 +506,10 @@ def parse_command(line: str, view: View, lang: Lang = "en", *, base: int = 0) ->
                     f"pole {f + 1} ma {len(cards)} kart; MIEJSCE liczone od 1 od spodu.",
                 )
             )
-        return Action.move_lady(cards[int(args[1]) - 1])
+        return move_lady(cards[int(args[1]) - 1])
     if head == "discard":
         _arity(args, 1, f"{_say('discard', lang)} oN | {_say('discard', lang)} N", lang)
-        return Action.discard(parse_card(view, args[0], "ho", lang))
+        return discard(parse_card(view, args[0], "ho", lang))
     raise CommandError(
         _(
             lang,

@@ -10,6 +10,8 @@ from mypy_extensions import mypyc_attr
 
 from ..actions import Action, ActionType
 from ..modules import module_info
+from ..modules.duel import DISCARD_CARD, END_REVEAL, PLANT_REVEALED, SKIP_DISCARD
+from ..modules.fasolufka import MOVE_LADY_TYPE, PLACE_CHILD_TYPE
 from ..modules.info import ModuleInfo
 from ..views import View
 from .base import Agent
@@ -115,23 +117,23 @@ class AutarkyAgent(Agent):
         return other if other is not None else legal[0]
 
 
-_PLANTS = frozenset((_T.PLANT, _T.PLANT_TRADED, _T.PLANT_REVEALED, _T.PLACE_CHILD))
-_OTHER = frozenset((_T.MOVE_LADY, _T.SKIP_DISCARD, _T.END_REVEAL))
+_PLANTS = frozenset((_T.PLANT, _T.PLANT_TRADED, PLANT_REVEALED, PLACE_CHILD_TYPE))
+_OTHER = frozenset((MOVE_LADY_TYPE, SKIP_DISCARD, END_REVEAL))
 
 
 def _autarky_pile_turn(view: View, legal: Sequence[Action], info: ModuleInfo) -> Action:
     """Pile-turn steps (R-DUEL-3): take offered or revealed cards that fit a growing or empty field; discard
     the rest of the offer; never discard from the hand; harvest only when nothing fits."""
     me = view.me()
-    plants = [a for a in legal if a.type is _T.PLANT_REVEALED]
+    plants = [a for a in legal if a.type is PLANT_REVEALED]
     for a in plants:
         if me.fields[a.field]:  # type: ignore[index]
             return a
     if plants:
         return plants[0]
     for a in legal:
-        if a.type in (_T.DISCARD, _T.SKIP_DISCARD, _T.END_REVEAL) and (
-            view.phase not in info.hand_discard_phases or a.type is _T.SKIP_DISCARD
+        if a.type in (DISCARD_CARD, SKIP_DISCARD, END_REVEAL) and (
+            view.phase not in info.hand_discard_phases or a.type is SKIP_DISCARD
         ):
             return a
     return legal[0]

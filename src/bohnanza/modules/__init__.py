@@ -96,3 +96,13 @@ __all__ = [
     "register_module",
     "unregister_module",
 ]
+
+
+def _import_builtin_modules() -> None:
+    """Import every built-in module's file, so that the action types they declare
+    (``ActionType.extend``) exist before any record or JSON action names one."""
+    for name in catalogue()["modules"]:
+        hooks_class(name)
+
+
+_import_builtin_modules()

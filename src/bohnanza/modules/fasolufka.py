@@ -18,6 +18,7 @@ from ..actions import Action, ActionType
 from ..cards import lady_beanometers, varieties
 from ..errors import Refusal
 from ..game import Pending
+from ..shapes import ActionShape, Param, ParamKind
 from .base import Hooks
 from .info import EncodingHints, ModuleInfo
 from .operations import BuyFieldRule, Rule, with_rules
@@ -30,13 +31,78 @@ _T = ActionType
 PLACE_CHILD = "place_child"
 MOVE_LADY = "move_lady"
 
+#: Put a received child onto a field of its variety (R-LADY-7).
+PLACE_CHILD_TYPE = ActionType.extend(
+    ActionShape(
+        PLACE_CHILD,
+        (
+            Param(
+                ParamKind.PENDING_CARD,
+                "card",
+                ("the child", "dziecko"),
+                ("the child you received", "otrzymane dziecko"),
+            ),
+            Param(
+                ParamKind.FIELD,
+                "field",
+                ("field", "pole"),
+                ("a field of the child's variety", "pole odmiany dziecka"),
+            ),
+        ),
+        ("place the child", "połóż dziecko"),
+        (
+            "put the child you received on a field of its variety (R-LADY-7)",
+            "połóż otrzymane dziecko na polu jego odmiany (R-LADY-7)",
+        ),
+        ("place", "połóż"),
+        ("poloz",),
+    )
+)
+#: After a child, move a lady who lay below it two places up, or decline (R-LADY-8).
+MOVE_LADY_TYPE = ActionType.extend(
+    ActionShape(
+        MOVE_LADY,
+        (
+            Param(
+                ParamKind.FIELD_CARD,
+                "card",
+                ("lady", "pani"),
+                (
+                    "a lady below the child on that field (FIELD PLACE, place 1 at the bottom)",
+                    "pani pod dzieckiem na tym polu (POLE MIEJSCE, miejsce 1 na spodzie)",
+                ),
+                optional=True,
+                none_label=("move no lady", "nie przesuwaj"),
+            ),
+        ),
+        ("move a lady", "przesuń panią"),
+        (
+            "move a lady two places up after a child, or none (R-LADY-8)",
+            "przesuń panią o dwa miejsca w górę po dziecku albo nie (R-LADY-8)",
+        ),
+        ("move", "przesuń"),
+        ("przesun",),
+    )
+)
+
+
+def place_child(card: int, field: int) -> Action:
+    """The child ``card`` onto ``field`` (R-LADY-7)."""
+    return Action(PLACE_CHILD_TYPE, card=card, field=field)
+
+
+def move_lady(card: int | None) -> Action:
+    """Move the lady ``card`` two places up; ``None`` declines (R-LADY-8)."""
+    return Action(MOVE_LADY_TYPE, card=card)
+
 
 class FasolufkaHooks(Hooks):
     info = ModuleInfo(
-        action_labels={
-            PLACE_CHILD: ("place the child", "połóż dziecko"),
-            MOVE_LADY: ("move a lady", "przesuń panią"),
-        },
+        title=("Fasolki + Fasolufka", "Fasolki + Fasolufka"),
+        note=(
+            "Men, ladies and children; a field pays by its top card.",
+            "Panowie, panie i dzieci; pole płaci według wierzchniej karty.",
+        ),
         buyer_chooses_coins=True,
         own_treasury_visible=True,
         top_card_pays=True,
@@ -138,7 +204,7 @@ class FasolufkaHooks(Hooks):
         super().pop_pending(game)
         p = game.pending
         if p is not None and p.kind == PLACE_CHILD:
-            rule = self.rules[_T.PLACE_CHILD]
+            rule = self.rules[PLACE_CHILD_TYPE]
             options = rule.candidates(game, p.seat, False)
             if len(options) == 1:
                 rule.execute(game, p.seat, options[0])
@@ -153,7 +219,7 @@ class FasolufkaHooks(Hooks):
         if seat != p.seat:
             why = f"seat {p.seat} must first finish {p.kind}"
             return Refusal(seat, what, why, "R-HARV-1", code=code, details=details)
-        rule = self.rules[_T.PLACE_CHILD if p.kind == PLACE_CHILD else _T.MOVE_LADY]
+        rule = self.rules[PLACE_CHILD_TYPE if p.kind == PLACE_CHILD else MOVE_LADY_TYPE]
         if action not in rule.candidates(game, seat, False):
             if p.kind == PLACE_CHILD:
                 why = f"the received child {p.args[0]} must first go onto a field of its variety"
@@ -203,7 +269,7 @@ def _pending_now(game: Game) -> Pending | None:
 class PlaceChildRule(PendingRule):
     """Put a received child onto a field of its variety (R-LADY-7)."""
 
-    type = _T.PLACE_CHILD
+    type = PLACE_CHILD_TYPE
 
     def candidates(self, game: Game, seat: int, offers: bool) -> list[Action]:
         p = game.pending
@@ -213,9 +279,7 @@ class PlaceChildRule(PendingRule):
         cv = self.lady.card_variety
         v = cv[card]
         return [
-            Action.place_child(card, i)
-            for i, f in enumerate(game.fields[seat])
-            if f and cv[f[-1]] == v
+            place_child(card, i) for i, f in enumerate(game.fields[seat]) if f and cv[f[-1]] == v
         ]
 
     def execute(self, game: Game, seat: int, action: Action) -> None:
@@ -238,7 +302,7 @@ class PlaceChildRule(PendingRule):
 class MoveLadyRule(PendingRule):
     """After a child: move a lady who lay below it two places up, or decline (R-LADY-8)."""
 
-    type = _T.MOVE_LADY
+    type = MOVE_LADY_TYPE
 
     def candidates(self, game: Game, seat: int, offers: bool) -> list[Action]:
         p = game.pending
@@ -248,7 +312,7 @@ class MoveLadyRule(PendingRule):
         f = game.fields[seat][field]
         below = f[: f.index(child)]
         kind = self.lady.kind
-        return [Action.move_lady(c) for c in below if kind[c] == "lady"] + [Action.move_lady(None)]
+        return [move_lady(c) for c in below if kind[c] == "lady"] + [move_lady(None)]
 
     def execute(self, game: Game, seat: int, action: Action) -> None:
         p = game.pending

@@ -57,6 +57,8 @@ from ..driver import PlayLog, play
 from ..errors import BohnanzaError, GameOver, IllegalAction
 from ..events import Event
 from ..game import OVER, TRADE, Game
+from ..modules.duel import discard, end_reveal, plant_revealed, skip_discard
+from ..modules.fasolufka import move_lady, place_child
 from ..records import make_record, replay
 from ..rules import GameConfig, all_rulesets, make_config
 from ..seeding import agent_seed, checker_seed, game_seeds
@@ -833,9 +835,9 @@ class InvariantChecker:
             Action.stop_planting(),
             Action.end_trading(),
             Action.buy_field(),
-            Action.skip_discard(),
-            Action.end_reveal(),
-            Action.move_lady(None),
+            skip_discard(),
+            end_reveal(),
+            move_lady(None),
         ]
         acts += [Action.plant(f) for f in fields] + [Action.harvest(f) for f in fields]
         oids = [*g.offers, g.next_offer_id, 0, -1]
@@ -851,11 +853,11 @@ class InvariantChecker:
         for c in cards:
             f = rng.choice(list(fields))
             acts += [
-                Action.discard(c),
-                Action.move_lady(c),
+                discard(c),
+                move_lady(c),
                 Action.plant_traded(c, f),
-                Action.place_child(c, f),
-                Action.plant_revealed(c, f),
+                place_child(c, f),
+                plant_revealed(c, f),
             ]
         # every way to plant the trade area (phase 3) is listed or refused exactly
         acts += [Action.plant_traded(c, f) for c in g.trade[seat] for f in range(nf)]

@@ -31,6 +31,7 @@ from ..actions import Action, Offer
 from ..errors import IllegalAction
 from ..events import Event
 from ..game import OVER, PLANT, PLANT_TRADED, TRADE, Game
+from ..modules.fasolufka import move_lady
 from ..rules import GameConfig, make_config
 
 __all__ = [
@@ -423,7 +424,7 @@ def make_room(game: Game, seat: int) -> None:
 def decline_lady_moves(game: Game) -> None:
     """Answer every pending "move the lady?" question with no (Fasolufka, R-LADY-*)."""
     while game.pending is not None and game.pending.kind == "move_lady":
-        game.apply(game.pending.seat, Action.move_lady(None))
+        game.apply(game.pending.seat, move_lady(None))
 
 
 def plant_anywhere(
