@@ -32,20 +32,10 @@ from functools import cache
 from importlib import resources
 from typing import Any, Literal
 
-from .actions import Action, ActionType, Offer
+from .actions import Action, ActionType, Offer, all_shapes, shape_of
 from .cards import catalogue, varieties
-from .modules.duel import (
-    DISCARD_CARD,
-    END_REVEAL,
-    PLANT_REVEALED,
-    SKIP_DISCARD,
-    discard,
-    end_reveal,
-    plant_revealed,
-    skip_discard,
-)
-from .modules.fasolufka import MOVE_LADY_TYPE, PLACE_CHILD_TYPE, move_lady, place_child
 from .rules import GameConfig
+from .shapes import BASE_SHAPES, CARD_KINDS, ActionShape, Param, ParamKind
 from .views import OfferView, View
 
 Lang = Literal["en", "pl"]
@@ -61,6 +51,11 @@ class CommandError(ValueError):
     to write instead, in the reader's language."""
 
 
+class WrongPlace(CommandError):
+    """A card named from a place the command does not take it from (the parser then
+    tries the other actions written with the same word)."""
+
+
 def _(lang: Lang, en: str, pl: str) -> str:
     return pl if lang == "pl" else en
 
@@ -71,63 +66,72 @@ def _fold(word: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
 
 
-# Command keywords: canonical name -> words that mean it (English, Polish; folded).
+# The words of the commands' sub-languages (offers, answers) and of ``pass``: canonical
+# name -> words that mean it (English, Polish; folded). The actions' own command words
+# come from their shapes (ActionShape.words and aliases, see _action_words).
 _WORDS: dict[str, tuple[str, ...]] = {
-    "plant": ("plant", "zasadz", "sadz"),
-    "stop": ("stop", "dosc"),
-    "offer": ("offer", "oferta", "oferuj"),
     "give": ("give", "daje", "daj"),
     "want": ("want", "for", "chce", "za"),
     "declare": ("declare", "deklaruje", "deklaracja"),
-    "accept": ("accept", "przyjmij"),
     "with": ("with", "dajac", "oddaje"),
-    "decline": ("decline", "odrzuc"),
-    "withdraw": ("withdraw", "wycofaj"),
-    "end": ("end", "koniec", "zakoncz"),
-    "harvest": ("harvest", "zbierz"),
-    "buy": ("buy", "kup"),
-    "place": ("place", "poloz"),
-    "move": ("move", "przesun"),
     "none": ("none", "nic", "nie"),
-    "discard": ("discard", "wyrzuc"),
-    "keep": ("keep", "zatrzymaj"),
-    "leave": ("leave", "zostaw"),
+    "on": ("on", "na"),
     "pass": ("pass", "pas", "p"),
 }
 _KEYWORD = {w: key for key, words in _WORDS.items() for w in words}
-# How each command is written when rendered.
+# How each word is written when rendered.
 _SAY: dict[str, tuple[str, str]] = {
-    "plant": ("plant", "zasadź"),
-    "stop": ("stop", "dość"),
-    "offer": ("offer", "oferta"),
     "give": ("give", "daję"),
     "want": ("want", "chcę"),
     "declare": ("declare", "deklaruję"),
-    "accept": ("accept", "przyjmij"),
     "with": ("with", "dając"),
-    "decline": ("decline", "odrzuć"),
-    "withdraw": ("withdraw", "wycofaj"),
-    "end": ("end", "koniec"),
-    "harvest": ("harvest", "zbierz"),
-    "buy": ("buy", "kup"),
-    "place": ("place", "połóż"),
-    "move": ("move", "przesuń"),
     "none": ("none", "nic"),
-    "discard": ("discard", "wyrzuć"),
-    "keep": ("keep", "zatrzymaj"),
-    "leave": ("leave", "zostaw"),
     "pass": ("pass", "pas"),
 }
 
 
+def _action_words(shapes: Iterable[ActionShape]) -> dict[str, list[ActionShape]]:
+    """Folded command word -> the shapes it starts, in table order (several actions may
+    share a word: ``plant FIELD``, ``plant tN FIELD``)."""
+    out: dict[str, list[ActionShape]] = {}
+    for shape in shapes:
+        for w in {_fold(shape.words[0]), _fold(shape.words[1]), *map(_fold, shape.aliases)}:
+            if shape not in out.setdefault(w, []):
+                out[w].append(shape)
+    return out
+
+
+def rule_shapes(config: GameConfig) -> tuple[ActionShape, ...]:
+    """The shapes of the actions of ``config``'s rule set, in its rules' listing order
+    (the base game's and its module's own)."""
+    from .modules import hooks_for
+
+    return tuple(cls.shape() for cls in hooks_for(config).rule_classes)
+
+
 def is_command(word: str) -> bool:
-    """Whether ``word`` starts a command (in either language)."""
-    return _fold(word) in _KEYWORD
+    """Whether ``word`` starts a command (in either language) of any rule set."""
+    w = _fold(word)
+    return _KEYWORD.get(w) == "pass" or w in _action_words(all_shapes().values())
 
 
 def _say(word: str, lang: Lang) -> str:
-    en, pl = _SAY[word]
+    en, pl = _SAY[word] if word in _SAY else shape_of(_BY_WORD[word]).words
     return pl if lang == "pl" else en
+
+
+# The base game's actions by the word the hand-written parts (offers) name them with.
+_BY_WORD = {
+    "plant": "plant",
+    "stop": "stop_planting",
+    "offer": "propose",
+    "accept": "accept",
+    "decline": "decline",
+    "withdraw": "withdraw",
+    "end": "end_trading",
+    "harvest": "harvest",
+    "buy": "buy_field",
+}
 
 
 # ---------------------------------------------------------------------- names of things
@@ -201,11 +205,33 @@ def _places(view: View) -> dict[str, tuple[int, ...]]:
         "d": view.drawn,
         "t": me.trade_area,
     }
-    for key, prefix in (("offer", "o"), ("revealed", "r")):
+    for key, prefix in _pile_prefixes(view).items():
         pile = view.public.get(key)
         if isinstance(pile, list) and all(isinstance(c, int) for c in pile):
             out[prefix] = tuple(pile)
     return out
+
+
+def _pile_prefixes(view: View) -> dict[str, str]:
+    """The token prefix of each public pile of the view's module (ModuleInfo.pile_tokens)."""
+    if view.config.module is None:
+        return {}
+    from .modules import module_info
+
+    return dict(module_info(view.config.module).pile_tokens)
+
+
+def _pile_names(view: View) -> dict[str, tuple[str, str]]:
+    """Per token prefix of the module's public piles, the pile's name (EN, PL)."""
+    if view.config.module is None:
+        return {}
+    from .modules import module_info
+
+    info = module_info(view.config.module)
+    return {
+        prefix: info.pile_names.get(key, (key.replace("_", " "),) * 2)
+        for key, prefix in info.pile_tokens.items()
+    }
 
 
 def card_token(view: View, card: int, prefixes: str = "dtor") -> str:
@@ -216,9 +242,13 @@ def card_token(view: View, card: int, prefixes: str = "dtor") -> str:
     raise ValueError(f"card {card} is not where seat {view.seat} can name it")
 
 
-def parse_card(view: View, token: str, allowed: str, lang: Lang = "en") -> int:
+def parse_card(
+    view: View, token: str, allowed: str, lang: Lang = "en", *, giving: bool = False
+) -> int:
     """The card a token names. ``allowed`` lists the places that make sense for the
-    command: ``h`` (hand), ``d``, ``t``, ``o``, ``r``."""
+    command: ``h`` (hand), ``d``, ``t``, ``o``, ``r`` (a module's piles: their
+    ``ModuleInfo.pile_tokens``). ``giving``: the cards an offer gives (where a drawn
+    card is refused for a reason of its own, R-TRADE-2)."""
     low = token.strip().lower()
     prefix = low.rstrip("0123456789")
     number = low[len(prefix) :]
@@ -229,13 +259,11 @@ def parse_card(view: View, token: str, allowed: str, lang: Lang = "en") -> int:
         "h": ("your hand", "twojej ręce"),
         "d": ("the drawn cards", "odkrytych kartach"),
         "t": ("your trade area", "twoim polu wymiany"),
-        "o": ("the offered cards", "oferowanych kartach"),
-        "r": ("the revealed cards", "odkrytych kartach pojedynku"),
+        **_pile_names(view),
     }
-    tokens = ", ".join(
-        {"h": "1,2,…", "d": "d1,d2", "t": "t1,…", "o": "o1,…", "r": "r1,…"}[p] for p in allowed
-    )
-    if not number or len(prefix) > 1 or key not in "hdtor":
+    shown = {"h": "1,2,…", "d": "d1,d2", "t": "t1,…"}
+    tokens = ", ".join(shown.get(p, f"{p}1,…") for p in allowed if p in where)
+    if not number or len(prefix) > 1 or key not in where:
         raise CommandError(
             _(
                 lang,
@@ -244,7 +272,7 @@ def parse_card(view: View, token: str, allowed: str, lang: Lang = "en") -> int:
             )
         )
     if key not in allowed:
-        if key == "d" and "h" in allowed:
+        if key == "d" and giving:
             raise CommandError(
                 _(
                     lang,
@@ -252,7 +280,7 @@ def parse_card(view: View, token: str, allowed: str, lang: Lang = "en") -> int:
                     "Tylko aktywny gracz może oferować odkryte karty (R-TRADE-2).",
                 )
             )
-        raise CommandError(
+        raise WrongPlace(
             _(
                 lang,
                 f"cards from {where[key][0]} cannot be used here; use {tokens}.",
@@ -300,67 +328,56 @@ def _field_number(view: View, token: str, lang: Lang) -> int:
 def render_action(action: Action, view: View, lang: Lang = "en", *, base: int = 0) -> str:
     """``action`` as a command the reader could type; :func:`parse_command` reads it back
     as the same action. ``base``: the number the text gives the first seat (0 in the
-    terminal; 1 for language models, as the rules reference counts)."""
+    terminal; 1 for language models, as the rules reference counts). Written from the
+    action's shape (its command word, then each parameter), but for the offer's
+    sub-language."""
     t = action.type
-    say = _say
-    if t is _T.PLANT:
-        assert action.field is not None
-        return f"{say('plant', lang)} {action.field + 1}"
-    if t is _T.STOP_PLANTING:
-        return say("stop", lang)
     if t is _T.PROPOSE:
         assert action.offer is not None
         return render_offer(action.offer, view, lang, base=base)
-    if t is _T.ACCEPT:
-        out = f"{say('accept', lang)} {action.offer_id}"
-        if action.cards:
-            cards = ",".join(card_token(view, c, "d") for c in action.cards)
-            out += f" {say('with', lang)} {cards}"
-        return out
-    if t is _T.DECLINE:
-        return f"{say('decline', lang)} {action.offer_id}"
-    if t is _T.WITHDRAW:
-        return f"{say('withdraw', lang)} {action.offer_id}"
-    if t is _T.END_TRADING:
-        return say("end", lang)
-    if t in (_T.PLANT_TRADED, PLANT_REVEALED):
-        assert action.card is not None and action.field is not None
-        where = "t" if t is _T.PLANT_TRADED else "or"
-        return f"{say('plant', lang)} {card_token(view, action.card, where)} {action.field + 1}"
-    if t is _T.HARVEST:
-        assert action.field is not None
-        return f"{say('harvest', lang)} {action.field + 1}"
-    if t is _T.BUY_FIELD:
-        return say("buy", lang)
-    if t is PLACE_CHILD_TYPE:
-        assert action.field is not None
-        return f"{say('place', lang)} {action.field + 1}"
-    if t is MOVE_LADY_TYPE:
-        if action.card is None:
-            return f"{say('move', lang)} {say('none', lang)}"
+    shape = shape_of(t)
+    parts = [shape.words[1] if lang == "pl" else shape.words[0]]
+    for p in shape.params:
+        parts += _render_param(p, getattr(action, p.fills), view, lang, base)
+    return " ".join(parts)
+
+
+def _render_param(p: Param, value: Any, view: View, lang: Lang, base: int) -> list[str]:
+    """The tokens that write ``value`` of parameter ``p`` (none for a parameter that the
+    text leaves out: the pending decision's card, the default coins)."""
+    kind = p.kind
+    if value is None:
+        if p.optional:
+            return [_say("none", lang)]
+        raise ValueError(f"no value for {p.fills}")
+    if kind is ParamKind.FIELD:
+        return [str(value + 1)]
+    if kind is ParamKind.OFFER_ID:
+        return [str(value)]
+    if kind is ParamKind.SEAT:
+        return [str(value + base)]
+    if kind is ParamKind.PENDING_CARD or kind is ParamKind.COINS:
+        return []
+    if kind is ParamKind.PAYMENT:
+        if not value:
+            return []
+        return [_say("with", lang), ",".join(card_token(view, c, "d") for c in value)]
+    if kind is ParamKind.FIELD_CARD:
         for i, f in enumerate(view.me().fields):
-            if action.card in f:
-                return f"{say('move', lang)} {i + 1} {f.index(action.card) + 1}"
-        raise ValueError(f"card {action.card} is on none of the reader's fields")
-    if t is DISCARD_CARD:
-        assert action.card is not None
-        return f"{say('discard', lang)} {card_token(view, action.card, 'o')}"
-    if t is SKIP_DISCARD:
-        return say("keep", lang)
-    if t is END_REVEAL:
-        return say("leave", lang)
-    if t.value in _module_actions(view) and action == Action(t):
-        return t.value  # a module's own action without arguments: its type is the command
-    raise ValueError(f"no command for {action!r}")
+            if value in f:
+                return [str(i + 1), str(f.index(value) + 1)]
+        raise ValueError(f"card {value} is on none of the reader's fields")
+    if kind in CARD_KINDS:
+        return [_card_token(view, value, p.card_places)]
+    raise ValueError(f"no text form for a {kind.value} parameter")
 
 
-def _module_actions(view: View) -> frozenset[str]:
-    """The action types the view's module adds (ModuleInfo.action_labels), as commands."""
-    if view.config.module is None:
-        return frozenset()
-    from .modules import module_info
-
-    return frozenset(module_info(view.config.module).action_labels)
+def _card_token(view: View, card: int, places: str) -> str:
+    """The token naming ``card`` from one of ``places`` (``h`` the hand)."""
+    for prefix, cards in _places(view).items():
+        if (prefix or "h") in places and card in cards:
+            return f"{prefix}{cards.index(card) + 1}"
+    raise ValueError(f"card {card} is not where seat {view.seat} can name it")
 
 
 def render_offer(offer: Offer, view: View, lang: Lang = "en", *, base: int = 0) -> str:
@@ -408,20 +425,24 @@ def parse_command(line: str, view: View, lang: Lang = "en", *, base: int = 0) ->
     """One command → the action it names, or ``None`` for ``pass``. Anything that cannot
     be read raises :class:`CommandError` with a message saying what to write; nothing is
     checked against the engine here beyond what the reader's view shows. ``base``: the
-    number of the first seat in the text (:func:`render_action`)."""
+    number of the first seat in the text (:func:`render_action`). Every action is read
+    by its shape: its command word, then its parameters (the offer has its own
+    sub-language, :func:`parse_offer`)."""
     text = clean_line(line)
     tokens = text.replace(",", " , ").replace(";", " , ").split()
     if not tokens:
         raise CommandError(_(lang, "The answer is empty; write one command.", "Pusta odpowiedź."))
-    head = _KEYWORD.get(_fold(tokens[0]))
-    args = [t for t in tokens[1:] if t != ","]
     if view.seat is None:
         raise CommandError("a spectator has no commands")
-    if head is None and _fold(tokens[0]) in _module_actions(view):
-        _arity(args, 0, _fold(tokens[0]), lang)
-        return Action(ActionType(_fold(tokens[0])))
-    if head is None:
-        known = ", ".join(_say(k, lang) for k in _COMMANDS)
+    word = _fold(tokens[0])
+    args = [t for t in tokens[1:] if t != "," and _KEYWORD.get(_fold(t)) != "on"]
+    if _KEYWORD.get(word) == "pass":
+        _arity(args, 0, _say("pass", lang), lang)
+        return None
+    shapes = rule_shapes(view.config)
+    candidates = _action_words(shapes).get(word)
+    if not candidates:
+        known = ", ".join(_commands(shapes, lang))
         raise CommandError(
             _(
                 lang,
@@ -429,76 +450,119 @@ def parse_command(line: str, view: View, lang: Lang = "en", *, base: int = 0) ->
                 f"Nieznana komenda {tokens[0]!r}; komendy: {known}.",
             )
         )
-    if head == "pass":
-        _no_args(args, head, lang)
-        return None
-    if head == "offer":
+    if candidates[0].type == _T.PROPOSE:
         return Action.propose(parse_offer(text, view, lang, base=base))
-    if head == "stop":
-        return Action.stop_planting()
-    if head == "end":
-        return Action.end_trading()
-    if head == "buy":
-        return Action.buy_field()
-    if head == "keep":
-        _no_args(args, head, lang)
-        return skip_discard()
-    if head == "leave":
-        _no_args(args, head, lang)
-        return end_reveal()
-    if head == "harvest":
-        _arity(args, 1, f"{_say('harvest', lang)} FIELD", lang)
-        return Action.harvest(_field_number(view, args[0], lang))
-    if head == "plant":
-        if len(args) == 1:
-            return Action.plant(_field_number(view, args[0], lang))
-        if len(args) == 3 and _fold(args[1]) in ("on", "na"):
-            args = [args[0], args[2]]
-        _arity(args, 2, f"{_say('plant', lang)} FIELD | {_say('plant', lang)} tN FIELD", lang)
-        low = args[0].lower()
-        field = _field_number(view, args[1], lang)
-        if low.startswith("t"):
-            return Action.plant_traded(parse_card(view, args[0], "t", lang), field)
-        return plant_revealed(parse_card(view, args[0], "or", lang), field)
-    if head in ("decline", "withdraw", "accept"):
-        if not args or not args[0].lstrip("#").isdigit():
+    errors: list[CommandError] = []
+    for shape in candidates:
+        try:
+            return _parse_args(shape, args, view, lang, base)
+        except CommandError as exc:
+            errors.append(exc)
+    forms = " | ".join(_form(s, lang) for s in candidates)
+    fitting = [e for e in errors if not isinstance(e, (WrongPlace, _Arity))]
+    if fitting:
+        raise fitting[0]
+    places = [e for e in errors if isinstance(e, WrongPlace)]
+    if places and len(candidates) == 1:
+        raise places[0]
+    counts = {_arg_count(s) for s in candidates}
+    if len(counts) == 1 and None not in counts:
+        n = counts.pop()
+        assert n is not None
+        _arity(args, n, forms, lang)
+    n = len(args)
+    raise CommandError(
+        _(
+            lang,
+            f"{tokens[0]!r} takes other arguments than these {n}: write {forms}.",
+            f"{tokens[0]!r} ma inne argumenty niż podane ({n}): napisz {forms}.",
+        )
+    )
+
+
+def _arg_count(shape: ActionShape) -> int | None:
+    """How many words an action's arguments take in text (None: it varies)."""
+    n = 0
+    for p in shape.params:
+        if p.optional or p.kind in (ParamKind.PAYMENT, ParamKind.OFFER):
+            return None
+        if p.kind not in (ParamKind.PENDING_CARD, ParamKind.COINS):
+            n += 2 if p.kind is ParamKind.FIELD_CARD else 1
+    return n
+
+
+class _Arity(CommandError):
+    """A command with the wrong number of arguments for one of the actions of its word."""
+
+
+def _parse_args(shape: ActionShape, args: list[str], view: View, lang: Lang, base: int) -> Action:
+    """The action of ``shape`` that ``args`` write, parameter by parameter."""
+    values: dict[str, Any] = {}
+    rest = list(args)
+    for p in shape.params:
+        kind = p.kind
+        if p.optional and rest and _KEYWORD.get(_fold(rest[0])) == "none":
+            rest.pop(0)
+            values[p.fills] = None
+            continue
+        if kind is ParamKind.PENDING_CARD:
+            values[p.fills] = _pending_card(view, shape, p, lang)
+            continue
+        if kind is ParamKind.COINS:
+            continue  # the text names no coins: the default (or suggested) ones pay
+        if kind is ParamKind.PAYMENT:
+            if rest and _KEYWORD.get(_fold(rest[0])) in ("with", "give"):
+                rest.pop(0)
+            cards = tuple(parse_card(view, tok, p.card_places, lang) for tok in rest)
+            if len(set(cards)) != len(cards):
+                raise CommandError(
+                    _(lang, "A card is named twice.", "Ta sama karta podana dwa razy.")
+                )
+            values[p.fills] = cards
+            rest = []
+            continue
+        need = 2 if kind is ParamKind.FIELD_CARD else 1
+        if len(rest) < need:
+            raise _Arity(_form(shape, lang))
+        tok, rest = rest[:need], rest[need:]
+        values[p.fills] = _parse_param(shape, p, tok, view, lang, base)
+    if rest:
+        raise _Arity(_form(shape, lang))
+    return Action(ActionType(shape.type), **values)
+
+
+def _parse_param(
+    shape: ActionShape, p: Param, tok: list[str], view: View, lang: Lang, base: int
+) -> int:
+    kind = p.kind
+    if kind is ParamKind.FIELD:
+        return _field_number(view, tok[0], lang)
+    if kind is ParamKind.OFFER_ID:
+        if not tok[0].lstrip("#").isdigit():
+            w = shape.words[1] if lang == "pl" else shape.words[0]
             raise CommandError(
                 _(
                     lang,
-                    f"write {_say(head, lang)} OFFER_NUMBER, e.g. {_say(head, lang)} 7.",
-                    f"napisz {_say(head, lang)} NUMER_OFERTY, np. {_say(head, lang)} 7.",
+                    f"write {w} OFFER_NUMBER, e.g. {w} 7.",
+                    f"napisz {w} NUMER_OFERTY, np. {w} 7.",
                 )
             )
-        oid = int(args[0].lstrip("#"))
-        if head == "decline":
-            _arity(args, 1, f"{_say('decline', lang)} N", lang)
-            return Action.decline(oid)
-        if head == "withdraw":
-            _arity(args, 1, f"{_say('withdraw', lang)} N", lang)
-            return Action.withdraw(oid)
-        rest = args[1:]
-        if rest and _KEYWORD.get(_fold(rest[0])) in ("with", "give"):
-            rest = rest[1:]
-        cards = tuple(parse_card(view, tok, "hd", lang) for tok in rest)
-        if len(set(cards)) != len(cards):
-            raise CommandError(_(lang, "A card is named twice.", "Ta sama karta podana dwa razy."))
-        return Action.accept(oid, cards)
-    if head == "place":
-        _arity(args, 1, f"{_say('place', lang)} FIELD", lang)
-        field = _field_number(view, args[0], lang)
-        pending = view.pending
-        if pending is None or len(pending) < 3 or pending[1] != "place_child":
+        return int(tok[0].lstrip("#"))
+    if kind is ParamKind.SEAT:
+        n = view.config.players
+        if not tok[0].isdigit() or not base <= int(tok[0]) < n + base:
             raise CommandError(
-                _(lang, "There is no child to place now.", "Nie ma teraz dziecka do położenia.")
+                _(
+                    lang,
+                    f"{tok[0]!r} is not a seat; seats are {base} to {n - 1 + base}.",
+                    f"{tok[0]!r} nie jest miejscem; miejsca to {base} do {n - 1 + base}.",
+                )
             )
-        return place_child(int(pending[2]), field)
-    if head == "move":
-        if len(args) == 1 and _KEYWORD.get(_fold(args[0])) == "none":
-            return move_lady(None)
-        _arity(args, 2, f"{_say('move', lang)} FIELD PLACE | {_say('move', lang)} none", lang)
-        f = _field_number(view, args[0], lang)
+        return int(tok[0]) - base
+    if kind is ParamKind.FIELD_CARD:
+        f = _field_number(view, tok[0], lang)
         cards = view.me().fields[f]
-        if not args[1].isdigit() or not 1 <= int(args[1]) <= len(cards):
+        if not tok[1].isdigit() or not 1 <= int(tok[1]) <= len(cards):
             raise CommandError(
                 _(
                     lang,
@@ -506,31 +570,72 @@ def parse_command(line: str, view: View, lang: Lang = "en", *, base: int = 0) ->
                     f"pole {f + 1} ma {len(cards)} kart; MIEJSCE liczone od 1 od spodu.",
                 )
             )
-        return move_lady(cards[int(args[1]) - 1])
-    if head == "discard":
-        _arity(args, 1, f"{_say('discard', lang)} oN | {_say('discard', lang)} N", lang)
-        return discard(parse_card(view, args[0], "ho", lang))
-    raise CommandError(
-        _(
-            lang,
-            f"{tokens[0]!r} is not a command on its own.",
-            f"{tokens[0]!r} nie jest samodzielną komendą.",
+        return cards[int(tok[1]) - 1]
+    return parse_card(view, tok[0], p.card_places, lang)
+
+
+def pending_card(view: View, kind: str) -> int | None:
+    """The card the reader's open pending decision of ``kind`` is about, or None: the
+    first number after its kind (``(seat, kind, card, ...)``)."""
+    p = view.pending
+    if p is None or len(p) < 3 or p[1] != kind or p[0] != view.seat:
+        return None
+    card = p[2]
+    return card if isinstance(card, int) else None
+
+
+def _pending_card(view: View, shape: ActionShape, p: Param, lang: Lang) -> int:
+    card = pending_card(view, shape.type)
+    if card is None:
+        what, verb = (p.label[1], shape.words[1]) if lang == "pl" else (p.label[0], shape.words[0])
+        raise CommandError(
+            _(
+                lang,
+                f"There is no {what} to {verb} now.",
+                f"Nie ma teraz nic do zrobienia ({verb}: {what}).",
+            )
         )
-    )
+    return card
 
 
-_COMMANDS = (
-    "plant",
-    "stop",
-    "offer",
-    "accept",
-    "decline",
-    "withdraw",
-    "end",
-    "harvest",
-    "buy",
-    "pass",
-)
+_ARG_NAMES: dict[str, tuple[str, str]] = {
+    ParamKind.FIELD: ("FIELD", "POLE"),
+    ParamKind.OFFER_ID: ("N", "N"),
+    ParamKind.SEAT: ("SEAT", "MIEJSCE"),
+    ParamKind.FIELD_CARD: ("FIELD PLACE", "POLE MIEJSCE"),
+}
+
+
+def _form(shape: ActionShape, lang: Lang) -> str:
+    """How an action is written, with placeholders (``plant tN FIELD``)."""
+    parts = [shape.words[1] if lang == "pl" else shape.words[0]]
+    pl = lang == "pl"
+    for p in shape.params:
+        kind = p.kind
+        if kind in (ParamKind.PENDING_CARD, ParamKind.COINS, ParamKind.OFFER):
+            continue
+        if kind is ParamKind.PAYMENT:
+            parts.append(f"[{_say('with', lang)} 1,d1,…]")
+            continue
+        names = _ARG_NAMES.get(kind)
+        if names is not None:
+            text = names[1] if pl else names[0]
+        else:
+            text = "|".join(f"{c if c != 'h' else ''}N" for c in p.card_places)
+        if p.optional:
+            text = f"{text}|{_say('none', lang)}"
+        parts.append(text)
+    return " ".join(parts)
+
+
+def _commands(shapes: Iterable[ActionShape], lang: Lang) -> list[str]:
+    """The command words of a rule set, once each, and ``pass``."""
+    out: list[str] = []
+    for shape in shapes:
+        w = shape.words[1] if lang == "pl" else shape.words[0]
+        if w not in out:
+            out.append(w)
+    return [*out, _say("pass", lang)]
 
 
 def _no_args(args: Sequence[str], head: str, lang: Lang) -> None:
@@ -618,7 +723,7 @@ def parse_offer(line: str, view: View, lang: Lang = "en", *, base: int = 0) -> O
             )
         )
     allowed = "hd" if me == view.active else "h"
-    give = tuple(parse_card(view, p, allowed, lang) for p in parts.get("give", []))
+    give = tuple(parse_card(view, p, allowed, lang, giving=True) for p in parts.get("give", []))
     if len(set(give)) != len(give):
         raise CommandError(_(lang, "A card is given twice.", "Ta sama karta podana dwa razy."))
     want: list[tuple[str, int]] = []
@@ -926,7 +1031,7 @@ def render_view(view: View, lang: Lang = "en", *, base: int = 0) -> str:
         L.append(_(lang, f"Turned-up cards: {drawn}", f"Odkryte karty: {drawn}"))
     for key, value in view.public.items():
         if isinstance(value, list) and all(isinstance(c, int) for c in value):
-            prefix = {"offer": "o", "revealed": "r"}.get(key, "")
+            prefix = _pile_prefixes(view).get(key, "")
             text = ", ".join(
                 f"{prefix}{k + 1} {card_name(view, c, lang)}"
                 if prefix
@@ -941,16 +1046,7 @@ def render_view(view: View, lang: Lang = "en", *, base: int = 0) -> str:
         L += ["  " + offer_line(view, o, lang, base=base) for o in view.offers]
     if view.pending is not None:
         who, what, *rest = view.pending
-        if what == "place_child" and rest:
-            text = _(
-                lang,
-                f"place the received {card_name(view, int(rest[0]), lang)} on a field (R-LADY-7)",
-                f"położyć otrzymane {card_name(view, int(rest[0]), lang)} na polu (R-LADY-7)",
-            )
-        elif what == "move_lady":
-            text = _(lang, "move a lady two places up, or not (R-LADY-8)", "przesunąć damę")
-        else:
-            text = " ".join(str(x) for x in (what, *rest))
+        text = pending_text(view, str(what), rest, lang)
         waits = int(who) + base
         L.append(
             _(lang, f"Waiting for seat {waits} to {text}.", f"Czekamy, aż gracz {waits}: {text}.")
@@ -965,6 +1061,24 @@ def render_view(view: View, lang: Lang = "en", *, base: int = 0) -> str:
             )
         )
     return "\n".join(L)
+
+
+def pending_text(view: View, kind: str, args: Sequence[Any], lang: Lang = "en") -> str:
+    """What a pending decision asks, in words: the help of the action that answers it
+    (its shape's, where the decision's kind is the answering action's type), naming the
+    card the decision is about; otherwise its kind and numbers as they are."""
+    try:
+        shape = shape_of(kind)
+    except KeyError:
+        return " ".join(str(x) for x in (kind, *args))
+    text = shape.help[1] if lang == "pl" else shape.help[0]
+    if not text:
+        text = shape.label[1] if lang == "pl" else shape.label[0]
+    pending = next((p for p in shape.params if p.kind is ParamKind.PENDING_CARD), None)
+    if pending is not None and args and isinstance(args[0], int):
+        label = pending.label[1] if lang == "pl" else pending.label[0]
+        text += f" ({label}: {card_name(view, int(args[0]), lang)})"
+    return text
 
 
 def render_moves(
@@ -1190,6 +1304,37 @@ def module_rules(lang: Lang, module: str) -> str:
     return "\n".join(out).strip()
 
 
+def module_commands(config: GameConfig | None, lang: Lang = "en") -> str:
+    """The commands of a module's own actions, written from their shapes (word,
+    arguments, help), one per line after a heading; "" for a rule set without any.
+    ``config`` None: every module's (a prompt for any game)."""
+    if config is None:
+        shapes = [s for k, s in all_shapes().items() if k not in BASE_SHAPES]
+    else:
+        shapes = [s for s in rule_shapes(config) if s.type not in BASE_SHAPES]
+    if not shapes:
+        return ""
+    pl = lang == "pl"
+    lines = [_(lang, "Module commands when listed:", "Komendy modułu, gdy są wymienione:")]
+    for shape in shapes:
+        help_ = shape.help[1] if pl else shape.help[0]
+        lines.append(f"  {_form(shape, lang)}" + (f" - {help_}" if help_ else ""))
+    if config is None or config.module is not None:
+        from .modules import module_info
+
+        infos = [module_info(config.module)] if config and config.module else []
+        if config is None or any(i.declarations for i in infos):
+            lines.append(
+                _(
+                    lang,
+                    "  declare CLAIM,... at the end of an offer - what you claim about each "
+                    "given card",
+                    "  deklaruję KOLOR,... na końcu oferty - co twierdzisz o każdej dawanej karcie",
+                )
+            )
+    return "\n".join(lines)
+
+
 @cache
 def system_prompt(lang: Lang = "en", config: GameConfig | None = None) -> str:
     """The system message for a model: short and the same for every question of a game
@@ -1197,7 +1342,6 @@ def system_prompt(lang: Lang = "en", config: GameConfig | None = None) -> str:
     numbers of this rule set and player count, the rules of its module (if any) from
     the rules reference, and the command language. Seats are numbered from 1."""
     parts = [RULES_PL if lang == "pl" else RULES_EN]
-    modules = config is None or config.module is not None  # its commands are listed
     if config is not None:
         parts.append(game_facts(config, lang))
         if config.module:
@@ -1208,23 +1352,23 @@ def system_prompt(lang: Lang = "en", config: GameConfig | None = None) -> str:
             "d1,d2 odkryte, t1,… pole wymiany):\n"
             "  zasadź POLE | dość | oferta MIEJSCE daję 1,3 chcę kowboj:1 | "
             "przyjmij N dając 2,4 | odrzuć N | wycofaj N | koniec | zasadź t1 POLE | "
-            "zbierz POLE | kup | pas\n"
-            "Komendy modułów, gdy są wymienione: połóż POLE, przesuń POLE MIEJSCE, przesuń nic, "
-            "wyrzuć o1, zatrzymaj, zostaw, zasadź r1 POLE, deklaruję KOLOR,... na końcu oferty.\n"
-            "Odpowiadaj samymi komendami, każda w osobnej linii."
+            "zbierz POLE | kup | pas"
         )
     else:
         parts.append(
             "Commands (fields and seats numbered from 1; cards by position: 1,2,... in your "
             "hand, d1,d2 turned-up, t1,... your trade area):\n"
             "  plant FIELD | stop | offer SEAT give 1,3 want chili:1 | accept N with 2,4 | "
-            "decline N | withdraw N | end | plant t1 FIELD | harvest FIELD | buy | pass\n"
-            "Module commands when listed: place FIELD, move FIELD PLACE, move none, discard o1, "
-            "keep, leave, plant r1 FIELD, declare CLAIM,... at the end of an offer.\n"
-            "Answer with commands only, one per line."
+            "decline N | withdraw N | end | plant t1 FIELD | harvest FIELD | buy | pass"
         )
-    if modules is False:  # no module: its commands' line goes
-        parts[-1] = parts[-1].replace(parts[-1].splitlines()[2] + "\n", "")
+    own = module_commands(config, lang)
+    if own:
+        parts[-1] += "\n" + own
+    parts[-1] += "\n" + _(
+        lang,
+        "Answer with commands only, one per line.",
+        "Odpowiadaj samymi komendami, każda w osobnej linii.",
+    )
     return "\n\n".join(p for p in parts if p)
 
 

@@ -8,11 +8,10 @@ from collections.abc import Sequence
 
 from mypy_extensions import mypyc_attr
 
-from ..actions import Action, ActionType
+from ..actions import Action, ActionType, shape_of
 from ..modules import module_info
-from ..modules.duel import DISCARD_CARD, END_REVEAL, PLANT_REVEALED, SKIP_DISCARD
-from ..modules.fasolufka import MOVE_LADY_TYPE, PLACE_CHILD_TYPE
 from ..modules.info import ModuleInfo
+from ..shapes import BASE_SHAPES, CARD_KINDS, ParamKind
 from ..views import View
 from .base import Agent
 
@@ -94,7 +93,10 @@ class AutarkyAgent(Agent):
         harvests: list[Action] = []
         for a in legal:
             t = a.type
-            if t in _PLANTS:
+            role = _ROLES.get(t)
+            if role is None:
+                role = _role(t)
+            if role == _PLANTS:
                 if fields[a.field]:  # type: ignore[index]
                     return a
                 if first_plant is None:
@@ -103,7 +105,7 @@ class AutarkyAgent(Agent):
                 harvests.append(a)
             elif t is _T.STOP_PLANTING:
                 stop = a
-            elif t in _OTHER and other is None:
+            elif role == _OTHER and other is None:
                 other = a
         if first_plant is not None:
             # An empty field only for a card that must be planted (not the optional second).
@@ -117,24 +119,56 @@ class AutarkyAgent(Agent):
         return other if other is not None else legal[0]
 
 
-_PLANTS = frozenset((_T.PLANT, _T.PLANT_TRADED, PLANT_REVEALED, PLACE_CHILD_TYPE))
-_OTHER = frozenset((MOVE_LADY_TYPE, SKIP_DISCARD, END_REVEAL))
+#: What autarky makes of an action type, read from its shape: it puts a card on a
+#: field (the front card, or a card it names), it is a module's step that names no
+#: field (a lady move, a skipped discard), or neither.
+_PLANTS, _OTHER, _NEITHER = 1, 2, 0
+_ROLES: dict[str, int] = {
+    _T.PLANT: _PLANTS,
+    _T.PLANT_TRADED: _PLANTS,
+    _T.HARVEST: _NEITHER,
+    _T.STOP_PLANTING: _NEITHER,
+}
+
+
+def _role(t: ActionType) -> int:
+    """An action type's role for autarky (remembered: asked for every listed action)."""
+    shape = shape_of(t)
+    kinds = {p.kind for p in shape.params}
+    if t.value in _ROLES:
+        return _ROLES[t.value]
+    if ParamKind.FIELD in kinds and kinds & CARD_KINDS:
+        role = _PLANTS
+    elif t.value not in BASE_SHAPES and ParamKind.FIELD not in kinds:
+        role = _OTHER
+    else:
+        role = _NEITHER
+    _ROLES[t.value] = role
+    return role
+
+
+def _places_card(a: Action) -> bool:
+    """Whether ``a`` puts a card of a public pile on a field (a module's pile turn)."""
+    shape = shape_of(a.type)
+    kinds = {p.kind for p in shape.params}
+    return ParamKind.FIELD in kinds and ParamKind.PILE_CARD in kinds
 
 
 def _autarky_pile_turn(view: View, legal: Sequence[Action], info: ModuleInfo) -> Action:
     """Pile-turn steps (R-DUEL-3): take offered or revealed cards that fit a growing or empty field; discard
     the rest of the offer; never discard from the hand; harvest only when nothing fits."""
     me = view.me()
-    plants = [a for a in legal if a.type is PLANT_REVEALED]
+    plants = [a for a in legal if _places_card(a)]
     for a in plants:
         if me.fields[a.field]:  # type: ignore[index]
             return a
     if plants:
         return plants[0]
+    hand_discard = view.phase in info.hand_discard_phases
     for a in legal:
-        if a.type in (DISCARD_CARD, SKIP_DISCARD, END_REVEAL) and (
-            view.phase not in info.hand_discard_phases or a.type is SKIP_DISCARD
-        ):
+        # A step that names no field: discard an offered card, leave the rest, keep the
+        # hand; never one that names a card where a click discards from the hand.
+        if _role(a.type) == _OTHER and not (hand_discard and shape_of(a.type).params):
             return a
     return legal[0]
 

@@ -223,6 +223,11 @@ class DuelHooks(Hooks):
         hint_phases=(OFFER, DISCARD, REVEAL),
         hand_discard_phases=(DISCARD,),
         public=("offer", "revealed"),
+        pile_tokens={"offer": "o", "revealed": "r"},
+        pile_names={
+            "offer": ("the offered cards", "oferowanych kartach"),
+            "revealed": ("the revealed cards", "odkrytych kartach pojedynku"),
+        },
         trading=False,
         turn_cards=REVEAL_COUNT,
         last_turn_public=True,

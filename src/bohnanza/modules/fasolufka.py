@@ -26,8 +26,11 @@ from .operations import BuyFieldRule, Rule, with_rules
 if TYPE_CHECKING:
     from ..game import Game
     from ..rules import GameConfig
+    from ..views import View
 
 _T = ActionType
+#: What one coin card of a kind is worth to a field of its variety (coin_usefulness).
+_KIND_WORTH = {"lady": 1.0, "man": 0.6, "child": 0.3, "": 0.6}
 PLACE_CHILD = "place_child"
 MOVE_LADY = "move_lady"
 
@@ -235,6 +238,32 @@ class FasolufkaHooks(Hooks):
 
     #: The coin cards differ here (men, ladies, children), so their owner may look at them.
     own_treasury_visible = True
+
+    @staticmethod
+    def coin_usefulness(view: View, card: int) -> float:
+        """R-LADY-10: the paid coins go onto the discard pile face up and come back at the
+        next reshuffle, so a buyer gives back the cards least useful to the *other*
+        seats. A card is useful to an opponent when it fits one of their fields: most
+        when the field is topped by a lady of that variety (another lady keeps the better
+        beanometer on top, R-LADY-3/4), and Gardener cards while an opponent grows
+        Gardeners (a Gardener lady pays N + 1, R-LADY-5). Ladies are worth more than men,
+        children least (a child on top pays nothing)."""
+        cfg = view.config
+        variety = cfg.card_variety[card]
+        gardener = cfg.varieties.index("gardener") if "gardener" in cfg.varieties else -1
+        worth = _KIND_WORTH.get(cfg.card_kind[card], 0.6)
+        score = 0.0
+        for sv in view.seats:
+            if sv.seat == view.seat:
+                continue
+            for field in sv.fields:
+                if not field or cfg.card_variety[field[-1]] != variety:
+                    continue
+                lady_top = cfg.card_kind[field[-1]] == "lady"
+                score += worth * (2.0 if lady_top else 1.0)
+                if variety == gardener:
+                    score += 1.0 + (1.0 if lady_top else 0.0)
+        return score
 
     def emit_buy(self, game: Game, seat: int, price: int, paid: list[int]) -> None:
         # The paid coins lie face up on the discard pile now: everyone may see them.
