@@ -35,6 +35,19 @@ class ActionType(StrEnum):
     BUY_FIELD = "buy_field"  # buy a third field (R-FIELD-1); cards: the chosen coins (R-LADY-10)
 
     @classmethod
+    def _missing_(cls, value: object) -> ActionType | None:
+        """A value that is no built-in type may be a module's own: the built-in modules
+        are imported (they declare theirs, :meth:`extend`) and it is looked up again, so
+        ``ActionType("discard")`` resolves before anything imported the duel (a record
+        read first, an action unpickled in a worker process)."""
+        if not isinstance(value, str):
+            return None
+        from . import modules  # noqa: F401  (imports every built-in module: their types)
+
+        found = cls._value2member_map_.get(value)
+        return found if isinstance(found, ActionType) else None
+
+    @classmethod
     def extend(cls, value: str | ActionShape, takes: tuple[str, ...] = ()) -> ActionType:
         """A module's own action type, added without editing this file (the module holds
         the returned value as a constant, usually as its rule's ``type``). It behaves like
@@ -100,15 +113,9 @@ def all_shapes() -> dict[str, ActionShape]:
 
 
 def action_type(value: str) -> ActionType:
-    """The action type of a value, a module's own included: the built-in modules are
-    imported first, so records name their types before any module was asked for.
-    ``ValueError`` if there is no such type."""
-    try:
-        return ActionType(value)
-    except ValueError:
-        pass
-    from . import modules  # noqa: F401  (imports every built-in module: their types)
-
+    """The action type of a value, a module's own included (the built-in modules are
+    imported when needed, :meth:`ActionType._missing_`). ``ValueError`` if there is no
+    such type."""
     return ActionType(value)
 
 

@@ -888,6 +888,8 @@ class TerminalGame:
                 words.append(f"offer #{value}")
             elif kind in (ParamKind.COINS, ParamKind.PAYMENT) and value:
                 words.append("paying " + ", ".join(self._card(c) for c in value))
+        if len(words) > 1 and words[0] == (own[0] if own else shape.label[0]):
+            return f"{words[0]}: {' '.join(words[1:])}"
         return " ".join(words)
 
     def _shaped_event(

@@ -78,7 +78,7 @@ MOVE_LADY_TYPE = ActionType.extend(
                 none_label=("move no lady", "nie przesuwaj"),
             ),
         ),
-        ("move a lady", "przesuń panią"),
+        ("move a lady two places up", "przesuń panią o dwa miejsca w górę"),
         (
             "move a lady two places up after a child, or none (R-LADY-8)",
             "przesuń panią o dwa miejsca w górę po dziecku albo nie (R-LADY-8)",
