@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from mypy_extensions import mypyc_attr
 
 from ..actions import Action, ActionType, shape_of
-from ..modules import module_info
+from ..modules import hooks_class, module_info
 from ..modules.info import ModuleInfo
 from ..shapes import BASE_SHAPES, CARD_KINDS, ParamKind
 from ..views import View
@@ -83,6 +83,8 @@ class AutarkyAgent(Agent):
         if not required:
             return None
         if view.config.module is not None:
+            if view.config.module not in _LEARNED:
+                _learn(view.config.module)
             info = module_info(view.config.module)
             if phase in info.phases:  # a module's own steps (a pile turn, R-DUEL-3)
                 return _autarky_pile_turn(view, legal, info)
@@ -93,10 +95,7 @@ class AutarkyAgent(Agent):
         harvests: list[Action] = []
         for a in legal:
             t = a.type
-            role = _ROLES.get(t)
-            if role is None:
-                role = _role(t)
-            if role == _PLANTS:
+            if t in _PLANTS:
                 if fields[a.field]:  # type: ignore[index]
                     return a
                 if first_plant is None:
@@ -105,7 +104,7 @@ class AutarkyAgent(Agent):
                 harvests.append(a)
             elif t is _T.STOP_PLANTING:
                 stop = a
-            elif role == _OTHER and other is None:
+            elif t in _OTHER and other is None:
                 other = a
         if first_plant is not None:
             # An empty field only for a card that must be planted (not the optional second).
@@ -119,32 +118,27 @@ class AutarkyAgent(Agent):
         return other if other is not None else legal[0]
 
 
-#: What autarky makes of an action type, read from its shape: it puts a card on a
-#: field (the front card, or a card it names), it is a module's step that names no
-#: field (a lady move, a skipped discard), or neither.
-_PLANTS, _OTHER, _NEITHER = 1, 2, 0
-_ROLES: dict[str, int] = {
-    _T.PLANT: _PLANTS,
-    _T.PLANT_TRADED: _PLANTS,
-    _T.HARVEST: _NEITHER,
-    _T.STOP_PLANTING: _NEITHER,
-}
+#: What autarky makes of the action types, read from their shapes (a module's when
+#: its first decision comes, :func:`_learn`): those that put a card on a field (the
+#: front card, or a card they name), and a module's steps that name no field (a lady
+#: move, a skipped discard). Sets of values: the listing is scanned at every decision.
+_PLANTS: set[str] = {_T.PLANT.value, _T.PLANT_TRADED.value}
+_OTHER: set[str] = set()
+_LEARNED: set[str] = set()
 
 
-def _role(t: ActionType) -> int:
-    """An action type's role for autarky (remembered: asked for every listed action)."""
-    shape = shape_of(t)
-    kinds = {p.kind for p in shape.params}
-    if t.value in _ROLES:
-        return _ROLES[t.value]
-    if ParamKind.FIELD in kinds and kinds & CARD_KINDS:
-        role = _PLANTS
-    elif t.value not in BASE_SHAPES and ParamKind.FIELD not in kinds:
-        role = _OTHER
-    else:
-        role = _NEITHER
-    _ROLES[t.value] = role
-    return role
+def _learn(module: str) -> None:
+    """Sort a module's own action types into :data:`_PLANTS` and :data:`_OTHER`."""
+    for rule in hooks_class(module).rule_classes:
+        t = rule.type
+        if t.value in BASE_SHAPES:
+            continue
+        kinds = {p.kind for p in rule.shape().params}
+        if ParamKind.FIELD in kinds and kinds & CARD_KINDS:
+            _PLANTS.add(t.value)
+        elif ParamKind.FIELD not in kinds:
+            _OTHER.add(t.value)
+    _LEARNED.add(module)
 
 
 def _places_card(a: Action) -> bool:
@@ -168,7 +162,7 @@ def _autarky_pile_turn(view: View, legal: Sequence[Action], info: ModuleInfo) ->
     for a in legal:
         # A step that names no field: discard an offered card, leave the rest, keep the
         # hand; never one that names a card where a click discards from the hand.
-        if _role(a.type) == _OTHER and not (hand_discard and shape_of(a.type).params):
+        if a.type in _OTHER and not (hand_discard and shape_of(a.type).params):
             return a
     return legal[0]
 
