@@ -18,6 +18,7 @@ from bohnanza.agents.heuristic import HeuristicAgent, Position, tables_for
 from bohnanza.agents.search import Determiniser, SearchAgent, unseen_cards
 from bohnanza.driver import PlayLog, play
 from bohnanza.errors import ConfigError
+from bohnanza.modules.fasolufka import move_lady
 from bohnanza.rules import all_rulesets
 from bohnanza.views import make_view
 
@@ -382,7 +383,7 @@ def test_moves_a_lady_to_the_top_when_that_pays() -> None:
     game.apply(0, Action.plant(0))  # the child lands on the men and the lady
     assert game.pending is not None and game.pending.kind == "move_lady"
     choice = HeuristicAgent(0).act(game.view(0), game.legal_actions(0), True)
-    assert choice == Action.move_lady(lady)  # right under the child: the next one lifts her
+    assert choice == move_lady(lady)  # right under the child: the next one lifts her
     game.apply(0, choice)
     assert field[-2] == lady
 

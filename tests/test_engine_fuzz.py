@@ -59,6 +59,7 @@ from bohnanza import Action, Game
 from bohnanza.actions import ActionType, Offer, shape_error, takes
 from bohnanza.errors import BohnanzaError
 from bohnanza.game import OVER, TRADE
+from bohnanza.modules.fasolufka import MOVE_LADY_TYPE
 from bohnanza.records import make_record, replay
 from bohnanza.rules import all_rulesets
 from bohnanza.testing.checker import CHEAP, InvariantChecker
@@ -240,7 +241,7 @@ class EngineFuzz(RuleBasedStateMachine):
             self.game.apply(seat, action)
         except BohnanzaError as exc:
             raise AssertionError(f"listed {action!r} of seat {seat} is refused: {exc}") from None
-        assert self.game.to_dict() != before or action.type is _T.MOVE_LADY, (
+        assert self.game.to_dict() != before or action.type is MOVE_LADY_TYPE, (
             f"{action!r} by seat {seat} was accepted but changed nothing"
         )
         self.actions.append((seat, action))

@@ -16,6 +16,8 @@ from hypothesis import strategies as st
 from bohnanza.actions import Action, Offer
 from bohnanza.errors import IllegalAction
 from bohnanza.game import MAX_OFFER_CARDS, MAX_OPEN_OFFERS, Game
+from bohnanza.modules.duel import discard, plant_revealed
+from bohnanza.modules.fasolufka import move_lady, place_child
 from bohnanza.refusals import CODES, REASONS, Explanation, explain, render
 from bohnanza.rules import make_config
 from bohnanza.web.i18n import EN, PL
@@ -159,17 +161,17 @@ def _scenarios() -> dict[str, Callable[[], tuple[Explanation, dict[str, Any]]]]:
     @add("move_lady_first")
     def _() -> tuple[Explanation, dict[str, Any]]:
         game, child = _fasolufka_pending("move_lady")
-        return _refused(game, 1, Action.move_lady(child)), {}
+        return _refused(game, 1, move_lady(child)), {}
 
     @add("no_decision")
     def _() -> tuple[Explanation, dict[str, Any]]:
         game = Game.new("fasolki+fasolufka", 3, seed=1)
-        return _refused(game, 0, Action.place_child(game.hands[0][0], 0)), {}
+        return _refused(game, 0, place_child(game.hands[0][0], 0)), {}
 
     @add("not_in_game")
     def _() -> tuple[Explanation, dict[str, Any]]:
         game = Game.new("classic", 3, seed=1)
-        return _refused(game, 0, Action.discard(game.hands[0][0])), {}
+        return _refused(game, 0, discard(game.hands[0][0])), {}
 
     @add("malformed")
     def _() -> tuple[Explanation, dict[str, Any]]:
@@ -385,18 +387,18 @@ def _scenarios() -> dict[str, Callable[[], tuple[Explanation, dict[str, Any]]]]:
     @add("not_in_offer")
     def _() -> tuple[Explanation, dict[str, Any]]:
         game = _until("fasolki+duel", 2, "duel_offer")
-        return _refused(game, game.active, Action.discard(game.hands[game.active][0])), {}
+        return _refused(game, game.active, discard(game.hands[game.active][0])), {}
 
     @add("not_in_revealed")
     def _() -> tuple[Explanation, dict[str, Any]]:
         game = _until("fasolki+duel", 2, "duel_reveal")
         card = game.hands[game.active][0]
-        return _refused(game, game.active, Action.plant_revealed(card, 0)), {}
+        return _refused(game, game.active, plant_revealed(card, 0)), {}
 
     @add("not_in_hand")
     def _() -> tuple[Explanation, dict[str, Any]]:
         game = _until("fasolki+duel", 2, "duel_discard")
-        return _refused(game, game.active, Action.discard(game.hands[1 - game.active][0])), {}
+        return _refused(game, game.active, discard(game.hands[1 - game.active][0])), {}
 
     return out
 

@@ -14,6 +14,8 @@ from bohnanza.actions import ActionType, Offer
 from bohnanza.agents import make_agent
 from bohnanza.agents.base import Agent
 from bohnanza.driver import play
+from bohnanza.modules.duel import DISCARD_CARD, PLANT_REVEALED, SKIP_DISCARD
+from bohnanza.modules.fasolufka import MOVE_LADY_TYPE, PLACE_CHILD_TYPE
 from bohnanza.seeding import agent_seed
 from bohnanza.testing.checker import FULL, InvariantChecker
 from bohnanza.text import (
@@ -101,9 +103,9 @@ def test_every_legal_action_round_trips(rules: str, players: int, options: dict[
     if rules != "fasolki+duel":
         assert {ActionType.PROPOSE, ActionType.PLANT_TRADED, ActionType.END_TRADING} <= seen
     if rules == "fasolki+duel":
-        assert {ActionType.PLANT_REVEALED, ActionType.DISCARD, ActionType.SKIP_DISCARD} <= seen
+        assert {PLANT_REVEALED, DISCARD_CARD, SKIP_DISCARD} <= seen
     if rules == "fasolki+fasolufka":
-        assert ActionType.PLACE_CHILD in seen or ActionType.MOVE_LADY in seen
+        assert PLACE_CHILD_TYPE in seen or MOVE_LADY_TYPE in seen
 
 
 def _hidden_places(game: Game, seat: int) -> list[tuple[list[int], int]]:

@@ -14,6 +14,7 @@ from enum import StrEnum
 from typing import Any, NamedTuple
 
 from .errors import RecordError
+from .shapes import BASE_SHAPES, ActionShape, ParamKind, shape_from_fields
 
 
 class ActionType(StrEnum):
@@ -32,72 +33,90 @@ class ActionType(StrEnum):
     PLANT_TRADED = "plant_traded"  # phase 3: plant a card from your trade area (R-PLANT-4)
     HARVEST = "harvest"  # any time allowed (R-HARV-1)
     BUY_FIELD = "buy_field"  # buy a third field (R-FIELD-1); cards: the chosen coins (R-LADY-10)
-    MOVE_LADY = "move_lady"  # fasolufka: move a lady after a child (R-LADY-8); card=None declines
-    PLACE_CHILD = "place_child"  # fasolufka: put a received child on a field (R-LADY-7)
-    DISCARD = "discard"  # duel: discard an offer card, or one hand card (R-DUEL-3)
-    SKIP_DISCARD = "skip_discard"  # duel: keep the whole hand (R-DUEL-3 step 2)
-    PLANT_REVEALED = "plant_revealed"  # duel: plant a revealed card (R-DUEL-3 step 3)
-    END_REVEAL = "end_reveal"  # duel: leave the rest of the revealed cards as the offer
 
     @classmethod
-    def extend(cls, value: str, takes: tuple[str, ...] = ()) -> ActionType:
+    def _missing_(cls, value: object) -> ActionType | None:
+        """A value that is no built-in type may be a module's own: the built-in modules
+        are imported (they declare theirs, :meth:`extend`) and it is looked up again, so
+        ``ActionType("discard")`` resolves before anything imported the duel (a record
+        read first, an action unpickled in a worker process)."""
+        if not isinstance(value, str):
+            return None
+        from . import modules  # noqa: F401  (imports every built-in module: their types)
+
+        found = cls._value2member_map_.get(value)
+        return found if isinstance(found, ActionType) else None
+
+    @classmethod
+    def extend(cls, value: str | ActionShape, takes: tuple[str, ...] = ()) -> ActionType:
         """A module's own action type, added without editing this file (the module holds
-        the returned value as a constant). It behaves like a member: ``ActionType(value)``
-        (records, JSON) returns it and ``is`` compares it; iterating ``ActionType`` lists
-        only the built-in types. ``takes``: the :class:`Action` fields it names (see
-        :func:`takes`; none by default). Calling again with the same value returns the
-        same object; a built-in value, or other ``takes`` than the first call's, is
-        refused."""
-        wanted = frozenset(takes)
-        if not wanted <= ACTION_FIELDS:
-            raise ValueError(f"an action names only {sorted(ACTION_FIELDS)}, not {takes!r}")
-        existing = cls._value2member_map_.get(value)
+        the returned value as a constant, usually as its rule's ``type``). It behaves like
+        a member: ``ActionType(value)`` (records, JSON) returns it and ``is`` compares it;
+        iterating ``ActionType`` lists only the built-in types.
+
+        ``value``: the action's :class:`~bohnanza.shapes.ActionShape` (its parameters,
+        labels and command words; :func:`shape_of` returns it), or just the type's name,
+        with ``takes`` the :class:`Action` fields it names (a plain shape is made from
+        them, :func:`~bohnanza.shapes.shape_from_fields`). Calling again with an equal
+        shape (or the same name and fields) returns the same object; a built-in value,
+        or another shape than the first call's, is refused."""
+        if isinstance(value, ActionShape):
+            if takes:
+                raise ValueError("a shape names its fields itself: give no takes")
+            shape = value
+        else:
+            shape = shape_from_fields(value, takes)
+        name = shape.type
+        existing = cls._value2member_map_.get(name)
         if existing is not None:
             if existing._name_ in cls._member_map_:
-                raise ValueError(f"{value!r} is a built-in action type")
-            if _TAKES[value] != wanted:
-                raise ValueError(f"{value!r} was made taking {sorted(_TAKES[value])}")
+                raise ValueError(f"{name!r} is a built-in action type")
+            old = _SHAPES[name]
+            if old != shape and not (isinstance(value, str) and old.fields == shape.fields):
+                raise ValueError(f"{name!r} was made with another shape: {old!r}")
             return existing  # type: ignore[return-value]
-        if not value or not value.replace("_", "").isalnum() or value != value.lower():
-            raise ValueError(f"an action type is a lower-case word, not {value!r}")
-        member = str.__new__(cls, value)
-        member._value_ = value
-        member._name_ = value.upper()
-        cls._value2member_map_[value] = member
-        _TAKES[value] = wanted
+        member = str.__new__(cls, name)
+        member._value_ = name
+        member._name_ = name.upper()
+        cls._value2member_map_[name] = member
+        _SHAPES[name] = shape
+        _TAKES[name] = shape.fields
         return member
 
 
-#: The fields of an :class:`Action` besides its type.
-ACTION_FIELDS = frozenset({"field", "card", "offer_id", "cards", "offer"})
 _T = ActionType
-#: The fields each action type names (a module's own types: :meth:`ActionType.extend`).
-#: The rest stay at their defaults (None, or no cards): :func:`shape_error` refuses a
-#: value there, so one decision has one value - the one ``legal_actions`` lists and a
-#: record writes - and a client never sees a field it sent silently ignored.
-_TAKES: dict[str, frozenset[str]] = {
-    _T.PLANT: frozenset({"field"}),
-    _T.STOP_PLANTING: frozenset(),
-    _T.PROPOSE: frozenset({"offer"}),
-    _T.ACCEPT: frozenset({"offer_id", "cards"}),
-    _T.DECLINE: frozenset({"offer_id"}),
-    _T.WITHDRAW: frozenset({"offer_id"}),
-    _T.END_TRADING: frozenset(),
-    _T.PLANT_TRADED: frozenset({"card", "field"}),
-    _T.HARVEST: frozenset({"field"}),
-    _T.BUY_FIELD: frozenset({"cards"}),
-    _T.MOVE_LADY: frozenset({"card"}),
-    _T.PLACE_CHILD: frozenset({"card", "field"}),
-    _T.DISCARD: frozenset({"card"}),
-    _T.SKIP_DISCARD: frozenset(),
-    _T.PLANT_REVEALED: frozenset({"card", "field"}),
-    _T.END_REVEAL: frozenset(),
-}
+#: Every action type's shape, by value: the base game's (:data:`~bohnanza.shapes.BASE_SHAPES`)
+#: and each module's own (:meth:`ActionType.extend`).
+_SHAPES: dict[str, ActionShape] = dict(BASE_SHAPES)
+#: The fields each action type names, from its shape. The rest stay at their defaults
+#: (None, or no cards): :func:`shape_error` refuses a value there, so one decision has
+#: one value - the one ``legal_actions`` lists and a record writes - and a client never
+#: sees a field it sent silently ignored.
+_TAKES: dict[str, frozenset[str]] = {k: s.fields for k, s in BASE_SHAPES.items()}
+assert set(_SHAPES) == {t.value for t in ActionType}
 
 
 def takes(kind: ActionType) -> frozenset[str]:
-    """The :class:`Action` fields that actions of type ``kind`` name."""
+    """The :class:`Action` fields that actions of type ``kind`` name (its shape's)."""
     return _TAKES[kind]
+
+
+def shape_of(kind: ActionType | str) -> ActionShape:
+    """The shape of an action type (a built-in one, or one made by :meth:`ActionType.extend`);
+    an unknown value raises ``KeyError``."""
+    return _SHAPES[str(kind)]
+
+
+def all_shapes() -> dict[str, ActionShape]:
+    """Every action type known now (the built-in ones first), by value."""
+    return dict(_SHAPES)
+
+
+def action_type(value: str) -> ActionType:
+    """The action type of a value, a module's own included (the built-in modules are
+    imported when needed, :meth:`ActionType._missing_`). ``ValueError`` if there is no
+    such type."""
+    return ActionType(value)
 
 
 class Offer(NamedTuple):
@@ -280,47 +299,42 @@ class Action(NamedTuple):
         return cls(ActionType.BUY_FIELD, cards=tuple(coins))
 
     @classmethod
-    def move_lady(cls, card: int | None) -> Action:
-        return cls(ActionType.MOVE_LADY, card=card)
-
-    @classmethod
-    def place_child(cls, card: int, field: int) -> Action:
-        return cls(ActionType.PLACE_CHILD, card=card, field=field)
-
-    @classmethod
-    def discard(cls, card: int) -> Action:
-        return cls(ActionType.DISCARD, card=card)
-
-    @classmethod
-    def skip_discard(cls) -> Action:
-        return cls(ActionType.SKIP_DISCARD)
-
-    @classmethod
-    def plant_revealed(cls, card: int, field: int) -> Action:
-        return cls(ActionType.PLANT_REVEALED, card=card, field=field)
-
-    @classmethod
-    def end_reveal(cls) -> Action:
-        return cls(ActionType.END_REVEAL)
+    def of(cls, kind: ActionType | str, *args: Any) -> Action:
+        """An action of any type from its arguments in its shape's order (a module's own
+        type included): ``Action.of("move_lady", None)``. This is the constructor a
+        module's actions repr as, so every repr can be pasted back (once the module is
+        imported). A wrong number of arguments raises ``TypeError``."""
+        t = kind if isinstance(kind, ActionType) else action_type(kind)
+        params = _SHAPES[t.value].params
+        if len(args) > len(params):
+            raise TypeError(f"{t.value} takes {len(params)} arguments, got {len(args)}")
+        values: dict[str, Any] = {}
+        for p, value in zip(params, args, strict=False):
+            if p.fills == "cards":
+                value = tuple(value)
+            values[p.fills] = value
+        for p in params[len(args) :]:
+            if p.fills != "cards" and not p.optional:
+                raise TypeError(f"{t.value} needs its {p.fills} ({p.label[0]})")
+        return cls(t, **values)
 
     def __repr__(self) -> str:
-        args: list[str] = []
-        t = self.type
-        if t is ActionType.PROPOSE:
-            args.append(repr(self.offer))
-        elif t is ActionType.ACCEPT:
-            args += [str(self.offer_id), repr(self.cards)]
-        elif t in (ActionType.DECLINE, ActionType.WITHDRAW):
-            args.append(str(self.offer_id))
-        elif t in (ActionType.PLANT_TRADED, ActionType.PLACE_CHILD, ActionType.PLANT_REVEALED):
-            args += [str(self.card), str(self.field)]
-        elif t in (ActionType.PLANT, ActionType.HARVEST):
-            args.append(str(self.field))
-        elif t is ActionType.BUY_FIELD and self.cards:
-            args.append(repr(self.cards))
-        elif t in (ActionType.MOVE_LADY, ActionType.DISCARD):
-            args.append(repr(self.card))
-        return f"Action.{t.value}({', '.join(args)})"
+        # Derived from the shape: every parameter is shown, in the constructor's order.
+        # Built-in types repr as their own constructors, a module's through Action.of.
+        a: Any = self
+        t = a.type
+        if not isinstance(t, ActionType) or _unused(a):
+            return (
+                f"Action({t!r}, field={a.field!r}, card={a.card!r}, offer_id={a.offer_id!r}, "
+                f"cards={a.cards!r}, offer={a.offer!r})"
+            )
+        params = _SHAPES[t.value].params
+        args = [repr(getattr(a, p.fills)) for p in params]
+        if params and params[-1].kind is ParamKind.COINS and not a.cards:
+            args.pop()  # the default: the coins on top pay (Action.buy_field())
+        if t.value in BASE_SHAPES:
+            return f"Action.{t.value}({', '.join(args)})"
+        return f"Action.of({', '.join([repr(t.value), *args])})"
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"type": self.type.value}
@@ -342,9 +356,9 @@ class Action(NamedTuple):
         if not isinstance(data, dict):
             raise RecordError(f"an action must be an object, got {type(data).__name__}")
         try:
-            kind = ActionType(str(data.get("type")))
+            kind = action_type(str(data.get("type")))
         except ValueError:
-            known = ", ".join(t.value for t in ActionType)
+            known = ", ".join(_SHAPES)
             raise RecordError(f"unknown action type {data.get('type')!r}; known: {known}") from None
         extra = set(data) - {"type", "field", "card", "offer_id", "cards", "offer"}
         if extra:

@@ -34,7 +34,7 @@ from rich.table import Table
 from rich.text import Text
 
 from . import text
-from .actions import Action, ActionType, Offer
+from .actions import Action, ActionType, Offer, shape_of
 from .agents import make_agent
 from .agents.base import Agent
 from .cards import varieties
@@ -46,6 +46,7 @@ from .modules import module_info, module_names
 from .records import make_record, save
 from .refusals import explain, render
 from .schedule import MAX_TRADE_ROUNDS, AskLoop, TradeScheduler
+from .shapes import BASE_SHAPES, ParamKind
 from .simulate import agent_seed, seat_record
 from .views import OfferView, View
 
@@ -846,36 +847,78 @@ class TerminalGame:
                 f"plant {self._card(a.card)} from your trade area on field {a.field + 1}"
                 + self._onto(view, a.field)
             )
-        if t is _T.PLACE_CHILD:
-            assert a.card is not None and a.field is not None
-            return f"place {self._card(a.card)} on field {a.field + 1}" + self._onto(view, a.field)
-        if t is _T.MOVE_LADY:
-            if a.card is None:
-                return "leave the ladies where they are"
-            for i, f in enumerate(me.fields):
-                if a.card in f:
-                    place = f.index(a.card) + 1
-                    return (
-                        f"move {self._card(a.card)} two places up (she is card {place} of "
-                        f"{len(f)} on field {i + 1}, counted from the bottom)"
-                    )
-            return f"move {self._card(a.card)} two places up"
-        if t is _T.DISCARD:
-            assert a.card is not None
-            return f"discard {self._card(a.card, view)}"
-        if t is _T.SKIP_DISCARD:
-            return "discard nothing"
-        if t is _T.PLANT_REVEALED:
-            assert a.card is not None and a.field is not None
-            return f"plant the revealed {self._card(a.card)} on field {a.field + 1}" + self._onto(
-                view, a.field
-            )
-        if t is _T.END_REVEAL:
-            return "leave the other revealed cards as the offer for your opponent"
-        own = module_info(view.config.module).action_labels.get(t.value)
-        if own is not None:  # a module's own action type, named by its ModuleInfo
-            return own[0] if a.field is None else f"{own[0]} (field {a.field + 1})"
+        if t.value not in BASE_SHAPES:  # a module's own action: told from its shape
+            return self._shaped(a, view)
         return repr(a)
+
+    def _shaped(self, a: Action, view: View) -> str:
+        """A module's action in words, from its shape: its label, then every argument
+        (a card by name, and by place where the place tells equal cards apart; a field
+        with what it holds), so that two different choices never read the same."""
+        shape = shape_of(a.type)
+        own = module_info(view.config.module).action_labels.get(a.type.value)
+        words = [own[0] if own else shape.label[0]]  # a ModuleInfo label wins
+        me = view.me()
+        for p in shape.params:
+            value = getattr(a, p.fills)
+            kind = p.kind
+            if value is None:
+                if p.optional:
+                    words = (
+                        [p.none_label[0]] if len(shape.params) == 1 else [*words, p.none_label[0]]
+                    )
+                continue
+            if kind is ParamKind.FIELD:
+                words.append(f"on field {value + 1}{self._onto(view, value)}")
+            elif kind is ParamKind.FIELD_CARD:
+                where = next(((i, f) for i, f in enumerate(me.fields) if value in f), None)
+                text = self._card(value)
+                if where is not None:
+                    i, f = where
+                    text += (
+                        f" (card {f.index(value) + 1} of {len(f)} on field {i + 1}, counted "
+                        "from the bottom)"
+                    )
+                words.append(text)
+            elif kind in (ParamKind.HAND_CARD, ParamKind.CARD):
+                words.append(self._card(value, view))
+            elif kind in (ParamKind.PILE_CARD, ParamKind.TRADE_CARD, ParamKind.PENDING_CARD):
+                words.append(self._card(value))
+            elif kind is ParamKind.SEAT:
+                words.append(self._seat(value))
+            elif kind is ParamKind.OFFER_ID:
+                words.append(f"offer #{value}")
+            elif kind in (ParamKind.COINS, ParamKind.PAYMENT) and value:
+                words.append("paying " + ", ".join(self._card(c) for c in value))
+        if len(words) > 1 and words[0] == (own[0] if own else shape.label[0]):
+            return f"{words[0]}: {' '.join(words[1:])}"
+        return " ".join(words)
+
+    def _shaped_event(
+        self, t: str, e: Mapping[str, Any], seat: int | None, who: Callable[[int | None, str], str]
+    ) -> str | None:
+        """An event named after a module's own action, told from the action's shape:
+        "Seat 2 discards Chili from the offer". None for other events."""
+        try:
+            shape = shape_of(t)
+        except KeyError:
+            return None
+        card = e.get("card")
+        label = shape.label[0]
+        optional = next((p for p in shape.params if p.optional), None)
+        if card is None and optional is not None:
+            label = optional.none_label[0]
+        verb, _, rest = label.partition(" ")
+        out = who(seat, verb) + (f" {rest}" if rest else "")
+        if isinstance(card, int):
+            out += f" {self._card(card)}"
+        field = e.get("field")
+        if isinstance(field, int) and shape.param("field") is not None:
+            out += f" on field {field + 1}"
+        source = e.get("source")
+        if isinstance(source, str) and source != "hand":
+            out += _source_label(source, f" from the {source.replace('_', ' ')}")
+        return out
 
     def _onto(self, view: View, field: int) -> str:
         cards = view.me().fields[field]
@@ -1092,7 +1135,7 @@ class TerminalGame:
                         f"{self._given(o)}{wants}"
                     )
         if view.pending is not None:
-            lines.append(self._pending(view.pending))
+            lines.append(self._pending(view.pending, view))
         for key, value in view.public.items():
             if isinstance(value, list) and all(isinstance(c, int) for c in value):
                 value = ", ".join(self._card(c) for c in value) or "none"
@@ -1100,16 +1143,10 @@ class TerminalGame:
         items += [scr.text(line) for line in lines]
         return scr.render(*items)
 
-    def _pending(self, pending: Pending) -> str:
-        """An indivisible decision the game waits for (fasolufka's children and ladies)."""
-        what, named = pending.kind, pending.args
-        if what == "place_child" and "card" in named:
-            text = f"place the received {self._card(named['card'])} on a field (R-LADY-7)"
-        elif what == "move_lady" and "field" in named:
-            text = f"move a lady on field {named['field'] + 1} two places up, or not (R-LADY-8)"
-        else:
-            text = " ".join(str(x) for x in (what, *named.values()))
-        return f"Waiting for {self._seat(pending.seat)} to {text}"
+    def _pending(self, pending: Pending, view: View) -> str:
+        """An indivisible decision the game waits for, in the words of the text
+        interface (:func:`bohnanza.text.pending_text`: the answering action's help)."""
+        return f"Waiting for {self._seat(pending.seat)} to {text.pending_text(view, pending)}"
 
     def _varieties_help(self) -> str:
         lines = ["Beans in this game (beans on one field for 1, 2, 3, 4 coins):"]
@@ -1247,22 +1284,10 @@ class TerminalGame:
         if t == "leave_offer":
             left = ", ".join(self._card(int(c)) for c in e.get("cards", [])) or "nothing"
             return f"{who(seat, 'leave')} {left} as the offer"
-        if t == "discard":
-            src = " from the offer" if e.get("source") == "offer" else ""
-            return f"{who(seat, 'discard')} {self._card(int(e['card']))}{src}"
-        if t == "skip_discard":
-            return f"{who(seat, 'discard')} nothing"
-        if t == "place_child":
-            return (
-                f"{who(seat, 'place')} {self._card(int(e['card']))} on field {int(e['field']) + 1}"
-            )
-        if t == "move_lady":
-            if e.get("card") is None:
-                return f"{who(seat, 'leave')} the ladies where they are"
-            return (
-                f"{who(seat, 'move')} {self._card(int(e['card']))} two places up on field "
-                f"{int(e['field']) + 1 if e.get('field') is not None else '?'}"
-            )
+        if t not in BASE_SHAPES:
+            told = self._shaped_event(t, e, seat, who)
+            if told is not None:
+                return told
         bits = []
         for k, v in e.items():
             if k in ("type", "seat"):

@@ -8,6 +8,7 @@ from collections import Counter
 import pytest
 
 from bohnanza import Action, ActionType, Game, Offer, make_config
+from bohnanza.modules.duel import discard, end_reveal, plant_revealed, skip_discard
 from bohnanza.testing.helpers import (
     FASOLKI_FILL,
     assert_conserved,
@@ -81,7 +82,7 @@ def test_no_trading_and_no_gifts_r_duel_1():
             game.apply(0, Action.plant(0))
             game.apply(0, Action.stop_planting())
         elif step == "duel_discard":
-            game.apply(0, Action.skip_discard())
+            game.apply(0, skip_discard())
 
 
 def test_a_whole_duel_has_no_trade_phase_r_duel_1():
@@ -115,19 +116,19 @@ def test_harvest_only_in_own_turn_r_duel_2():
     game = duel(hands=[["cowboy", "cowboy"], ["golas", "golas"]], pile=["hippie"] * 3)
     game.apply(0, Action.plant(0))
     game.apply(0, Action.plant(0))
-    game.apply(0, Action.skip_discard())
-    game.apply(0, Action.end_reveal())
+    game.apply(0, skip_discard())
+    game.apply(0, end_reveal())
     assert game.active == 1
-    game.apply(1, Action.discard(game.extra.offer[0]))
-    game.apply(1, Action.discard(game.extra.offer[0]))
-    game.apply(1, Action.discard(game.extra.offer[0]))
+    game.apply(1, discard(game.extra.offer[0]))
+    game.apply(1, discard(game.extra.offer[0]))
+    game.apply(1, discard(game.extra.offer[0]))
     game.apply(1, Action.plant(0))
     game.apply(1, Action.plant(0))
     assert game.phase == "duel_discard"
     # Seat 0 holds 2 Cowboys: it may not harvest in seat 1's turn, in any step.
     assert_illegal(game, 0, Action.harvest(0), "R-DUEL-2")
     assert game.legal_actions(0) == []
-    game.apply(1, Action.skip_discard())
+    game.apply(1, skip_discard())
     assert_illegal(game, 0, Action.harvest(0), "R-DUEL-2")
     # Seat 1 may harvest in its own turn (here during step 3).
     assert Action.harvest(0) in game.legal_actions(1)
@@ -143,10 +144,10 @@ def test_harvest_allowed_in_each_step_of_own_turn_r_duel_2():
     game.apply(0, Action.plant(0))
     game.apply(0, Action.harvest(0))  # step 2, the optional discard
     assert game.phase == "duel_discard"
-    game.apply(0, Action.skip_discard())
-    assert game.is_legal(0, Action.plant_revealed(game.extra.revealed[0], 0))
-    game.apply(0, Action.end_reveal())
-    game.apply(1, Action.plant_revealed(game.extra.offer[0], 0))
+    game.apply(0, skip_discard())
+    assert game.is_legal(0, plant_revealed(game.extra.revealed[0], 0))
+    game.apply(0, end_reveal())
+    game.apply(1, plant_revealed(game.extra.offer[0], 0))
     game.apply(1, Action.harvest(0))  # step 1, the offer
     assert game.phase == "duel_offer"
     assert game.fields[1][0] == []
@@ -180,8 +181,8 @@ def test_first_turn_skips_the_offer_step_r_duel_3():
     assert game.phase == "plant" and game.extra.offer == []
     # Planting the front card is mandatory (R-PLANT-1): nothing else first.
     assert_illegal(game, 0, Action.stop_planting(), "R-PLANT-1")
-    assert_illegal(game, 0, Action.skip_discard(), "R-DUEL-3")
-    assert_illegal(game, 0, Action.end_reveal(), "R-DUEL-3")
+    assert_illegal(game, 0, skip_discard(), "R-DUEL-3")
+    assert_illegal(game, 0, end_reveal(), "R-DUEL-3")
 
 
 def test_a_full_turn_step_by_step_r_duel_3():
@@ -203,7 +204,7 @@ def test_a_full_turn_step_by_step_r_duel_3():
     assert game.phase == "duel_discard"
     assert_illegal(game, 0, Action.plant(1), "R-PLANT")
     hippie = game.hands[0][1]  # not the front card: any card of the hand may go
-    events = game.apply(0, Action.discard(hippie))
+    events = game.apply(0, discard(hippie))
     # The discard is face up: the opponent sees the card.
     assert any(e.type == "discard" and e.for_seat(1)["card"] == hippie for e in events)
     # Step 3 follows at once: 3 revealed, then the discarded Hippie matches the revealed
@@ -215,14 +216,14 @@ def test_a_full_turn_step_by_step_r_duel_3():
         public = game.view(viewer).public
         assert public["revealed"] == [*top3, hippie]
         assert public["offer"] == []
-    assert_illegal(game, 0, Action.discard(game.hands[0][0]), "R-DUEL-3")  # only one
+    assert_illegal(game, 0, discard(game.hands[0][0]), "R-DUEL-3")  # only one
     golas = top3[0]
-    game.apply(0, Action.plant_revealed(golas, 1))
+    game.apply(0, plant_revealed(golas, 1))
     assert game.fields[0] == [game.fields[0][0], [golas]]
     assert names(game, game.fields[0][0]) == ["cowboy", "cowboy"]
     # Step 4 after leaving the rest as the offer.
     hand_before = list(game.hands[0])
-    game.apply(0, Action.end_reveal())
+    game.apply(0, end_reveal())
     assert game.extra.offer == [top3[1], top3[2], hippie]
     assert game.extra.revealed == []
     assert game.hands[0] == hand_before + draws
@@ -239,20 +240,20 @@ def test_offer_step_plant_or_discard_each_card_in_any_order_r_duel_3():
     )
     game.apply(0, Action.plant(0))
     game.apply(0, Action.stop_planting())
-    game.apply(0, Action.skip_discard())
-    game.apply(0, Action.end_reveal())
+    game.apply(0, skip_discard())
+    game.apply(0, end_reveal())
     hippie, party, boxer = game.extra.offer
     assert game.phase == "duel_offer"
     # Not yet the hand, not the revealed-step actions.
     assert_illegal(game, 1, Action.plant(0), "R-PLANT-1")
-    assert_illegal(game, 1, Action.end_reveal(), "R-DUEL-3")
-    assert_illegal(game, 1, Action.discard(game.hands[1][0]), "R-DUEL-3")
+    assert_illegal(game, 1, end_reveal(), "R-DUEL-3")
+    assert_illegal(game, 1, discard(game.hands[1][0]), "R-DUEL-3")
     # The last card first, then the first: the order is free.
-    game.apply(1, Action.discard(boxer))
+    game.apply(1, discard(boxer))
     assert game.discard[-1] == boxer
-    game.apply(1, Action.plant_revealed(hippie, 1))
+    game.apply(1, plant_revealed(hippie, 1))
     assert game.phase == "duel_offer"
-    game.apply(1, Action.discard(party))
+    game.apply(1, discard(party))
     assert game.phase == "plant"
     assert game.fields[1][1] == [hippie]
     assert game.extra.offer == []
@@ -268,18 +269,18 @@ def test_offer_card_must_fit_a_field_r_duel_3():
     )
     game.apply(0, Action.plant(0))
     game.apply(0, Action.stop_planting())
-    game.apply(0, Action.skip_discard())
-    game.apply(0, Action.end_reveal())
+    game.apply(0, skip_discard())
+    game.apply(0, end_reveal())
     hippie = game.extra.offer[0]
     # Seat 1's fields are empty: stage both with other varieties taken from its hand.
     assert game.fields[1] == [[], []]
     a, b = game.hands[1][0], game.hands[1][1]
     game.fields[1][0].append(take(game, a))
     game.fields[1][1].append(take(game, b))
-    assert_illegal(game, 1, Action.plant_revealed(hippie, 0), "R-PLANT-3")
+    assert_illegal(game, 1, plant_revealed(hippie, 0), "R-PLANT-3")
     assert game.is_legal(1, Action.harvest(0))  # make room in its own turn
     game.apply(1, Action.harvest(0))
-    game.apply(1, Action.plant_revealed(hippie, 0))
+    game.apply(1, plant_revealed(hippie, 0))
     assert game.fields[1][0] == [hippie]
 
 
@@ -293,7 +294,7 @@ def test_matching_discards_are_pulled_while_they_match_r_duel_3():
     top3 = list(reversed(game.draw[-3:]))
     game.apply(0, Action.plant(0))
     game.apply(0, Action.stop_planting())
-    game.apply(0, Action.skip_discard())
+    game.apply(0, skip_discard())
     assert game.extra.revealed == [*top3, g2, h1, g1]
     assert game.discard == [boxer]
     assert_conserved(game)
@@ -313,9 +314,9 @@ def test_revealed_cards_may_all_be_left_r_duel_3():
     game = duel(hands=[["cowboy"]], pile=["golas", "boxer", "hippie", "fatty", "fatty"])
     game.apply(0, Action.plant(0))
     game.apply(0, Action.stop_planting())
-    game.apply(0, Action.skip_discard())
+    game.apply(0, skip_discard())
     revealed = list(game.extra.revealed)
-    game.apply(0, Action.end_reveal())
+    game.apply(0, end_reveal())
     assert game.extra.offer == revealed
     assert names(game, game.hands[0][-2:]) == ["fatty", "fatty"]
 
@@ -324,15 +325,15 @@ def test_revealed_cards_may_all_be_planted_with_harvests_r_duel_3():
     game = duel(hands=[["cowboy"]], pile=["golas", "golas", "hippie", "fatty", "fatty"])
     game.apply(0, Action.plant(0))
     game.apply(0, Action.stop_planting())
-    game.apply(0, Action.skip_discard())
+    game.apply(0, skip_discard())
     g1, g2, h = game.extra.revealed
-    game.apply(0, Action.plant_revealed(g1, 1))
-    game.apply(0, Action.plant_revealed(g2, 1))
-    assert_illegal(game, 0, Action.plant_revealed(h, 0), "R-PLANT-3")
+    game.apply(0, plant_revealed(g1, 1))
+    game.apply(0, plant_revealed(g2, 1))
+    assert_illegal(game, 0, plant_revealed(h, 0), "R-PLANT-3")
     game.apply(0, Action.harvest(1))  # 2 Golas: 1 coin (2/3/4/5)
     assert len(game.treasury[0]) == 1
-    game.apply(0, Action.plant_revealed(h, 1))
-    game.apply(0, Action.end_reveal())
+    game.apply(0, plant_revealed(h, 1))
+    game.apply(0, end_reveal())
     assert game.extra.offer == []
     assert game.active == 1 and game.phase == "plant"  # nothing offered: step 1 skipped
     assert_conserved(game)
@@ -342,7 +343,7 @@ def test_revealed_and_offer_are_public_r_duel_3():
     game = duel(hands=[["cowboy"]], pile=["golas", "boxer", "hippie"])
     game.apply(0, Action.plant(0))
     game.apply(0, Action.stop_planting())
-    game.apply(0, Action.skip_discard())
+    game.apply(0, skip_discard())
     revealed = game.extra.revealed
     for viewer in (1, None):
         data = game.view(viewer).to_json()
@@ -360,7 +361,7 @@ def play_turn(game: Game) -> None:
     a = game.active
     turn = game.turn
     while game.phase == "duel_offer":
-        game.apply(a, Action.discard(game.extra.offer[0]))
+        game.apply(a, discard(game.extra.offer[0]))
     if game.phase == "plant":
         card = game.hands[a][0]
         v = game.config.card_variety[card]
@@ -374,9 +375,9 @@ def play_turn(game: Game) -> None:
         game.apply(a, Action.plant(target))
         game.apply(a, Action.stop_planting())
     if game.phase == "duel_discard":
-        game.apply(a, Action.skip_discard())
+        game.apply(a, skip_discard())
     assert game.phase == "duel_reveal"
-    game.apply(a, Action.end_reveal())
+    game.apply(a, end_reveal())
     assert game.over or game.turn == turn + 1
 
 
@@ -412,17 +413,17 @@ def test_runout_during_seat_1_reveal_ends_after_its_turn_r_duel_4():
     assert not game.final_runout and game.active == 1
     a = game.active
     while game.phase == "duel_offer":
-        game.apply(a, Action.discard(game.extra.offer[0]))
+        game.apply(a, discard(game.extra.offer[0]))
     game.apply(a, Action.plant(_fit(game, a)))
     game.apply(a, Action.stop_planting())
     hand1 = list(game.hands[1])
-    game.apply(a, Action.skip_discard())
+    game.apply(a, skip_discard())
     assert game.final_runout and not game.over
     revealed = list(game.extra.revealed)
     assert len(revealed) >= 2
     # The turn is completed: seat 1 may still plant revealed cards...
     assert game.phase == "duel_reveal"
-    game.apply(a, Action.end_reveal())
+    game.apply(a, end_reveal())
     # ... then the game ends at once (no extra turn for seat 0), nothing was drawn.
     assert game.over
     assert game.turn == 2

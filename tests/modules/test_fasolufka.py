@@ -8,6 +8,7 @@ import pytest
 
 from bohnanza import Action, Game, Offer, make_config
 from bohnanza.game import Pending
+from bohnanza.modules.fasolufka import move_lady, place_child
 from bohnanza.testing.helpers import (
     assert_conserved,
     assert_illegal,
@@ -84,7 +85,7 @@ def test_men_ladies_children_share_a_field_new_card_on_top_r_lady_2():
     assert game.fields[0][0] == [lady, man, child]
     # The child has a lady below it: its owner declines the move (R-LADY-8).
     assert game.pending == Pending(0, "move_lady", field=0, child=child)
-    game.apply(0, Action.move_lady(None))
+    game.apply(0, move_lady(None))
     assert game.fields[0][0] == [lady, man, child]
     # A card of another variety may not join the field, whatever its kind (R-PLANT-3).
     hippie = game.trade[0][0]
@@ -401,10 +402,10 @@ def test_received_child_with_two_matching_fields_receiver_chooses_r_lady_7():
     assert_illegal(game, 0, Action.end_trading(), "R-LADY-7")
     assert_illegal(game, 2, Action.harvest(0), "R-HARV-1")
     assert set(game.legal_actions(0)) == {
-        Action.place_child(child, 0),
-        Action.place_child(child, 1),
+        place_child(child, 0),
+        place_child(child, 1),
     }
-    game.apply(0, Action.place_child(child, 1))
+    game.apply(0, place_child(child, 1))
     assert game.fields[0] == [[m[0]], [m[1], child]]
     assert game.pending is None and game.trade[0] == []
     assert_conserved(game)
@@ -449,9 +450,9 @@ def test_place_child_on_wrong_field_is_refused_r_lady_7():
     game = game_with(hands=[[m, ids("golas", "man")[1]], [child]])
     plant(game, 0, 1)
     gift(game, 1, 0, [child])
-    assert_illegal(game, 0, Action.place_child(child, 2), "R-LADY-7")
+    assert_illegal(game, 0, place_child(child, 2), "R-LADY-7")
     other = ids("cowboy", "child")[0]
-    assert_illegal(game, 0, Action.place_child(other, 0), "R-LADY-7")
+    assert_illegal(game, 0, place_child(other, 0), "R-LADY-7")
 
 
 def test_kept_drawn_child_is_planted_in_phase_3_r_lady_7():
@@ -501,14 +502,14 @@ def test_rulebook_lady_example_two_children_r_lady_8():
     gift(game, 1, 0, [GC[0]])  # R-LADY-7: placed at once
     assert game.fields[0][0] == [GM[0], GM[1], GL, GM[2], GM[3], GC[0]]
     assert game.pending == Pending(0, "move_lady", field=0, child=GC[0])
-    assert set(game.legal_actions(0)) == {Action.move_lady(GL), Action.move_lady(None)}
-    game.apply(0, Action.move_lady(GL))
+    assert set(game.legal_actions(0)) == {move_lady(GL), move_lady(None)}
+    game.apply(0, move_lady(GL))
     assert kinds(game, game.fields[0][0]) == ["man", "man", "man", "man", "lady", "child"]
     assert game.fields[0][0] == [GM[0], GM[1], GM[2], GM[3], GL, GC[0]]
     assert game.pending is None
     gift(game, 1, 0, [GC[1]])
     assert game.pending == Pending(0, "move_lady", field=0, child=GC[1])
-    game.apply(0, Action.move_lady(GL))
+    game.apply(0, move_lady(GL))
     assert kinds(game, game.fields[0][0]) == [
         "man",
         "man",
@@ -537,25 +538,25 @@ def test_skipping_a_pending_lady_move_is_refused_r_lady_8():
     assert_illegal(game, 2, Action.harvest(0), "R-HARV-1")
     assert game.legal_actions(1) == [] and game.legal_actions(2) == []
     # Only a lady below the child may move: not a man, not the child, not another card.
-    assert_illegal(game, 0, Action.move_lady(GM[0]), "R-LADY-8")
-    assert_illegal(game, 0, Action.move_lady(GC[0]), "R-LADY-8")
-    assert_illegal(game, 0, Action.move_lady(ids("cowboy", "lady")[0]), "R-LADY-8")
+    assert_illegal(game, 0, move_lady(GM[0]), "R-LADY-8")
+    assert_illegal(game, 0, move_lady(GC[0]), "R-LADY-8")
+    assert_illegal(game, 0, move_lady(ids("cowboy", "lady")[0]), "R-LADY-8")
 
 
 def test_one_move_per_child_r_lady_8():
     game = lady_example()
     gift(game, 1, 0, [GC[0]])
-    game.apply(0, Action.move_lady(GL))
+    game.apply(0, move_lady(GL))
     assert game.pending is None
-    assert_illegal(game, 0, Action.move_lady(GL))
-    assert_illegal(game, 0, Action.move_lady(None))
+    assert_illegal(game, 0, move_lady(GL))
+    assert_illegal(game, 0, move_lady(None))
 
 
 def test_lady_move_may_be_declined_r_lady_8():
     game = lady_example()
     before = list(game.fields[0][0])
     gift(game, 1, 0, [GC[0]])
-    game.apply(0, Action.move_lady(None))
+    game.apply(0, move_lady(None))
     assert game.fields[0][0] == [*before, GC[0]]
     assert game.pending is None and game.phase == "trade"
 
@@ -568,7 +569,7 @@ def test_lady_moves_to_the_top_if_fewer_than_two_cards_above_r_lady_8():
     game.apply(0, Action.plant(0))
     assert game.pending == Pending(0, "move_lady", field=0, child=child)
     assert game.phase == "plant" and game.drawn == []  # phase 2 waits for the decision
-    game.apply(0, Action.move_lady(lady))
+    game.apply(0, move_lady(lady))
     assert game.fields[0][0] == [child, lady]
     assert game.phase == "trade" and len(game.drawn) == 2  # then phase 2 starts
     assert_conserved(game)
@@ -583,7 +584,7 @@ def test_declined_move_in_phase_1_keeps_the_optional_second_plant_r_lady_8():
     assert game.pending == Pending(0, "move_lady", field=0, child=child)
     assert_illegal(game, 0, Action.stop_planting(), "R-LADY-8")
     assert_illegal(game, 0, Action.plant(0), "R-LADY-8")
-    game.apply(0, Action.move_lady(None))
+    game.apply(0, move_lady(None))
     assert game.fields[0][0] == [lady, child]
     assert game.phase == "plant" and game.planted == 1
     game.apply(0, Action.plant(0))  # the optional second card
@@ -600,9 +601,9 @@ def test_every_lady_below_the_child_may_move_r_lady_8():
     game.apply(0, Action.plant(1))
     assert game.pending == Pending(0, "move_lady", field=1, child=child)
     assert set(game.legal_actions(0)) == {
-        Action.move_lady(ids("cowboy", "lady")[1]),
-        Action.move_lady(lady),
-        Action.move_lady(None),
+        move_lady(ids("cowboy", "lady")[1]),
+        move_lady(lady),
+        move_lady(None),
     }
 
 
@@ -614,7 +615,7 @@ def test_choose_which_lady_moves_r_lady_8():
     game = game_with(hands=[[child]])
     stage_field(game, 0, 0, [cl[0], cm[0], cl[1]])
     game.apply(0, Action.plant(0))
-    game.apply(0, Action.move_lady(cl[0]))
+    game.apply(0, move_lady(cl[0]))
     assert game.fields[0][0] == [cm[0], cl[1], cl[0], child]
     assert_conserved(game)
 
@@ -639,7 +640,7 @@ def test_lady_move_in_phase_3_r_lady_8():
     assert game.pending == Pending(0, "move_lady", field=0, child=child)
     hippie = game.trade[0][0]
     assert_illegal(game, 0, Action.plant_traded(hippie, 1), "R-LADY-8")
-    game.apply(0, Action.move_lady(lady))
+    game.apply(0, move_lady(lady))
     assert game.fields[0][0] == [child, lady]
     game.apply(0, Action.plant_traded(hippie, 1))
     assert game.active == 1
@@ -659,9 +660,9 @@ def test_second_child_of_a_gift_waits_for_the_first_lady_move_r_lady_8():
     gift(game, 1, 0, [GC[0], GC[1]])
     assert game.pending == Pending(0, "move_lady", field=0, child=GC[0])
     assert game.fields[0][0] == [m, GL, GC[0]]  # the second child is not placed yet
-    game.apply(0, Action.move_lady(GL))
+    game.apply(0, move_lady(GL))
     assert game.fields[0][0] == [m, GC[0], GL, GC[1]]
-    game.apply(0, Action.move_lady(None))
+    game.apply(0, move_lady(None))
     assert game.fields[0][0] == [m, GC[0], GL, GC[1]]
     assert_conserved(game)
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from bohnanza import Action, ActionType, Game
+from bohnanza import Action, Game
 from bohnanza.errors import IllegalAction, NotYourTurn, Refusal
 from bohnanza.modules.base import Hooks
+from bohnanza.modules.duel import END_REVEAL
 from bohnanza.modules.operations import (
     BASE_RULES,
     BuyFieldRule,
@@ -59,7 +60,7 @@ def test_a_module_replacing_a_rule_object_is_honoured_by_check_and_listing() -> 
 
 def test_with_rules_replaces_in_place_and_adds_new_rules_before_the_anytime_rules() -> None:
     class Shout(Rule):
-        type = ActionType.END_REVEAL  # any type the base game lacks
+        type = END_REVEAL  # any type the base game lacks
         phases = frozenset({"plant"})
 
     table = with_rules(BASE_RULES, NoSecondFieldPlant, Shout)

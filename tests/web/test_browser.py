@@ -319,3 +319,24 @@ def test_fasolufka_buyer_picks_three_coins_in_order_r_lady_10(
     page.wait_for_function("document.querySelectorAll('#my-treasury .card').length === 2")
     assert "→" in page.locator("#log").inner_text()
     assert not errors, errors
+
+
+def test_the_lobby_names_each_module_from_its_module_info(browser: Any, make_server: Any) -> None:
+    """The built-in modules' titles and notes live in their ModuleInfo (issue 27), not in
+    the page's string tables: the lobby still shows them, in both languages."""
+    from bohnanza.modules import module_info
+
+    server: ServerThread = make_server()
+    errors: list[str] = []
+    page = new_page(browser, DESKTOP, errors)
+    page.goto(server.url + "/")
+    page.wait_for_selector("#f-rules option", state="attached")
+    info = module_info("duel")
+    assert info.title is not None and info.note is not None
+    page.select_option("#f-rules", "fasolki+duel")
+    option = page.locator("#f-rules option[value='fasolki+duel']")
+    assert option.text_content() == info.title[0]
+    page.wait_for_function(
+        "t => document.querySelector('#rules-note').textContent === t", arg=info.note[0]
+    )
+    assert not errors, errors

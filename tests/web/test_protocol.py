@@ -700,11 +700,16 @@ def test_every_string_the_pages_use_exists_in_both_languages() -> None:
     assert not missing, missing
     for prefix in dynamic:
         assert any(k.startswith(prefix) for k in EN), prefix
-    # The dynamic families are complete.
+    # The dynamic families are complete: the modules' names and phases come from their
+    # ModuleInfo (sent in the same tables, strings()).
     from bohnanza.rules import all_rulesets
+    from bohnanza.web.i18n import strings
 
-    for r in all_rulesets():
-        assert f"rules.{r['rules']}" in EN and f"rules_note.{r['rules']}" in EN
+    ui = strings()["ui"]
+    for lang in ("en", "pl"):
+        for r in all_rulesets():
+            assert f"rules.{r['rules']}" in ui[lang] and f"rules_note.{r['rules']}" in ui[lang]
+    EN = ui["en"]
     for phase in (
         "plant",
         "trade",

@@ -43,7 +43,9 @@ from ..cards import lady_beanometers, varieties
 from ..coins import with_coins
 from ..determinise import SeenCards
 from ..modules import module_info
+from ..modules.duel import DISCARD_CARD, END_REVEAL, PLANT_REVEALED, SKIP_DISCARD
 from ..modules.fasolkopajaki import race_coins
+from ..modules.fasolufka import MOVE_LADY_TYPE, PLACE_CHILD_TYPE
 from ..rules import GameConfig
 from ..views import OfferView, View
 from .base import Agent
@@ -732,11 +734,11 @@ class HeuristicAgent(Agent):
         best = legal[0]
         best_v = -1e18
         for a in legal:
-            if a.type is _T.PLACE_CHILD:
+            if a.type is PLACE_CHILD_TYPE:
                 g = [f[:] for f in fields]
                 g[a.field].append(a.card)  # type: ignore[index,arg-type]
                 val = pos.fval(g[a.field]) - pos.fval(fields[a.field])  # type: ignore[index]
-            elif a.type is _T.MOVE_LADY:
+            elif a.type is MOVE_LADY_TYPE:
                 p = pos.view.pending
                 assert p is not None
                 field = p["field"]
@@ -771,7 +773,7 @@ class HeuristicAgent(Agent):
         base = pos.plan(fields, [], hand)
         for a in legal:
             t = a.type
-            if t is _T.PLANT_REVEALED:
+            if t is PLANT_REVEALED:
                 g = [f[:] for f in fields]
                 g[a.field].append(a.card)  # type: ignore[index,arg-type]
                 val = pos.fval(g[a.field]) - pos.fval(fields[a.field])  # type: ignore[index]
@@ -779,13 +781,13 @@ class HeuristicAgent(Agent):
                 if view.phase == pt.reveal_phase:
                     # Planting it also keeps it from the opponent.
                     val += 0.5 * max(0.0, pos.seat_gain(opp, [a.card], []))  # type: ignore[list-item]
-            elif t is _T.DISCARD:
+            elif t is DISCARD_CARD:
                 if view.phase == pt.discard_phase:
                     rest = [c for c in hand if c != a.card]
                     val = pos.plan(fields, [], rest) - base - 0.3
                 else:
                     val = 0.0
-            elif t in (_T.SKIP_DISCARD, _T.END_REVEAL):
+            elif t in (SKIP_DISCARD, END_REVEAL):
                 val = 0.0
             elif t is _T.HARVEST:
                 g = [f[:] for f in fields]

@@ -8,9 +8,10 @@ from collections.abc import Sequence
 
 from mypy_extensions import mypyc_attr
 
-from ..actions import Action, ActionType
-from ..modules import module_info
+from ..actions import Action, ActionType, shape_of
+from ..modules import hooks_class, module_info
 from ..modules.info import ModuleInfo
+from ..shapes import BASE_SHAPES, CARD_KINDS, ParamKind
 from ..views import View
 from .base import Agent
 
@@ -82,6 +83,8 @@ class AutarkyAgent(Agent):
         if not required:
             return None
         if view.config.module is not None:
+            if view.config.module not in _LEARNED:
+                _learn(view.config.module)
             info = module_info(view.config.module)
             if phase in info.phases:  # a module's own steps (a pile turn, R-DUEL-3)
                 return _autarky_pile_turn(view, legal, info)
@@ -115,24 +118,51 @@ class AutarkyAgent(Agent):
         return other if other is not None else legal[0]
 
 
-_PLANTS = frozenset((_T.PLANT, _T.PLANT_TRADED, _T.PLANT_REVEALED, _T.PLACE_CHILD))
-_OTHER = frozenset((_T.MOVE_LADY, _T.SKIP_DISCARD, _T.END_REVEAL))
+#: What autarky makes of the action types, read from their shapes (a module's when
+#: its first decision comes, :func:`_learn`): those that put a card on a field (the
+#: front card, or a card they name), and a module's steps that name no field (a lady
+#: move, a skipped discard). Sets of values: the listing is scanned at every decision.
+_PLANTS: set[str] = {_T.PLANT.value, _T.PLANT_TRADED.value}
+_OTHER: set[str] = set()
+_LEARNED: set[str] = set()
+
+
+def _learn(module: str) -> None:
+    """Sort a module's own action types into :data:`_PLANTS` and :data:`_OTHER`."""
+    for rule in hooks_class(module).rule_classes:
+        t = rule.type
+        if t.value in BASE_SHAPES:
+            continue
+        kinds = {p.kind for p in rule.shape().params}
+        if ParamKind.FIELD in kinds and kinds & CARD_KINDS:
+            _PLANTS.add(t.value)
+        elif ParamKind.FIELD not in kinds:
+            _OTHER.add(t.value)
+    _LEARNED.add(module)
+
+
+def _places_card(a: Action) -> bool:
+    """Whether ``a`` puts a card of a public pile on a field (a module's pile turn)."""
+    shape = shape_of(a.type)
+    kinds = {p.kind for p in shape.params}
+    return ParamKind.FIELD in kinds and ParamKind.PILE_CARD in kinds
 
 
 def _autarky_pile_turn(view: View, legal: Sequence[Action], info: ModuleInfo) -> Action:
     """Pile-turn steps (R-DUEL-3): take offered or revealed cards that fit a growing or empty field; discard
     the rest of the offer; never discard from the hand; harvest only when nothing fits."""
     me = view.me()
-    plants = [a for a in legal if a.type is _T.PLANT_REVEALED]
+    plants = [a for a in legal if _places_card(a)]
     for a in plants:
         if me.fields[a.field]:  # type: ignore[index]
             return a
     if plants:
         return plants[0]
+    hand_discard = view.phase in info.hand_discard_phases
     for a in legal:
-        if a.type in (_T.DISCARD, _T.SKIP_DISCARD, _T.END_REVEAL) and (
-            view.phase not in info.hand_discard_phases or a.type is _T.SKIP_DISCARD
-        ):
+        # A step that names no field: discard an offered card, leave the rest, keep the
+        # hand; never one that names a card where a click discards from the hand.
+        if a.type in _OTHER and not (hand_discard and shape_of(a.type).params):
             return a
     return legal[0]
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from ..cards import catalogue
 from ..errors import ConfigError
 from ..rules import _register_spec, module_names, module_spec, split_rules
+from ..shapes import BASE_SHAPES
 from .base import Hooks
 from .info import BASE_INFO, ModuleInfo
 
@@ -92,7 +93,43 @@ __all__ = [
     "hooks_for",
     "info_for_rules",
     "module_info",
+    "module_json",
     "module_names",
+    "module_shapes",
     "register_module",
     "unregister_module",
 ]
+
+
+def _import_builtin_modules() -> None:
+    """Import every built-in module's file, so that the action types they declare
+    (``ActionType.extend``) exist before any record or JSON action names one."""
+    for name in catalogue()["modules"]:
+        hooks_class(name)
+
+
+_import_builtin_modules()
+
+
+def module_shapes(rules: str) -> list[dict[str, Any]]:
+    """The shapes (:meth:`~bohnanza.shapes.ActionShape.to_json`) of every action of a rule
+    set spelled like ``fasolki+duel``, in its rules' listing order: what the web page
+    builds its buttons and pickers from (sent as ``actions`` with the table's module
+    info, :func:`module_json`)."""
+    _, mods = split_rules(rules)
+    cls = hooks_class(mods[0] if mods else None)
+    return [rule.shape().to_json() for rule in cls.rule_classes]
+
+
+def module_json(rules: str) -> dict[str, Any]:
+    """What the web page is told of a rule set's module (sent with the table):
+    :meth:`ModuleInfo.to_json`, with ``actions``, the shape of every action
+    (:func:`module_shapes`), and ``action_labels`` naming each of the module's own
+    actions (its shape's label, unless the ModuleInfo names it)."""
+    out = info_for_rules(rules).to_json()
+    shapes = module_shapes(rules)
+    labels = {s["type"]: s["label"] for s in shapes if s["type"] not in BASE_SHAPES}
+    labels.update(out.get("action_labels", {}))
+    out["action_labels"] = labels
+    out["actions"] = shapes
+    return out

@@ -24,6 +24,7 @@ from .operations import BASE_RULES, Rule, listers, listing
 if TYPE_CHECKING:
     from ..game import Game
     from ..rules import GameConfig
+    from ..views import View
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -274,6 +275,14 @@ class Hooks:
 
     def spend_coins(self, game: Game, cards: list[int]) -> None:
         game.discard.extend(cards)
+
+    @staticmethod
+    def coin_usefulness(view: View, card: int) -> float:
+        """How much the coin ``card`` would help the seats other than the reader if it
+        came back into play (paid for a field where the buyer chooses the coins,
+        R-LADY-10): the lower, the better it pays (:func:`bohnanza.coins.choose_coins`).
+        Here every coin is alike."""
+        return 0.0
 
     # ------------------------------------------------------------------ offers
 

@@ -20,6 +20,7 @@ from ..actions import Action, ActionType
 from ..errors import RecordError, Refusal
 from ..frozen import FrozenDict, FrozenList
 from ..game import PLANT, ModuleState
+from ..shapes import ActionShape, Param, ParamKind
 from .base import Hooks
 from .info import EncodingHints, ModuleInfo, PileTurn
 from .operations import BuyFieldRule, HarvestRule, Rule, with_rules
@@ -50,6 +51,110 @@ OFFER = DuelPhase.OFFER
 DISCARD = DuelPhase.DISCARD
 REVEAL = DuelPhase.REVEAL
 REVEAL_COUNT = 3
+
+_FIELD = Param(
+    ParamKind.FIELD,
+    "field",
+    ("field", "pole"),
+    ("one of your fields, numbered from 1", "jedno z twoich pól, numerowanych od 1"),
+)
+#: Plant a card of the opponent's offer or of the revealed cards (R-DUEL-3).
+PLANT_REVEALED = ActionType.extend(
+    ActionShape(
+        "plant_revealed",
+        (
+            Param(
+                ParamKind.PILE_CARD,
+                "card",
+                ("card", "karta"),
+                (
+                    "a card of the opponent's offer (o1…) or of the revealed cards (r1…)",
+                    "karta z oferty przeciwnika (o1…) albo z odkrytych kart (r1…)",
+                ),
+                places="or",
+            ),
+            _FIELD,
+        ),
+        ("plant", "zasadź"),
+        (
+            "plant a card of the offer or of the revealed cards (R-DUEL-3)",
+            "zasadź kartę z oferty albo z odkrytych kart (R-DUEL-3)",
+        ),
+        ("plant", "zasadź"),
+    )
+)
+#: Discard a card of the opponent's offer, or one hand card in step 2 (R-DUEL-3).
+DISCARD_CARD = ActionType.extend(
+    ActionShape(
+        "discard",
+        (
+            Param(
+                ParamKind.CARD,
+                "card",
+                ("card", "karta"),
+                (
+                    "a card of the opponent's offer (o1…), or of your hand (1…) in step 2",
+                    "karta z oferty przeciwnika (o1…) albo, w kroku 2, z ręki (1…)",
+                ),
+                places="oh",
+            ),
+        ),
+        ("discard", "odrzuć"),
+        (
+            "discard a card of the offer, or one hand card (R-DUEL-3)",
+            "wyrzuć kartę z oferty albo jedną kartę z ręki (R-DUEL-3)",
+        ),
+        ("discard", "wyrzuć"),
+        ("wyrzuc",),
+    )
+)
+#: Keep the whole hand (R-DUEL-3 step 2).
+SKIP_DISCARD = ActionType.extend(
+    ActionShape(
+        "skip_discard",
+        (),
+        ("keep the hand", "zachowaj rękę"),
+        ("discard no hand card (R-DUEL-3)", "nie wyrzucaj karty z ręki (R-DUEL-3)"),
+        ("keep", "zatrzymaj"),
+    )
+)
+#: Leave the rest of the revealed cards as the opponent's offer (R-DUEL-3 step 3).
+END_REVEAL = ActionType.extend(
+    ActionShape(
+        "end_reveal",
+        (),
+        ("leave the rest as the offer", "zostaw resztę jako ofertę"),
+        (
+            "leave the other revealed cards as the opponent's offer (R-DUEL-3)",
+            "zostaw pozostałe odkryte karty jako ofertę dla przeciwnika (R-DUEL-3)",
+        ),
+        ("leave", "zostaw"),
+    )
+)
+
+
+def plant_revealed(card: int, field: int) -> Action:
+    """Plant ``card`` of the offer or the revealed cards on ``field`` (R-DUEL-3)."""
+    return Action(PLANT_REVEALED, card=card, field=field)
+
+
+def discard(card: int) -> Action:
+    """Discard ``card`` of the offer, or of the hand in step 2 (R-DUEL-3)."""
+    return Action(DISCARD_CARD, card=card)
+
+
+_SKIP = Action(SKIP_DISCARD)
+_END = Action(END_REVEAL)
+
+
+def skip_discard() -> Action:
+    """Keep the whole hand (R-DUEL-3 step 2)."""
+    return _SKIP
+
+
+def end_reveal() -> Action:
+    """Leave the rest of the revealed cards as the offer (R-DUEL-3 step 3)."""
+    return _END
 
 
 class DuelState(ModuleState):
@@ -109,15 +214,20 @@ class DuelHooks(Hooks):
             OFFER: ("from the offer", "z oferty"),
             REVEAL: ("from the revealed cards", "z odkrytych kart"),
         },
-        action_labels={
-            "discard": ("discard", "odrzuć"),
-            "skip_discard": ("keep the hand", "zachowaj rękę"),
-            "plant_revealed": ("plant", "zasadź"),
-            "end_reveal": ("leave the rest as the offer", "zostaw resztę jako ofertę"),
-        },
+        title=("Fasolki: the Duel", "Fasolki: Pojedynek"),
+        note=(
+            "Two players, no trading: the opponent's offer, a hand discard, three revealed cards.",
+            "Dwóch graczy, bez handlu: oferta przeciwnika, odrzucenie karty z ręki, trzy "
+            "odkryte karty.",
+        ),
         hint_phases=(OFFER, DISCARD, REVEAL),
         hand_discard_phases=(DISCARD,),
         public=("offer", "revealed"),
+        pile_tokens={"offer": "o", "revealed": "r"},
+        pile_names={
+            "offer": ("the offered cards", "oferowanych kartach"),
+            "revealed": ("the revealed cards", "odkrytych kartach pojedynku"),
+        },
         trading=False,
         turn_cards=REVEAL_COUNT,
         last_turn_public=True,
@@ -262,7 +372,7 @@ def _pile(game: Game) -> list[int]:
 class PlantRevealedRule(DuelStepRule):
     """Plant a card of the opponent's offer or of the revealed cards (R-DUEL-3)."""
 
-    type = _T.PLANT_REVEALED
+    type = PLANT_REVEALED
     phases = frozenset({OFFER, REVEAL})
     group = "pile"
 
@@ -276,7 +386,7 @@ class PlantRevealedRule(DuelStepRule):
         hooks = self.duel
         n = len(game.fields[seat])
         return [
-            Action.plant_revealed(card, f)
+            plant_revealed(card, f)
             for card in _pile(game)
             for f in range(n)
             if hooks.can_plant(game, seat, card, f)
@@ -317,7 +427,7 @@ class PlantRevealedRule(DuelStepRule):
 class DiscardRule(DuelStepRule):
     """Discard a card of the opponent's offer, or one hand card in step 2 (R-DUEL-3)."""
 
-    type = _T.DISCARD
+    type = DISCARD_CARD
     phases = frozenset({OFFER, DISCARD})
     group = "pile"
 
@@ -329,7 +439,7 @@ class DiscardRule(DuelStepRule):
         if seat != game.active:
             return []
         cards = _state(game).offer if game.phase == OFFER else game.hands[seat]
-        return [Action.discard(c) for c in cards]
+        return [discard(c) for c in cards]
 
     def refusal(self, game: Game, seat: int, action: Action) -> Refusal | None:
         refused = self.step_refusal(game, seat, action)
@@ -367,11 +477,11 @@ class DiscardRule(DuelStepRule):
 class SkipDiscardRule(DuelStepRule):
     """Keep the whole hand (R-DUEL-3 step 2)."""
 
-    type = _T.SKIP_DISCARD
+    type = SKIP_DISCARD
     phases = frozenset({DISCARD})
 
     def candidates(self, game: Game, seat: int, offers: bool) -> list[Action]:
-        return [Action.skip_discard()] if seat == game.active else []
+        return [_SKIP] if seat == game.active else []
 
     def refusal(self, game: Game, seat: int, action: Action) -> Refusal | None:
         return self.step_refusal(game, seat, action)
@@ -384,11 +494,11 @@ class SkipDiscardRule(DuelStepRule):
 class EndRevealRule(DuelStepRule):
     """Leave the rest of the revealed cards as the opponent's offer (R-DUEL-3 step 3)."""
 
-    type = _T.END_REVEAL
+    type = END_REVEAL
     phases = frozenset({REVEAL})
 
     def candidates(self, game: Game, seat: int, offers: bool) -> list[Action]:
-        return [Action.end_reveal()] if seat == game.active else []
+        return [_END] if seat == game.active else []
 
     def refusal(self, game: Game, seat: int, action: Action) -> Refusal | None:
         return self.step_refusal(game, seat, action)

@@ -32,6 +32,12 @@ def race_coins(colours: list[str]) -> int:
 
 class FasolkopajakiHooks(Hooks):
     info = ModuleInfo(
+        title=("Fasolki + Fasolkopajaki", "Fasolki + Fasolkopająki"),
+        note=(
+            "Red and black Fasolkopajaki paid by races; black ones may be declared red in offers.",
+            "Czerwone i czarne Fasolkopająki płacą za wyścigi; czarne można w ofercie zgłosić "
+            "jako czerwone.",
+        ),
         declarations=True,
         encoding=EncodingHints(
             # R-BLUFF-1: red cards, black cards told truly, black cards declared red.

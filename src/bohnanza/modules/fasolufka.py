@@ -18,6 +18,7 @@ from ..actions import Action, ActionType
 from ..cards import lady_beanometers, varieties
 from ..errors import Refusal
 from ..game import Pending, declare_decision
+from ..shapes import ActionShape, Param, ParamKind
 from .base import Hooks
 from .info import EncodingHints, ModuleInfo
 from .operations import BuyFieldRule, Rule, with_rules
@@ -25,8 +26,11 @@ from .operations import BuyFieldRule, Rule, with_rules
 if TYPE_CHECKING:
     from ..game import Game
     from ..rules import GameConfig
+    from ..views import View
 
 _T = ActionType
+#: What one coin card of a kind is worth to a field of its variety (coin_usefulness).
+_KIND_WORTH = {"lady": 1.0, "man": 0.6, "child": 0.3, "": 0.6}
 PLACE_CHILD = "place_child"
 MOVE_LADY = "move_lady"
 # The questions the two answering rules take (PlaceChildRule, MoveLadyRule): a received
@@ -34,13 +38,78 @@ MOVE_LADY = "move_lady"
 declare_decision(PLACE_CHILD, ("card",))
 declare_decision(MOVE_LADY, ("field", "child"))
 
+#: Put a received child onto a field of its variety (R-LADY-7).
+PLACE_CHILD_TYPE = ActionType.extend(
+    ActionShape(
+        PLACE_CHILD,
+        (
+            Param(
+                ParamKind.PENDING_CARD,
+                "card",
+                ("the child", "dziecko"),
+                ("the child you received", "otrzymane dziecko"),
+            ),
+            Param(
+                ParamKind.FIELD,
+                "field",
+                ("field", "pole"),
+                ("a field of the child's variety", "pole odmiany dziecka"),
+            ),
+        ),
+        ("place the child", "połóż dziecko"),
+        (
+            "put the child you received on a field of its variety (R-LADY-7)",
+            "połóż otrzymane dziecko na polu jego odmiany (R-LADY-7)",
+        ),
+        ("place", "połóż"),
+        ("poloz",),
+    )
+)
+#: After a child, move a lady who lay below it two places up, or decline (R-LADY-8).
+MOVE_LADY_TYPE = ActionType.extend(
+    ActionShape(
+        MOVE_LADY,
+        (
+            Param(
+                ParamKind.FIELD_CARD,
+                "card",
+                ("lady", "pani"),
+                (
+                    "a lady below the child on that field (FIELD PLACE, place 1 at the bottom)",
+                    "pani pod dzieckiem na tym polu (POLE MIEJSCE, miejsce 1 na spodzie)",
+                ),
+                optional=True,
+                none_label=("move no lady", "nie przesuwaj"),
+            ),
+        ),
+        ("move a lady two places up", "przesuń panią o dwa miejsca w górę"),
+        (
+            "move a lady two places up after a child, or none (R-LADY-8)",
+            "przesuń panią o dwa miejsca w górę po dziecku albo nie (R-LADY-8)",
+        ),
+        ("move", "przesuń"),
+        ("przesun",),
+    )
+)
+
+
+def place_child(card: int, field: int) -> Action:
+    """The child ``card`` onto ``field`` (R-LADY-7)."""
+    return Action(PLACE_CHILD_TYPE, card=card, field=field)
+
+
+def move_lady(card: int | None) -> Action:
+    """Move the lady ``card`` two places up; ``None`` declines (R-LADY-8)."""
+    return Action(MOVE_LADY_TYPE, card=card)
+
 
 class FasolufkaHooks(Hooks):
     info = ModuleInfo(
-        action_labels={
-            PLACE_CHILD: ("place the child", "połóż dziecko"),
-            MOVE_LADY: ("move a lady", "przesuń panią"),
-        },
+        title=("Fasolki + Fasolufka", "Fasolki + Fasolufka"),
+        note=(
+            "Men, ladies and children; a field pays by its top card.",
+            "Panowie, panie i dzieci; pole płaci według wierzchniej karty.",
+        ),
         buyer_chooses_coins=True,
         own_treasury_visible=True,
         top_card_pays=True,
@@ -142,7 +211,7 @@ class FasolufkaHooks(Hooks):
         super().pop_pending(game)
         p = game.pending
         if p is not None and p.kind == PLACE_CHILD:
-            rule = self.rules[_T.PLACE_CHILD]
+            rule = self.rules[PLACE_CHILD_TYPE]
             options = rule.candidates(game, p.seat, False)
             if len(options) == 1:
                 rule.execute(game, p.seat, options[0])
@@ -155,7 +224,7 @@ class FasolufkaHooks(Hooks):
             why = f"seat {p.seat} must first finish {p.kind}"
             details: dict[str, int | str] = {"active": p.seat}
             return Refusal(seat, what, why, "R-HARV-1", code="decision_pending", details=details)
-        rule = self.rules[_T.PLACE_CHILD if p.kind == PLACE_CHILD else _T.MOVE_LADY]
+        rule = self.rules[PLACE_CHILD_TYPE if p.kind == PLACE_CHILD else MOVE_LADY_TYPE]
         if action not in rule.candidates(game, seat, False):
             if p.kind == PLACE_CHILD:
                 why = f"the received child {p['card']} must first go onto a field of its variety"
@@ -171,6 +240,32 @@ class FasolufkaHooks(Hooks):
 
     #: The coin cards differ here (men, ladies, children), so their owner may look at them.
     own_treasury_visible = True
+
+    @staticmethod
+    def coin_usefulness(view: View, card: int) -> float:
+        """R-LADY-10: the paid coins go onto the discard pile face up and come back at the
+        next reshuffle, so a buyer gives back the cards least useful to the *other*
+        seats. A card is useful to an opponent when it fits one of their fields: most
+        when the field is topped by a lady of that variety (another lady keeps the better
+        beanometer on top, R-LADY-3/4), and Gardener cards while an opponent grows
+        Gardeners (a Gardener lady pays N + 1, R-LADY-5). Ladies are worth more than men,
+        children least (a child on top pays nothing)."""
+        cfg = view.config
+        variety = cfg.card_variety[card]
+        gardener = cfg.varieties.index("gardener") if "gardener" in cfg.varieties else -1
+        worth = _KIND_WORTH.get(cfg.card_kind[card], 0.6)
+        score = 0.0
+        for sv in view.seats:
+            if sv.seat == view.seat:
+                continue
+            for field in sv.fields:
+                if not field or cfg.card_variety[field[-1]] != variety:
+                    continue
+                lady_top = cfg.card_kind[field[-1]] == "lady"
+                score += worth * (2.0 if lady_top else 1.0)
+                if variety == gardener:
+                    score += 1.0 + (1.0 if lady_top else 0.0)
+        return score
 
     def emit_buy(self, game: Game, seat: int, price: int, paid: list[int]) -> None:
         # The paid coins lie face up on the discard pile now: everyone may see them.
@@ -205,7 +300,7 @@ def _pending_now(game: Game) -> Pending | None:
 class PlaceChildRule(PendingRule):
     """Put a received child onto a field of its variety (R-LADY-7)."""
 
-    type = _T.PLACE_CHILD
+    type = PLACE_CHILD_TYPE
 
     def candidates(self, game: Game, seat: int, offers: bool) -> list[Action]:
         p = game.pending
@@ -215,9 +310,7 @@ class PlaceChildRule(PendingRule):
         cv = self.lady.card_variety
         v = cv[card]
         return [
-            Action.place_child(card, i)
-            for i, f in enumerate(game.fields[seat])
-            if f and cv[f[-1]] == v
+            place_child(card, i) for i, f in enumerate(game.fields[seat]) if f and cv[f[-1]] == v
         ]
 
     def execute(self, game: Game, seat: int, action: Action) -> None:
@@ -240,7 +333,7 @@ class PlaceChildRule(PendingRule):
 class MoveLadyRule(PendingRule):
     """After a child: move a lady who lay below it two places up, or decline (R-LADY-8)."""
 
-    type = _T.MOVE_LADY
+    type = MOVE_LADY_TYPE
 
     def candidates(self, game: Game, seat: int, offers: bool) -> list[Action]:
         p = game.pending
@@ -250,7 +343,7 @@ class MoveLadyRule(PendingRule):
         f = game.fields[seat][field]
         below = f[: f.index(child)]
         kind = self.lady.kind
-        return [Action.move_lady(c) for c in below if kind[c] == "lady"] + [Action.move_lady(None)]
+        return [move_lady(c) for c in below if kind[c] == "lady"] + [move_lady(None)]
 
     def execute(self, game: Game, seat: int, action: Action) -> None:
         p = game.pending

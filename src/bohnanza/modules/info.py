@@ -66,14 +66,18 @@ class EncodingHints:
 class ModuleInfo:
     """A module's description for everything outside ``bohnanza.modules``.
 
-    Names (for the web lobby, EN and PL; the built-in modules have theirs in
-    ``web/i18n.py``): ``title``, the rule set's name; ``note``, one line about it.
+    Names (for the web lobby, EN and PL): ``title``, the rule set's name; ``note``, one
+    line about it.
     Phases and labels:
         ``phases``: the phases the module adds, in turn order (``game.phase`` values).
         ``phase_labels``: per added phase, a short label (EN, PL) for the terminal and text.
         ``source_labels``: per ``source`` of a ``plant`` event (a pile the module plants
         from), the words that follow the card, e.g. ``("from the offer", "z oferty")``.
-        ``action_labels``: per added action type (``ActionType`` value), its name (EN, PL).
+        ``action_labels``: per added action type (``ActionType`` value), its name (EN, PL);
+        only for a module that declares none on its rules (the shapes' labels win).
+        ``pile_tokens``: per public pile (a ``View.public`` key), the prefix that names its
+        cards in text commands (``{"offer": "o"}``: ``o1``…); ``pile_names``: its name
+        (EN, PL) in messages.
         ``hint_phases``: phases in which the web page shows ``hint.<phase>`` to the seat
         to act (``hints``: that text, EN and PL, where ``web/i18n.py`` has none); ``hand_discard_phases``: phases in which clicking a hand card discards it.
     Public state:
@@ -107,6 +111,8 @@ class ModuleInfo:
     hints: Mapping[str, Label] = field(default_factory=_frozen)
     source_labels: Mapping[str, Label] = field(default_factory=_frozen)
     action_labels: Mapping[str, Label] = field(default_factory=_frozen)
+    pile_tokens: Mapping[str, str] = field(default_factory=_frozen)
+    pile_names: Mapping[str, Label] = field(default_factory=_frozen)
     hint_phases: tuple[str, ...] = ()
     hand_discard_phases: tuple[str, ...] = ()
     public: tuple[str, ...] = ()
@@ -122,7 +128,14 @@ class ModuleInfo:
 
     def __post_init__(self) -> None:
         # Read-only mappings: one ModuleInfo is shared by every game of the module.
-        for name in ("phase_labels", "hints", "source_labels", "action_labels"):
+        for name in (
+            "phase_labels",
+            "hints",
+            "source_labels",
+            "action_labels",
+            "pile_tokens",
+            "pile_names",
+        ):
             object.__setattr__(self, name, _frozen(getattr(self, name)))
 
     def to_json(self) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .base import Hooks
+from .info import ModuleInfo
 
 if TYPE_CHECKING:
     from ..game import Game
@@ -17,6 +18,16 @@ if TYPE_CHECKING:
 
 
 class NewVarietiesHooks(Hooks):
+    info = ModuleInfo(
+        title=("Fasolki + New Bean Varieties", "Fasolki + Nowe odmiany"),
+        note=(
+            "Businessman, Partygoer, Glutton and Farmer (two Farmers harvested: a free third "
+            "field).",
+            "Biznesmen, Imprezowicz, Łakomczuch i Rolnik (dwóch Rolników zebranych: darmowe "
+            "trzecie pole).",
+        ),
+    )
+
     def __init__(self, config: GameConfig) -> None:
         super().__init__(config)
         self.farmer = config.varieties.index("farmer") if "farmer" in config.varieties else -1

@@ -20,14 +20,22 @@ of the current phase, in table order (anytime rules last).
 
 **How a module adds or changes an action type.** Subclass :class:`Rule` (or a base rule
 to change it), set ``type`` and ``phases`` and write the three methods; then list it in
-the module's hooks::
+the module's hooks. A brand-new action type is declared on its rule, by its shape
+(:class:`~bohnanza.shapes.ActionShape`: the parameters it takes, with their kinds and
+EN/PL labels, and its command words): ``ActionType.extend`` makes the type, and every
+front end derives its commands, menus and forms from that shape (``Rule.shape``)::
 
     class DiscardRule(Rule):
-        type = ActionType.DISCARD
+        type = ActionType.extend(ActionShape(
+            "discard",
+            (Param(ParamKind.HAND_CARD, "card", ("card", "karta")),),
+            ("discard", "odrzuć"),
+            words=("discard", "wyrzuć"),
+        ))
         phases = frozenset({"duel_discard"})
 
         def candidates(self, game, seat, offers):
-            return [Action.discard(c) for c in game.hands[seat]] if seat == game.active else []
+            return [Action(self.type, card=c) for c in game.hands[seat]] if seat == game.active else []
 
         def refusal(self, game, seat, action):
             if action.card not in game.hands[seat]:
@@ -41,8 +49,8 @@ the module's hooks::
         rule_classes = with_rules(Hooks.rule_classes, DiscardRule)
 
 :func:`with_rules` replaces the rule of the same action type in place (a module's own
-harvest rule, say) and puts new ones before the anytime rules. A brand-new action type
-also needs its member in :class:`bohnanza.actions.ActionType`.
+harvest rule, say) and puts new ones before the anytime rules. The core
+:class:`~bohnanza.actions.ActionType` enum holds the base game's types only.
 """
 
 from __future__ import annotations
@@ -53,13 +61,14 @@ from typing import TYPE_CHECKING, ClassVar, TypeAlias
 
 from mypy_extensions import mypyc_attr
 
-from ..actions import Action, ActionType, Offer
+from ..actions import Action, ActionType, Offer, shape_of
 from ..errors import IllegalAction, InvalidOffer, NotYourTurn, Refusal
 from ..game import MAX_OFFER_CARDS, MAX_OPEN_OFFERS, OVER, PLANT, PLANT_TRADED, TRADE
 
 if TYPE_CHECKING:
     from ..game import Game
     from ..rules import GameConfig
+    from ..shapes import ActionShape
     from .base import Hooks
 
 _T = ActionType
@@ -117,6 +126,13 @@ class Rule:
     def __init__(self, hooks: Hooks) -> None:
         self.hooks = hooks
         self.config: GameConfig = hooks.config
+
+    @classmethod
+    def shape(cls) -> ActionShape:
+        """The shape of this rule's action (its parameters, labels and command words),
+        declared once with its type (:meth:`ActionType.extend`; the base game's in
+        :mod:`bohnanza.shapes`)."""
+        return shape_of(cls.type)
 
     def candidates(self, game: Game, seat: int, offers: bool) -> list[Action]:
         """Every action of this type ``seat`` may take now (``offers=False``: leave out

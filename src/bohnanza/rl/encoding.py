@@ -26,6 +26,17 @@ from ..cards import catalogue
 from ..coins import with_coins
 from ..game import MAX_OPEN_OFFERS, OVER, PLANT, PLANT_TRADED, TRADE
 from ..modules import module_info
+from ..modules.duel import (
+    DISCARD_CARD,
+    END_REVEAL,
+    PLANT_REVEALED,
+    SKIP_DISCARD,
+    discard,
+    end_reveal,
+    plant_revealed,
+    skip_discard,
+)
+from ..modules.fasolufka import MOVE_LADY_TYPE, PLACE_CHILD_TYPE, move_lady, place_child
 from ..rules import GameConfig
 from ..views import OfferView, SeatView, View
 
@@ -350,9 +361,9 @@ class Encoding:
                 return None
             j = ids.index(action.offer_id)
             return seg[t.value][0] + j if j < OFFER_SLOTS else None
-        if t is _T.PLACE_CHILD:
+        if t is PLACE_CHILD_TYPE:
             return seg["place_child"][0] + action.field  # type: ignore[operator]
-        if t is _T.MOVE_LADY:
+        if t is MOVE_LADY_TYPE:
             if action.card is None:
                 return seg["keep_lady"][0]
             ladies = self._ladies(view)
@@ -360,7 +371,7 @@ class Encoding:
                 return None
             k = ladies.index(action.card)
             return seg["move_lady"][0] + k if k < LADY_SLOTS else None
-        if t is _T.DISCARD:
+        if t is DISCARD_CARD:
             pt = self.pile_turn
             assert pt is not None
             if view.phase == pt.offer_phase:
@@ -371,13 +382,13 @@ class Encoding:
                 name, bound = "hand_discard", DUEL_HAND_SLOTS
             pos = pile.index(action.card) if action.card in pile else bound
             return seg[name][0] + pos if pos < bound else None
-        if t is _T.SKIP_DISCARD:
+        if t is SKIP_DISCARD:
             return seg["skip_discard"][0]
-        if t is _T.END_REVEAL:
+        if t is END_REVEAL:
             return seg["end_reveal"][0]
         if t.value in self._module_actions:
             return seg[t.value][0] if action == Action(t) else None
-        if t is _T.PLANT_REVEALED:
+        if t is PLANT_REVEALED:
             pt = self.pile_turn
             assert pt is not None
             offer_phase = view.phase == pt.offer_phase
@@ -539,24 +550,24 @@ class Encoding:
             p = view.pending
             if p is None or p.kind != "place_child":
                 raise ValueError("no child waits to be placed")
-            return Action.place_child(p["card"], off)
+            return place_child(p["card"], off)
         if name == "move_lady":
-            return Action.move_lady(_slot(self._ladies(view), off, name))
+            return move_lady(_slot(self._ladies(view), off, name))
         if name == "keep_lady":
-            return Action.move_lady(None)
+            return move_lady(None)
         if name in ("offer_plant", "reveal_plant", "offer_discard"):
             pt = self.pile_turn
             assert pt is not None
             pile = view.public.get(pt.revealed if name == "reveal_plant" else pt.offer, ())
             if name == "offer_discard":
-                return Action.discard(_slot(pile, off, name))
-            return Action.plant_revealed(_slot(pile, off // FIELDS, name), off % FIELDS)
+                return discard(_slot(pile, off, name))
+            return plant_revealed(_slot(pile, off // FIELDS, name), off % FIELDS)
         if name == "hand_discard":
-            return Action.discard(_slot(view.hand or (), off, name))
+            return discard(_slot(view.hand or (), off, name))
         if name == "skip_discard":
-            return Action.skip_discard()
+            return skip_discard()
         if name == "end_reveal":
-            return Action.end_reveal()
+            return end_reveal()
         if name in self._module_actions:
             return Action(ActionType(name))
         raise ValueError(f"unknown action segment {name}")  # pragma: no cover

@@ -65,7 +65,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, cast
 
-from ..actions import Action, ActionType, Offer
+from ..actions import Action, ActionType, Offer, all_shapes
 from ..agents import agent_names, make_agent
 from ..driver import PlayLog, play
 from ..errors import BohnanzaError, GameOver, IllegalAction
@@ -75,6 +75,7 @@ from ..records import make_record, replay
 from ..refusals import REASONS
 from ..rules import GameConfig, all_rulesets, make_config
 from ..seeding import agent_seed, checker_seed, game_seeds
+from ..shapes import BASE_SHAPES, ActionShape
 from ..views import View, seat_view
 
 _T = ActionType
@@ -893,14 +894,12 @@ class InvariantChecker:
         rng = self.rng
         nf = len(g.fields[seat])
         fields = range(-1, nf + 1)
-        acts = [
-            Action.stop_planting(),
-            Action.end_trading(),
-            Action.buy_field(),
-            Action.skip_discard(),
-            Action.end_reveal(),
-            Action.move_lady(None),
-        ]
+        # Every module's own types too (refused where their module is not played), built
+        # from their shapes: those without arguments, or with None as an answer, as they
+        # are; those that take a card (and a field) for each probed card below.
+        shaped = _probe_shapes()
+        acts = [Action.stop_planting(), Action.end_trading(), Action.buy_field()]
+        acts += [Action(ActionType(s.type)) for s in shaped if not s.fields or _none_ok(s)]
         acts += [Action.plant(f) for f in fields] + [Action.harvest(f) for f in fields]
         oids = [*g.offers, g.next_offer_id, 0, -1]
         acts += [Action.decline(o) for o in oids] + [Action.withdraw(o) for o in oids]
@@ -911,14 +910,13 @@ class InvariantChecker:
         others = [t for s, t in enumerate(g.trade) if s != seat and t]
         if others:
             far.append(rng.choice(rng.choice(others)))
+        card_only = [s for s in shaped if "card" in s.fields and "field" not in s.fields]
+        card_field = [s for s in shaped if "card" in s.fields and "field" in s.fields]
         for c in sorted(near) + far:
-            acts += [Action.discard(c), Action.move_lady(c)]
+            acts += [_probe(s, c, 0) for s in card_only]
             for f in fields:
-                acts += [
-                    Action.plant_traded(c, f),
-                    Action.place_child(c, f),
-                    Action.plant_revealed(c, f),
-                ]
+                acts.append(Action.plant_traded(c, f))
+                acts += [_probe(s, c, f) for s in card_field]
         # every way to plant the trade area (phase 3) is listed or refused exactly
         acts += [Action.plant_traded(c, f) for c in g.trade[seat] for f in range(nf)]
         return acts
@@ -1040,6 +1038,25 @@ def _seat_agents(agents: Sequence[str] | str | None, players: int) -> tuple[str,
     names = [n for n in names if n]
     filled = [names[i % len(names)] for i in range(players)] if names else []
     return tuple(agent_names(filled, players))
+
+
+def _probe_shapes() -> list[ActionShape]:
+    """The shapes of every module's own action types that name at most a card and a
+    field (offers and payments have probes of their own)."""
+    return [
+        s for k, s in all_shapes().items() if k not in BASE_SHAPES and s.fields <= {"card", "field"}
+    ]
+
+
+def _none_ok(shape: ActionShape) -> bool:
+    """Whether every parameter of ``shape`` may be None (an action with no arguments)."""
+    return all(p.optional for p in shape.params)
+
+
+def _probe(shape: ActionShape, card: int, field: int) -> Action:
+    """An action of ``shape`` naming ``card`` (and ``field`` where it takes one)."""
+    named = field if "field" in shape.fields else None
+    return Action(ActionType(shape.type), field=named, card=card)
 
 
 def _is_legal(game: Game, seat: int, action: Action) -> bool:

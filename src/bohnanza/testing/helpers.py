@@ -27,7 +27,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
-from ..actions import Action, Offer
+from ..actions import Action, ActionType, Offer, shape_of
 from ..errors import IllegalAction
 from ..events import Event
 from ..game import OVER, PLANT, PLANT_TRADED, TRADE, Game
@@ -49,6 +49,7 @@ __all__ = [
     "deal",
     "deck_for",
     "decline_lady_moves",
+    "decline_pending",
     "drawn",
     "dumps",
     "event_types",
@@ -420,10 +421,22 @@ def make_room(game: Game, seat: int) -> None:
     raise AssertionError(f"seat {seat} cannot harvest: {game.fields[seat]}")
 
 
-def decline_lady_moves(game: Game) -> None:
-    """Answer every pending "move the lady?" question with no (Fasolufka, R-LADY-*)."""
-    while game.pending is not None and game.pending.kind == "move_lady":
-        game.apply(game.pending.seat, Action.move_lady(None))
+def decline_pending(game: Game) -> None:
+    """Answer "no" to every pending decision that may be declined: one answered by the
+    action of its kind whose every argument may be None (a lady move after a child in
+    Fasolufka, R-LADY-8). Others stay pending."""
+    while game.pending is not None:
+        try:
+            shape = shape_of(game.pending.kind)
+        except KeyError:
+            return
+        if not shape.params or not all(p.optional for p in shape.params):
+            return
+        game.apply(game.pending.seat, Action(ActionType(shape.type)))
+
+
+#: The former name (the only declinable decision then was a lady move).
+decline_lady_moves = decline_pending
 
 
 def plant_anywhere(
@@ -437,7 +450,7 @@ def plant_anywhere(
         f = target_field(game, seat, card)
     assert f is not None
     game.apply(seat, how(f))
-    decline_lady_moves(game)
+    decline_pending(game)
 
 
 def plant(game: Game, *targets: int) -> None:

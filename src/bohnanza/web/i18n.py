@@ -91,17 +91,9 @@ EN: dict[str, str] = {
     "rules.classic": "Bohnanza (classic)",
     "rules.first-edition": "Bohnanza, first edition (1997)",
     "rules.fasolki": "Fasolki",
-    "rules.fasolki+new-varieties": "Fasolki + New Bean Varieties",
-    "rules.fasolki+fasolkopajaki": "Fasolki + Fasolkopajaki",
-    "rules.fasolki+fasolufka": "Fasolki + Fasolufka",
-    "rules.fasolki+duel": "Fasolki: the Duel",
     "rules_note.classic": "11 varieties; 3 players start with a third field, 6–7 draw 4 cards.",
     "rules_note.first-edition": "The 1997 rules: 8 varieties, the game ends at once at the 3rd run-out.",
     "rules_note.fasolki": "The Polish base game.",
-    "rules_note.fasolki+new-varieties": "Businessman, Partygoer, Glutton and Farmer (two Farmers harvested: a free third field).",
-    "rules_note.fasolki+fasolkopajaki": "Red and black Fasolkopajaki paid by races; black ones may be declared red in offers.",
-    "rules_note.fasolki+fasolufka": "Men, ladies and children; a field pays by its top card.",
-    "rules_note.fasolki+duel": "Two players, no trading: the opponent's offer, a hand discard, three revealed cards.",
     "you": "you",
     "table_lobby": "Table",
     "without": "without {bean}",
@@ -141,9 +133,6 @@ EN: dict[str, str] = {
     "phase.trade": "phase 2: trading",
     "phase.plant_traded": "phase 3: planting traded cards",
     "phase.over": "game over",
-    "phase.duel_offer": "the opponent's offer",
-    "phase.duel_discard": "discard a hand card?",
-    "phase.duel_reveal": "revealed cards",
     "deck": "Deck",
     "discard": "Discard",
     "runouts": "Deck ran out {n}/{of}",
@@ -331,17 +320,9 @@ PL: dict[str, str] = {
     "rules.classic": "Bohnanza (klasyczna)",
     "rules.first-edition": "Bohnanza, pierwsze wydanie (1997)",
     "rules.fasolki": "Fasolki",
-    "rules.fasolki+new-varieties": "Fasolki + Nowe odmiany",
-    "rules.fasolki+fasolkopajaki": "Fasolki + Fasolkopająki",
-    "rules.fasolki+fasolufka": "Fasolki + Fasolufka",
-    "rules.fasolki+duel": "Fasolki: Pojedynek",
     "rules_note.classic": "11 odmian; przy 3 graczach każdy zaczyna z trzecim polem, przy 6–7 dobiera się 4 karty.",
     "rules_note.first-edition": "Zasady z 1997 r.: 8 odmian, gra kończy się od razu przy 3. wyczerpaniu talii.",
     "rules_note.fasolki": "Polska gra podstawowa.",
-    "rules_note.fasolki+new-varieties": "Biznesmen, Imprezowicz, Łakomczuch i Rolnik (dwóch Rolników zebranych: darmowe trzecie pole).",
-    "rules_note.fasolki+fasolkopajaki": "Czerwone i czarne Fasolkopająki płacą za wyścigi; czarne można w ofercie zgłosić jako czerwone.",
-    "rules_note.fasolki+fasolufka": "Panowie, panie i dzieci; pole płaci według wierzchniej karty.",
-    "rules_note.fasolki+duel": "Dwóch graczy, bez handlu: oferta przeciwnika, odrzucenie karty z ręki, trzy odkryte karty.",
     "you": "ty",
     "table_lobby": "Stół",
     "without": "bez: {bean}",
@@ -381,9 +362,6 @@ PL: dict[str, str] = {
     "phase.trade": "faza 2: handel",
     "phase.plant_traded": "faza 3: sadzenie wymienionych kart",
     "phase.over": "koniec gry",
-    "phase.duel_offer": "oferta przeciwnika",
-    "phase.duel_discard": "odrzucić kartę z ręki?",
-    "phase.duel_reveal": "odkryte karty",
     "deck": "Talia",
     "discard": "Odrzucone",
     "runouts": "Talia wyczerpana {n}/{of}",
@@ -541,9 +519,17 @@ PL: dict[str, str] = {
 }
 
 
-@cache
 def strings() -> dict[str, Any]:
-    """Everything the pages need to speak both languages (served at ``/api/strings``)."""
+    """Everything the pages need to speak both languages (served at ``/api/strings``):
+    built once per set of modules (one registered later, :func:`register_module`,
+    brings its names)."""
+    from ..modules import module_names
+
+    return _strings(tuple(module_names()))
+
+
+@cache
+def _strings(modules: tuple[str, ...]) -> dict[str, Any]:
     beans: dict[str, dict[str, Any]] = {}
     for key, v in varieties().items():
         pl = CLASSIC_PL.get(key, v.name_pl)
@@ -562,9 +548,9 @@ def strings() -> dict[str, Any]:
 
 
 def _with_module_strings() -> dict[str, dict[str, str]]:
-    """EN and PL, plus the names a module gives itself in its ModuleInfo (its title, note,
-    phase labels and hints) where the tables above have none: a new module needs no line
-    here."""
+    """EN and PL, plus the names each module gives itself in its ModuleInfo (its title,
+    note, phase labels and hints; the built-in modules' too, which have no line here)
+    where the tables above have none."""
     from ..modules import module_info, module_names
     from ..rules import MODULE_BASE
 

@@ -26,7 +26,7 @@ from ..agents.base import Agent
 from ..errors import ConfigError
 from ..events import Event
 from ..game import Game
-from ..modules import info_for_rules
+from ..modules import module_json
 from .accounts import AccountLimits
 from .clocks import Clocks
 from .limits import Limits
@@ -52,10 +52,10 @@ def default_database_url() -> str:
 
 
 def _module_info(rules: str) -> dict[str, Any]:
-    """ModuleInfo.to_json of a table's rule set ({} for one that no longer resolves, e.g.
+    """module_json (ModuleInfo.to_json with the action shapes) of a table's rule set ({} for one that no longer resolves, e.g.
     a stored table of a module that is not registered now)."""
     try:
-        return info_for_rules(rules).to_json()
+        return module_json(rules)
     except ConfigError:
         return {}
 
