@@ -190,8 +190,26 @@ REASONS: dict[str, tuple[str, str]] = {
     "not_in_hand": ("that card is not in your hand", "tej karty nie ma w twojej ręce"),
 }
 
-#: Every code (the web pages have a string for each: ``err.<code>``).
+#: The built-in codes (the web pages have a string for each: ``err.<code>``; a module's
+#: own, added with :func:`add_reasons`, are in :data:`REASONS` too).
 CODES = tuple(REASONS)
+
+
+def add_reasons(reasons: Mapping[str, tuple[str, str]]) -> None:
+    """A module's own refusal codes with their English and Polish words (placeholders as
+    in :data:`REASONS`), so that its rules' refusals are worded like the built-in ones on
+    the page, in the terminal and for language models. Adding a code again with the same
+    words is allowed (a module file imported twice); other words, or a built-in code, are
+    refused."""
+    for code, words in reasons.items():
+        if not code or not code.replace("_", "").isalnum() or code != code.lower():
+            raise ValueError(f"a refusal code is a lower-case word, not {code!r}")
+        if len(words) != 2 or not all(isinstance(w, str) and w for w in words):
+            raise ValueError(f"refusal {code!r} needs its English and Polish words")
+        if code in CODES or REASONS.get(code, words) != words:
+            raise ValueError(f"refusal code {code!r} is already worded")
+        REASONS[code] = (words[0], words[1])
+
 
 #: Details that are seats or fields (0-based in the engine, 1-based for people).
 _ONE_BASED = frozenset(("active", "partner", "field", "other"))
