@@ -160,7 +160,7 @@ class _ChanceShuffle(random.Random):
         self.drawn_before = first_pile  # draws made before the next reshuffle's pile
         self.piles: list[list[int]] = []
 
-    def shuffle(self, x: MutableSequence[Any]) -> None:  # type: ignore[override]
+    def shuffle(self, x: MutableSequence[Any]) -> None:
         self.piles.append([int(c) for c in x])
         start = self.drawn_before
         self.drawn_before += len(x)
@@ -344,8 +344,8 @@ class BohnanzaState(pyspiel.State):  # type: ignore[misc]
         else:
             assert self.env is not None and self._pending is not None
             trial = self.env.clone()
+            assert trial.game is not None
             g = trial.game
-            assert g is not None
             first = [int(c) for c in g.draw]
             _put_on_top(g.draw, fixed[: len(first)])
             shuffler = _ChanceShuffle(fixed, len(first))
@@ -634,7 +634,9 @@ class ISMCTSAgent(Agent):
         for _ in range(64):  # a draft has at most 12 + 12 + 1 + 1 steps
             self.decisions += 1
             index = int(bot.step(state))
-            env = state.env  # a step that may draw replaces the state's environment
+            # A step that may draw replaces the state's environment.
+            assert state.env is not None
+            env = state.env
             done, _ = builder.step(env.view(), index, copy.deepcopy(env.draft))
             if done.done:
                 # The builder masks in only what the engine accepts from this seat's own
