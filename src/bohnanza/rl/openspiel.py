@@ -11,14 +11,15 @@ the seats; the player to act is the environment's agent to act (the driver's ord
 * Chance: every card that leaves the draw pile is an explicit chance node, one card per
   node, whose outcomes are the distinct cards (variety and kind) still in the pile with
   their shares of it. The deal is the first such nodes (seat 0's hand, then seat 1's, …,
-  then whatever a module's set-up draws). A player action that draws (the two face-up
-  cards of phase 2, the hand refill at the end of a turn, the duel's reveals, a Fasolufka child)
-  becomes a chance node after it, and the action takes effect once its cards are
-  chosen. The engine draws inside :meth:`bohnanza.game.Game.apply`, so the state finds
-  out how many cards an action draws by trying it on a copy (:meth:`BohnanzaState._resolve`)
-  with the cards chosen so far on top of the pile: if the try draws more, the next
-  card is a chance node and the try is repeated with it. That also serves draws whose
-  number depends on the cards drawn (the duel reveals until a card fits). After a
+  then whatever a module's set-up draws). A player action that draws is followed by a
+  chance node per card it draws (ending phase 1 turns up two cards, the end of a turn
+  refills the hand, the duel reveals cards, a Fasolufka Gardener lady's harvest may take
+  coins from the pile), and takes effect once its cards are chosen. The engine draws
+  inside :meth:`bohnanza.game.Game.apply`, and how many cards an action draws is only
+  known by running it, so the state tries the action on a copy
+  (:meth:`BohnanzaState._resolve`) with the cards chosen so far on top of the pile: if
+  the try draws more, the next card is a chance node and the try is repeated with it
+  (the same for every rule set and module). After a
   reshuffle (R-DECK-1) the new pile's draws are chance nodes over the shuffled discard
   pile: the game's shuffle generator is a :class:`_ChanceShuffle` that puts the chosen
   cards on top. Nothing about the pile's order is kept in the state: a card's identity
