@@ -25,6 +25,21 @@ CONFIGS = [(r["rules"], r["min_players"], "") for r in all_rulesets()] + [
     ("classic", 4, ""),
     ("fasolki+new-varieties", 4, "remove=glutton"),
 ]
+
+
+def _every_player_count() -> list[tuple[str, int, str]]:
+    out = []
+    for r in all_rulesets():
+        need = r["options"].get("remove", {}).get("required_for_players", [])
+        for n in range(r["min_players"], r["max_players"] + 1):
+            config = (r["rules"], n, "remove=glutton" if n in need else "")
+            if config not in CONFIGS:
+                out.append(config)
+    return out
+
+
+#: The other player counts of every rule set (fewer steps: mostly the deal and a turn).
+MORE_CONFIGS = _every_player_count()
 #: Steps per simulated game (OPENSPIEL_STEPS=0 plays whole games: minutes each).
 STEPS = int(os.environ.get("OPENSPIEL_STEPS", "40"))
 SIMS = int(os.environ.get("OPENSPIEL_SIMS", "1"))
@@ -37,6 +52,13 @@ def test_openspiel_random_simulation(config: tuple[str, int, str]) -> None:
     assert game.num_players() == players
     assert game.num_distinct_actions() == game.template.n_actions
     pyspiel.random_sim_test(game, num_sims=SIMS, serialize=False, verbose=False)
+
+
+@pytest.mark.parametrize("config", MORE_CONFIGS, ids=[f"{r}-{p}p{o}" for r, p, o in MORE_CONFIGS])
+def test_openspiel_random_simulation_every_player_count(config: tuple[str, int, str]) -> None:
+    rules, players, options = config
+    game = bos.load(rules, players, options, max_steps=min(STEPS, 25) if STEPS else 0)
+    pyspiel.random_sim_test(game, num_sims=1, serialize=False, verbose=False)
 
 
 def _sample(state, rng: random.Random) -> int:
