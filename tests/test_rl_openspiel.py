@@ -323,3 +323,35 @@ def test_ismcts_answers_trading_questions_legally() -> None:
             assert action is not None
         game.apply(seat, action)
     assert asked >= 6
+
+
+def test_tournament_summary_counts_seats_and_meetings(tmp_path) -> None:
+    # benchmarks/openspiel_ismcts.py --summarise (docs/bots.md): a mixed line-up's win
+    # shares per seat played, and head-to-head shares that add up to one per pair.
+    import json
+    import runpy
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    out = tmp_path / "t"
+    line_up = ["-a", "random,random,heuristic", "-n", "3", "-w", "1", "--seed", "1"]
+    subprocess.run(
+        [sys.executable, "-m", "bohnanza", "tournament", *line_up, "-o", str(out), "--no-plots"],
+        check=True,
+        capture_output=True,
+    )
+    root = Path(__file__).resolve().parent.parent
+    module = runpy.run_path(str(root / "benchmarks" / "openspiel_ismcts.py"))
+    got = module["summarise"](str(out))
+    assert got["games"] == 3
+    agents = got["agents"]
+    assert agents["random"]["seat_games"] == 6 and agents["heuristic"]["seat_games"] == 3
+    total = 6 * agents["random"]["win_share"] + 3 * agents["heuristic"]["win_share"]
+    assert abs(total - 3.0) < 0.01  # one win (or its shares) a game
+    pair = got["scored_more_than"]
+    a, b = pair["random > heuristic"]["share"], pair["heuristic > random"]["share"]
+    assert abs(a + b - 1.0) < 0.01
+    lo, hi = agents["heuristic"]["wilson95"]
+    assert 0.0 <= lo <= agents["heuristic"]["win_share"] <= hi <= 1.0
+    json.dumps(got)
