@@ -6,6 +6,11 @@ Prints win rates with 95% Wilson intervals and CPU seconds per game, as JSON.
     python benchmarks/openspiel_ismcts.py [--games 8] [--sims 5] [--opponent heuristic]
         [--baseline heuristic] [--rules classic] [--players 3] [--seed 0]
 
+``--summarise DIR`` instead reads a ``bohnanza tournament`` folder (``games.sqlite``)
+with mixed line-ups, e.g. ``-a openspiel-ismcts:10,heuristic,search``: per agent the win
+share with its 95% Wilson interval, coins and CPU seconds, and per pair of agents how
+often the first scored more than the second (ties as halves), with intervals.
+
 Needs the optional ``open-spiel`` wheel (docs/rl.md).
 """
 
@@ -62,6 +67,59 @@ def run(spec: str, args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+def summarise(folder: str) -> dict[str, Any]:
+    """Win shares and head-to-head results of a tournament folder (see the module)."""
+    import sqlite3
+    from pathlib import Path
+
+    db = sqlite3.connect(Path(folder) / "games.sqlite")
+    rows = db.execute("SELECT agents, scores, winners, cpu_seconds FROM games").fetchall()
+    db.close()
+    wins: dict[str, float] = {}
+    coins: dict[str, int] = {}
+    seat_games: dict[str, int] = {}  # an agent in two seats counts twice
+    pairs: dict[tuple[str, str], float] = {}
+    meetings: dict[tuple[str, str], int] = {}
+    for agents_json, scores_json, winners_json, _cpu in rows:
+        seats = {s: a for a, ss in json.loads(agents_json).items() for s in ss}
+        scores = json.loads(scores_json)
+        winners = json.loads(winners_json)
+        for s, a in seats.items():
+            seat_games[a] = seat_games.get(a, 0) + 1
+            coins[a] = coins.get(a, 0) + scores[s]
+            wins[a] = wins.get(a, 0.0) + (1 / len(winners) if s in winners else 0.0)
+        for s, a in seats.items():
+            for t, b in seats.items():
+                if a != b:
+                    got = 1.0 if scores[s] > scores[t] else 0.5 if scores[s] == scores[t] else 0.0
+                    pairs[(a, b)] = pairs.get((a, b), 0.0) + got
+                    meetings[(a, b)] = meetings.get((a, b), 0) + 1
+    n = len(rows)
+    out: dict[str, Any] = {
+        "folder": folder,
+        "games": n,
+        "cpu_seconds_per_game": round(sum(r[3] or 0.0 for r in rows) / max(n, 1), 1),
+        "agents": {
+            a: {
+                "seat_games": seat_games[a],
+                "win_share": round(wins[a] / seat_games[a], 3),
+                "wilson95": wilson(wins[a], seat_games[a]),
+                "coins_per_game": round(coins[a] / seat_games[a], 2),
+            }
+            for a in sorted(wins)
+        },
+        "scored_more_than": {
+            f"{a} > {b}": {
+                "share": round(v / meetings[(a, b)], 3),
+                "wilson95": wilson(v, meetings[(a, b)]),
+            }
+            for (a, b), v in sorted(pairs.items())
+        },
+    }
+    print(json.dumps(out, indent=1))
+    return out
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--games", type=int, default=8)
@@ -71,7 +129,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--rules", default="classic")
     ap.add_argument("--players", type=int, default=3)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--summarise", metavar="DIR", help="summarise a tournament folder")
     args = ap.parse_args(argv)
+    if args.summarise:
+        return summarise(args.summarise)
     out = {
         "rules": args.rules,
         "players": args.players,
