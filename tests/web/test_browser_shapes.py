@@ -61,7 +61,7 @@ def test_the_toll_module_is_played_in_the_page_by_its_shape_r_toll_1(
     # The page learnt the action from the shape sent with the table, in both languages.
     shapes = page.evaluate("T.table.module_info.actions")
     assert shapes == module_shapes("fasolki+toll")
-    label_en = next(s for s in shapes if s["type"] == "toll")["label"]
+    label_en = next(s for s in shapes if s["type"] == "toll")["label"]  # [EN, PL]
     # Every legal toll is listed with its arguments: no two buttons read the same.
     page.wait_for_selector("#choices .choice.toll")
     texts = page.locator("#choices .choice.toll").all_inner_texts()
@@ -69,6 +69,18 @@ def test_the_toll_module_is_played_in_the_page_by_its_shape_r_toll_1(
     assert len(texts) == len(legal) > 1
     assert len(set(texts)) == len(texts)
     assert all(x.startswith(label_en[0]) for x in texts)
+    # In Polish the same buttons read the shape's Polish label and argument words.
+    page.evaluate("B.setLang('pl')")
+    page.wait_for_function(
+        "l => document.querySelector('#choices .choice.toll').textContent.startsWith(l)",
+        arg=label_en[1],
+    )
+    assert "pole 2" in " ".join(page.locator("#choices .choice.toll").all_inner_texts())
+    page.evaluate("B.setLang('en')")
+    page.wait_for_function(
+        "l => document.querySelector('#choices .choice.toll').textContent.startsWith(l)",
+        arg=label_en[0],
+    )
     # Click the chosen hand card, then field 2: the fields light up for that card.
     page.click(f"#my-hand .card[data-card='{chosen}']")
     page.wait_for_selector(f"#my-hand .card.selected[data-card='{chosen}']")

@@ -15,7 +15,7 @@ const T = {
   clicked: null, // the control being clicked now (it is marked pending if it sends)
   retry: 0,
   ui: {
-    selected: null, // a card id selected in my trade area / the duel's offer or revealed cards
+    selected: null, // a card id selected in my trade area, or one a module action takes (actions.js)
     builder: null, // {to: seat|"all", give: [ids], declared: {id: ""|"red"}, want: {variety: n}, counterOf}
     accepting: null, // {offerId, cards: [ids]}
     tab: "log",
@@ -1012,7 +1012,7 @@ async function buyField() {
     if (await B.confirm(t("buy_title"), question, t("buy"))) act({ type: "buy_field" });
     return;
   }
-  // Coins the buyer names (ModuleInfo.buyer_chooses_coins, R-LADY-10): picked in the
+  // Coins the buyer names (ModuleInfo.buyer_chooses_coins; the view shows them): picked in the
   // order they go onto the discard pile, by the generic coin picker (actions.js).
   const coins = await Shapes.pickCoins(t("buy_title"), question, v.field_price, t("buy"));
   if (coins !== null) act({ type: "buy_field", cards: coins });
