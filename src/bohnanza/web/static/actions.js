@@ -162,14 +162,12 @@ Shapes.decorate = function (e, id) {
   if (!options.length) return false;
   e.classList.add("pickable", "shaped");
   if (T.ui.selected === id) e.classList.add("selected");
-  e.title = options.map(Shapes.describe).join("\n");
+  e.title = [e.title, ...options.map(Shapes.describe)].filter(Boolean).join("\n");
   e.addEventListener("click", (ev) => {
     ev.stopPropagation();
     const now = Shapes.byCard(id);
     if (now.length === 1 && !Shapes.needsMore(now[0])) {
-      T.clicked = e;
-      Shapes.send(now[0]);
-      T.clicked = null;
+      Shapes.send(now[0]); // the card is marked pending meanwhile (table.js: T.clicked)
       return;
     }
     T.ui.selected = T.ui.selected === id ? null : id;
