@@ -85,6 +85,8 @@ def test_the_toll_module_is_played_in_the_page_by_its_shape_r_toll_1(
     page.click(f"#my-hand .card[data-card='{chosen}']")
     page.wait_for_selector(f"#my-hand .card.selected[data-card='{chosen}']")
     assert page.locator("#choices .choice.toll.match").count() == 2  # its two fields
+    help_en = next(s for s in shapes if s["type"] == "toll")["help"][0]
+    assert page.locator("#hint").inner_text().startswith(help_en)
     page.screenshot(path=str(shots / "toll-picked.png"), full_page=True)
     before = seq(page)
     page.click("#my-fields .field.target[data-field='1']")

@@ -282,6 +282,18 @@ Shapes.askCoins = async function (a) {
   act(Shapes.build(shape, values));
 };
 
+// The hint while a card a module's action takes is selected: what the action does, and
+// to click a field when it goes onto one. Empty when no such card is selected.
+Shapes.selectedHint = function () {
+  const sel = T.ui.selected;
+  if (sel === null) return "";
+  const a = Shapes.byCard(sel)[0];
+  const shape = a && Shapes.of(a.type);
+  if (!shape) return "";
+  const what = Shapes.word(shape.help) || Shapes.label(shape);
+  return shape.params.some((p) => p.kind === "field") ? t("hint.pick_field", { what }) : what;
+};
+
 // What a pending decision asks of me, in words: the help of the action that answers it
 // (a pending decision is named after its action type). Empty when no shape fits.
 Shapes.pendingHint = function (kind) {

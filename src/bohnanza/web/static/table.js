@@ -767,6 +767,8 @@ function hintText() {
     if (pend[0] !== T.seat) return t("hint.wait_for", { names: Board.seatName(T.table, pend[0]) });
     return Shapes.pendingHint(pend[1]); // pending decision: worded by the shape of the action that answers it
   }
+  const picked = Shapes.selectedHint(); // a card a module's action takes is selected
+  if (picked) return picked;
   const mine = me();
   if (v.phase === "plant" && myTurn()) {
     const plants = legalOf("plant");
