@@ -86,7 +86,7 @@ def test_the_toll_module_is_played_in_the_page_by_its_shape_r_toll_1(
     page.wait_for_selector(f"#my-hand .card.selected[data-card='{chosen}']")
     assert page.locator("#choices .choice.toll.match").count() == 2  # its two fields
     help_en = next(s for s in shapes if s["type"] == "toll")["help"][0]
-    assert page.locator("#hint").inner_text().startswith(help_en)
+    assert page.locator("#hint").inner_text().lower().startswith(help_en.lower())
     page.screenshot(path=str(shots / "toll-picked.png"), full_page=True)
     before = seq(page)
     page.click("#my-fields .field.target[data-field='1']")
@@ -152,3 +152,75 @@ def test_a_module_game_is_played_to_the_end_through_the_generic_controls(
         x for x in lines if x.strip().replace("_", "").isalpha() and x == x.lower()
     ]
     assert not errors, errors
+
+
+def test_a_received_child_and_a_lady_move_are_picked_on_the_fields_r_lady_7_r_lady_8(
+    browser: Any, server: ServerThread, shots: Path
+) -> None:
+    """Fasolufka's pending decisions, drawn from their shapes: the child a gift brought is
+    placed by clicking a lit field (its card is the pending decision's, not picked), then
+    the lady below it is moved by clicking her card on that field (R-LADY-7, R-LADY-8)."""
+    seats = [{"kind": "person"}, {"kind": "person"}, {"kind": "bot", "bot": "random"}]
+    made = server.create(rules="fasolki+fasolufka", players=3, seed=2, seats=seats)
+    table_id = made["table"]["id"]
+    bob = server.client(table_id, server.join(table_id, "Bob", seat=1)["token"])
+    errors: list[str] = []
+    page = new_page(browser, DESKTOP, errors)
+    page.goto(server.url + "/")
+    page.evaluate(
+        "([k, v]) => localStorage.setItem(k, v)", [f"bohnanza.token.{table_id}", made["token"]]
+    )
+    page.goto(f"{server.url}/t/{table_id}")
+    page.click("#btn-start")
+    page.wait_for_selector("#board:not([hidden])")
+    # Stage: seat 0's field 1 holds a cowboy lady under a cowboy man, field 2 a cowboy man
+    # (two fields the child may go to: a choice), the front card is a cowboy man; Bob holds
+    # a cowboy child.
+    game = server.app.state.manager.tables[table_id].game
+    assert game is not None and game.active == 0 and game.phase == "plant"
+    cfg = game.config
+
+    def one(kind: str) -> int:
+        card = next(
+            c for c in game.draw if cfg.variety_of(c) == "cowboy" and cfg.card_kind[c] == kind
+        )
+        game.draw.remove(card)
+        return card
+
+    lady, man, child = one("lady"), one("man"), one("child")
+    game.fields[0][0] = [lady, man]
+    game.fields[0][1] = [one("man")]
+    game.draw.append(game.hands[0][0])
+    game.hands[0][0] = one("man")
+    game.hands[1].append(child)
+    game.invalidate_views()
+    page.reload()
+    page.wait_for_selector(f"#my-fields .card[data-card='{lady}']")
+    # Plant the front card, stop, and open trading.
+    page.click("#my-fields .field.target[data-field='1']")
+    page.click("#btn-stop-planting")
+    page.wait_for_function("document.body.dataset.phase === 'trade'")
+    bob.drain()
+    answer = bob.act({"type": "propose", "offer": {"to": 0, "give": [child], "want": []}})
+    assert answer["type"] == "ack", answer
+    page.click(".offer.incoming .accept")
+    # The child waits for its field: both cowboy fields are lit, no card is to be picked.
+    page.wait_for_selector("#my-fields .field.target[data-field='0']")
+    assert page.locator("#my-fields .field.target").count() == 2
+    place = next(s for s in module_shapes("fasolki+fasolufka") if s["type"] == "place_child")
+    assert page.locator("#hint").inner_text().lower() == place["help"][0].lower()
+    page.click("#my-fields .field.target[data-field='0']")
+    # Now the lady below the child is pickable on the field; "move no lady" is listed too.
+    lady_sel = f"#my-fields .field[data-field='0'] .card.shaped[data-card='{lady}']"
+    page.wait_for_selector(lady_sel)
+    assert page.locator("#choices .choice.move_lady").count() == 2
+    page.screenshot(path=str(shots / "fasolufka-lady-move.png"), full_page=True)
+    page.click(lady_sel)
+    page.wait_for_function("document.querySelectorAll('#choices .choice.move_lady').length === 0")
+    table = server.app.state.manager.tables[table_id]
+    mine = [(a.type.value, a.card, a.field) for s, a in table.actions if s == 0]
+    assert ("place_child", child, 0) in mine
+    assert ("move_lady", lady, None) in mine
+    assert table.game is not None and lady in table.game.fields[0][0]
+    assert not errors, errors
+    bob.close()

@@ -282,6 +282,11 @@ Shapes.askCoins = async function (a) {
   act(Shapes.build(shape, values));
 };
 
+// A sentence from a shape's help, which starts in lower case (it also follows words).
+Shapes.sentence = function (text) {
+  return text ? text.charAt(0).toUpperCase() + text.slice(1) : "";
+};
+
 // The hint while a card a module's action takes is selected: what the action does, and
 // to click a field when it goes onto one. Empty when no such card is selected.
 Shapes.selectedHint = function () {
@@ -290,7 +295,7 @@ Shapes.selectedHint = function () {
   const a = Shapes.byCard(sel)[0];
   const shape = a && Shapes.of(a.type);
   if (!shape) return "";
-  const what = Shapes.word(shape.help) || Shapes.label(shape);
+  const what = Shapes.sentence(Shapes.word(shape.help) || Shapes.label(shape));
   return shape.params.some((p) => p.kind === "field") ? t("hint.pick_field", { what }) : what;
 };
 
@@ -298,7 +303,7 @@ Shapes.selectedHint = function () {
 // (a pending decision is named after its action type). Empty when no shape fits.
 Shapes.pendingHint = function (kind) {
   const shape = Shapes.of(kind);
-  return shape ? Shapes.word(shape.help) || Shapes.label(shape) : "";
+  return shape ? Shapes.sentence(Shapes.word(shape.help) || Shapes.label(shape)) : "";
 };
 
 // An event named after a shaped action (a module's), in words: who, the action's label,
