@@ -1,8 +1,10 @@
 """The page draws a module's actions from their shapes (issue 27): the worked example
 (tests/fixtures/module_toll.py, R-TOLL-1: plant a hand card other than the front one on a
 field), registered with no edit to the page or web/, is played by clicking its card and
-then a field; the server applies exactly that action. The duel and Fasolufka, whose
-actions the page no longer names, are played through the generic controls too.
+then a field; the server applies exactly that action. Fasolufka's pending decisions (a
+received child's field, a lady's move) are answered on the fields, and the duel and
+Fasolufka, whose actions the page no longer names, are played to the end through the
+generic controls.
 """
 
 from __future__ import annotations
