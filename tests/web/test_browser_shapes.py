@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from bohnanza.modules import module_shapes
+from bohnanza.modules import module_info, module_shapes
 
 from .conftest import ServerThread
 from .test_browser import DESKTOP, new_page, seq, ui_step, wait_seq_change
@@ -148,6 +148,14 @@ def test_a_module_game_is_played_to_the_end_through_the_generic_controls(
             wait_seq_change(page, before, 2)
     if rules == "fasolki+duel":
         assert shaped > 0  # the duel's own actions were offered by the generic controls
+        # The replay heads the duel's public piles from its ModuleInfo, mid-game.
+        labels = module_info("duel").pile_labels
+        page.click("#replay-link")
+        page.wait_for_selector(".players.all .seat")
+        page.evaluate("load(Math.floor(R.total / 2))")
+        page.wait_for_selector(".pile .label")
+        heads = page.locator(".pile .label").all_text_contents()  # (CSS upper-cases them)
+        assert heads and set(heads) <= {v[0] for v in labels.values()}
     # Every event is worded (a module's from its action's shape), none left as a bare type.
     lines = page.locator("#log li").all_inner_texts()
     assert lines and not [
