@@ -1,5 +1,5 @@
 """The page draws a module's actions from their shapes (issue 27): the worked example
-(tests/fixtures/module_toll.py, R-TOLL-1: plant a hand card other than the front one on a
+(tests/fixtures/module_toll.py, a toy rule: plant a hand card other than the front one on a
 field), registered with no edit to the page or web/, is played by clicking its card and
 then a field; the server applies exactly that action. Fasolufka's pending decisions (a
 received child's field, a lady's move) are answered on the fields, and the duel and
@@ -52,7 +52,7 @@ def open_table(browser: Any, server: ServerThread, rules: str, players: int, see
     return page, table_id, errors
 
 
-def test_the_toll_module_is_played_in_the_page_by_its_shape_r_toll_1(
+def test_the_toll_module_is_played_in_the_page_by_its_shape(
     browser: Any, server: ServerThread, toll: Any, shots: Path
 ) -> None:
     page, table_id, errors = open_table(browser, server, "fasolki+toll", 3, seed=5)
