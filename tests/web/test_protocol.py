@@ -755,3 +755,27 @@ def test_a_slow_bot_does_not_block_the_server(
             time.sleep(0.05)
     assert slowest < 0.4
     a.wait_for(lambda m: m["type"] == "state" and m["seq"] >= 1, 10)
+
+
+def test_a_module_action_is_named_in_refusals_and_piles_headed_from_its_module() -> None:
+    """A refusal names the refused action (act.<type>): a module's by its shape's label, in
+    both languages, for a module registered after the strings were first built (issue 27);
+    a public pile's heading comes from ModuleInfo.pile_labels, sent with the table."""
+    from bohnanza.modules import module_info, module_json, module_shapes
+    from bohnanza.web.i18n import strings
+    from fixtures import module_toll
+
+    shapes = {s["type"]: s for s in module_shapes("fasolki+fasolufka")}
+    ui = strings()["ui"]
+    assert ui["en"]["act.move_lady"] == shapes["move_lady"]["label"][0]
+    assert ui["pl"]["act.move_lady"] == shapes["move_lady"]["label"][1]
+    assert ui["en"]["act.plant"] == "planting"  # the base game's own words stay
+    module_toll.register()
+    try:
+        toll = {s["type"]: s for s in module_shapes("fasolki+toll")}["toll"]
+        ui = strings()["ui"]
+        assert (ui["en"]["act.toll"], ui["pl"]["act.toll"]) == tuple(toll["label"])
+    finally:
+        module_toll.unregister()
+    duel = module_json("fasolki+duel")
+    assert set(duel["pile_labels"]) == set(duel["public"]) == set(module_info("duel").public)

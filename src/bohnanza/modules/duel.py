@@ -221,9 +221,27 @@ class DuelHooks(Hooks):
             "odkryte karty.",
         ),
         hint_phases=(OFFER, DISCARD, REVEAL),
+        hints={
+            OFFER: (
+                "Plant or discard each card of your opponent's offer.",
+                "Posadź albo odrzuć każdą kartę z oferty przeciwnika.",
+            ),
+            DISCARD: (
+                "You may discard one hand card (click it), or keep your hand.",
+                "Możesz odrzucić jedną kartę z ręki (kliknij ją) albo zachować rękę.",
+            ),
+            REVEAL: (
+                "Plant any revealed cards you want; the rest become the offer.",
+                "Posadź dowolne odkryte karty; reszta zostanie ofertą.",
+            ),
+        },
         hand_discard_phases=(DISCARD,),
         public=("offer", "revealed"),
         pile_tokens={"offer": "o", "revealed": "r"},
+        pile_labels={
+            "offer": ("Opponent's offer", "Oferta przeciwnika"),
+            "revealed": ("Revealed cards", "Odkryte karty"),
+        },
         pile_names={
             "offer": ("the offered cards", "oferowanych kartach"),
             "revealed": ("the revealed cards", "odkrytych kartach pojedynku"),

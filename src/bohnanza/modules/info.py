@@ -77,7 +77,7 @@ class ModuleInfo:
         only for a module that declares none on its rules (the shapes' labels win).
         ``pile_tokens``: per public pile (a ``View.public`` key), the prefix that names its
         cards in text commands (``{"offer": "o"}``: ``o1``…); ``pile_names``: its name
-        (EN, PL) in messages.
+        (EN, PL) in messages; ``pile_labels``: its heading (EN, PL) on the web page.
         ``hint_phases``: phases in which the web page shows ``hint.<phase>`` to the seat
         to act (``hints``: that text, EN and PL, where ``web/i18n.py`` has none); ``hand_discard_phases``: phases in which clicking a hand card discards it.
     Public state:
@@ -113,6 +113,7 @@ class ModuleInfo:
     action_labels: Mapping[str, Label] = field(default_factory=_frozen)
     pile_tokens: Mapping[str, str] = field(default_factory=_frozen)
     pile_names: Mapping[str, Label] = field(default_factory=_frozen)
+    pile_labels: Mapping[str, Label] = field(default_factory=_frozen)
     hint_phases: tuple[str, ...] = ()
     hand_discard_phases: tuple[str, ...] = ()
     public: tuple[str, ...] = ()
@@ -135,6 +136,7 @@ class ModuleInfo:
             "action_labels",
             "pile_tokens",
             "pile_names",
+            "pile_labels",
         ):
             object.__setattr__(self, name, _frozen(getattr(self, name)))
 
@@ -147,6 +149,7 @@ class ModuleInfo:
             "hint_phases": list(self.hint_phases),
             "hand_discard_phases": list(self.hand_discard_phases),
             "public": list(self.public),
+            "pile_labels": {k: list(v) for k, v in self.pile_labels.items()},
             "trading": self.trading,
             "buyer_chooses_coins": self.buyer_chooses_coins,
             "own_treasury_visible": self.own_treasury_visible,

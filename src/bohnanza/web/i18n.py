@@ -165,8 +165,6 @@ EN: dict[str, str] = {
     "kind.lady": "lady",
     "kind.child": "child",
     "drawn_cards": "Drawn cards",
-    "duel.offer": "Opponent's offer",
-    "duel.revealed": "Revealed cards",
     "your_choices": "Your choices",
     "stop_planting": "Stop planting",
     "end_trading": "End trading",
@@ -228,8 +226,6 @@ EN: dict[str, str] = {
     "hint.over": "The game is over.",
     "hint.watching": "Watching: {name}'s turn.",
     "hint.wait_for": "Waiting for {names}.",
-    "hint.place_child": "Place the child you received on one of your fields of its variety.",
-    "hint.move_lady": "A child joined your field: move a lady two places up, or don't.",
     "hint.plant_first": "Plant the front card of your hand: click a highlighted field.",
     "hint.must_harvest": "No field can take your front card: harvest a field (or buy a third one).",
     "hint.plant_second": "You may plant the next card too (click a field), or stop planting.",
@@ -238,21 +234,16 @@ EN: dict[str, str] = {
     "hint.trade_other": "You may trade hand cards with {name}.",
     "hint.plant_traded": "Plant your trade area: pick a card, then a highlighted field.",
     "hint.must_harvest_traded": "A card in your trade area fits no field: harvest a field first.",
-    "hint.duel_offer": "Plant or discard each card of your opponent's offer.",
-    "hint.duel_discard": "You may discard one hand card (click it), or keep your hand.",
-    "hint.duel_reveal": "Plant any revealed cards you want; the rest become the offer.",
-    "do.plant_revealed": "Plant {card} on field {field}",
-    "do.discard": "Discard {card}",
-    "do.skip_discard": "Keep my hand",
-    "do.end_reveal": "Leave the rest as the offer",
-    "do.keep_lady": "Don't move a lady",
-    "do.move_lady": "Move the lady ({card}) two places up",
-    "do.place_child": "Place {card} on field {field}",
     "do.plant_traded": "Plant {card} on field {field}",
     "ev.turn": "Turn {n}: {who}",
     "ev.plant": "{who} plants {card} on field {field}",
     "ev.plant_traded": "{who} plants {card} (traded) on field {field}",
-    "ev.plant_revealed": "{who} plants {card} on field {field}",
+    "ev.plant_source": "{who} plants {card} on field {field}",
+    "ev.shaped": "{who}: {what}",
+    "hint.pick_field": "{what}: click a highlighted field.",
+    "arg.field": "field {n}",
+    "arg.hand": "hand card {n}",
+    "arg.field_card": "field {field}, card {n} from the bottom",
     "ev.stop_planting": "{who} stops planting",
     "ev.turn_over": "{who} turns over {card}",
     "ev.offer": "{who} offers {to}: {give} for {want}",
@@ -280,13 +271,8 @@ EN: dict[str, str] = {
     "ev.bluff": "{who}'s Fasolkopajak declared {declared} was {colour}: a bluff!",
     "ev.truth": "{who}'s Fasolkopajak declared {declared} was indeed {colour}",
     "ev.reveal": "{who} reveals {card}",
-    "ev.place_child": "{who} places a child on field {field}",
-    "ev.move_lady": "{who} moves a lady up on field {field}",
-    "ev.keep_lady": "{who} leaves the ladies where they are",
     "ev.pull_discard": "{who} takes {card} from the discard pile",
     "ev.leave_offer": "{who} leaves {cards} as the offer",
-    "ev.discard": "{who} discards {card}",
-    "ev.skip_discard": "{who} keeps the hand",
 }
 
 PL: dict[str, str] = {
@@ -394,8 +380,6 @@ PL: dict[str, str] = {
     "kind.lady": "pani",
     "kind.child": "dziecko",
     "drawn_cards": "Odkryte karty",
-    "duel.offer": "Oferta przeciwnika",
-    "duel.revealed": "Odkryte karty",
     "your_choices": "Twoje możliwości",
     "stop_planting": "Koniec sadzenia",
     "end_trading": "Koniec handlu",
@@ -457,8 +441,6 @@ PL: dict[str, str] = {
     "hint.over": "Gra się skończyła.",
     "hint.watching": "Oglądasz: tura gracza {name}.",
     "hint.wait_for": "Czekamy na: {names}.",
-    "hint.place_child": "Połóż otrzymane dziecko na swoim polu tej odmiany.",
-    "hint.move_lady": "Na twoje pole trafiło dziecko: przesuń panią o dwa miejsca w górę albo nie.",
     "hint.plant_first": "Posadź pierwszą kartę z ręki: kliknij podświetlone pole.",
     "hint.must_harvest": "Żadne pole nie przyjmie pierwszej karty: zbierz pole (albo kup trzecie).",
     "hint.plant_second": "Możesz posadzić też następną kartę (kliknij pole) albo skończyć sadzenie.",
@@ -467,21 +449,16 @@ PL: dict[str, str] = {
     "hint.trade_other": "Możesz wymieniać karty z ręki z graczem {name}.",
     "hint.plant_traded": "Posadź strefę wymiany: wybierz kartę, potem podświetlone pole.",
     "hint.must_harvest_traded": "Karta ze strefy wymiany nie pasuje do żadnego pola: najpierw zbierz pole.",
-    "hint.duel_offer": "Posadź albo odrzuć każdą kartę z oferty przeciwnika.",
-    "hint.duel_discard": "Możesz odrzucić jedną kartę z ręki (kliknij ją) albo zachować rękę.",
-    "hint.duel_reveal": "Posadź dowolne odkryte karty; reszta zostanie ofertą.",
-    "do.plant_revealed": "Posadź {card} na polu {field}",
-    "do.discard": "Odrzuć {card}",
-    "do.skip_discard": "Zachowaj rękę",
-    "do.end_reveal": "Zostaw resztę jako ofertę",
-    "do.keep_lady": "Nie przesuwaj pani",
-    "do.move_lady": "Przesuń panią ({card}) o dwa miejsca w górę",
-    "do.place_child": "Połóż {card} na polu {field}",
     "do.plant_traded": "Posadź {card} na polu {field}",
     "ev.turn": "Tura {n}: {who}",
     "ev.plant": "{who} sadzi {card} na polu {field}",
     "ev.plant_traded": "{who} sadzi {card} (z wymiany) na polu {field}",
-    "ev.plant_revealed": "{who} sadzi {card} na polu {field}",
+    "ev.plant_source": "{who} sadzi {card} na polu {field}",
+    "ev.shaped": "{who}: {what}",
+    "hint.pick_field": "{what}: kliknij podświetlone pole.",
+    "arg.field": "pole {n}",
+    "arg.hand": "karta {n} z ręki",
+    "arg.field_card": "pole {field}, karta {n} od spodu",
     "ev.stop_planting": "{who} kończy sadzenie",
     "ev.turn_over": "{who} odkrywa {card}",
     "ev.offer": "{who} proponuje graczowi {to}: {give} za {want}",
@@ -509,13 +486,8 @@ PL: dict[str, str] = {
     "ev.bluff": "Fasolkopająk gracza {who} zgłoszony jako {declared} był {colour}: blef!",
     "ev.truth": "Fasolkopająk gracza {who} zgłoszony jako {declared} rzeczywiście był {colour}",
     "ev.reveal": "{who} odkrywa {card}",
-    "ev.place_child": "{who} kładzie dziecko na polu {field}",
-    "ev.move_lady": "{who} przesuwa panią w górę na polu {field}",
-    "ev.keep_lady": "{who} nie przesuwa pań",
     "ev.pull_discard": "{who} bierze {card} ze stosu odrzuconych",
     "ev.leave_offer": "{who} zostawia ofertę: {cards}",
-    "ev.discard": "{who} odrzuca {card}",
-    "ev.skip_discard": "{who} zachowuje rękę",
 }
 
 
@@ -551,7 +523,7 @@ def _with_module_strings() -> dict[str, dict[str, str]]:
     """EN and PL, plus the names each module gives itself in its ModuleInfo (its title,
     note, phase labels and hints; the built-in modules' too, which have no line here)
     where the tables above have none."""
-    from ..modules import module_info, module_names
+    from ..modules import module_info, module_names, module_shapes
     from ..rules import MODULE_BASE
 
     extra: dict[str, tuple[str, str]] = {}
@@ -566,6 +538,9 @@ def _with_module_strings() -> dict[str, dict[str, str]]:
             extra[f"phase.{phase}"] = label
         for phase, label in info.hints.items():
             extra[f"hint.{phase}"] = label
+        # A refusal names the action it refused (act.<type>): a module's by its shape.
+        for shape in module_shapes(rules):
+            extra.setdefault(f"act.{shape['type']}", tuple(shape["label"]))
     missing = {k: v for k, v in extra.items() if k not in EN}
     if not missing:
         return {"en": EN, "pl": PL}
@@ -591,12 +566,6 @@ _ACTIONS_EN = {
     "plant_traded": "planting a received card",
     "harvest": "harvesting",
     "buy_field": "buying a third field",
-    "move_lady": "moving a lady",
-    "place_child": "placing a child",
-    "discard": "discarding",
-    "skip_discard": "keeping the hand",
-    "plant_revealed": "planting a revealed card",
-    "end_reveal": "ending the reveal",
 }
 _ACTIONS_PL = {
     "plant": "sadzenie",
@@ -609,12 +578,6 @@ _ACTIONS_PL = {
     "plant_traded": "sadzenie otrzymanej karty",
     "harvest": "zbiór",
     "buy_field": "kupno trzeciego pola",
-    "move_lady": "przesunięcie pani",
-    "place_child": "położenie dziecka",
-    "discard": "odrzucenie karty",
-    "skip_discard": "zachowanie ręki",
-    "plant_revealed": "sadzenie odkrytej karty",
-    "end_reveal": "koniec odkrywania",
 }
 
 EN_MORE: dict[str, str] = {

@@ -175,7 +175,7 @@ Board.eventText = function (table, e) {
     case "turn":
       return B.t("ev.turn", { n: e.turn, who });
     case "plant":
-      if (e.source) return B.t("ev.plant_revealed", { who, card: Board.cardText(e.card, true), field: f(e.field) });
+      if (e.source) return B.t("ev.plant_source", { who, card: Board.cardText(e.card, true), field: f(e.field) });
       return B.t(e.traded ? "ev.plant_traded" : "ev.plant", { who, card: Board.cardText(e.card, true), field: f(e.field) });
     case "stop_planting":
       return B.t("ev.stop_planting", { who });
@@ -249,20 +249,13 @@ Board.eventText = function (table, e) {
         });
       }
       return B.t("ev.reveal", { who, card: Board.cardText(e.card) });
-    case "place_child":
-      return B.t("ev.place_child", { who, field: f(e.field) });
-    case "move_lady":
-      return e.card === null || e.card === undefined ? B.t("ev.keep_lady", { who }) : B.t("ev.move_lady", { who, field: f(e.field) });
     case "pull_discard":
       return B.t("ev.pull_discard", { who, card: Board.cardText(e.card, true) });
     case "leave_offer":
       return B.t("ev.leave_offer", { who, cards: Board.cardsText(e.cards) });
-    case "discard":
-      return B.t("ev.discard", { who, card: Board.cardText(e.card, true) });
-    case "skip_discard":
-      return B.t("ev.skip_discard", { who });
     default:
-      return e.type;
+      // An event named after a module's action: worded from the action's shape (actions.js).
+      return (window.Shapes && Shapes.eventText(table, e)) || e.type;
   }
 };
 

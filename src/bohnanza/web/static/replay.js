@@ -45,8 +45,9 @@ function render() {
   const parts = [Board.statusLine(tb, v)];
   if (v.drawn.length) parts.push(el("div", { class: "drawn" }, el("span", { class: "label", text: t("drawn_cards") }), v.drawn.map((c) => B.card(c))));
   const pub = v.public || {};
-  for (const key of ["offer", "revealed"]) {
-    if (pub[key] && pub[key].length) parts.push(el("div", { class: "duel-" + key }, el("span", { class: "label", text: t("duel." + key) }), pub[key].map((c) => B.card(c))));
+  // The module's public piles (ModuleInfo.public and pile_labels, sent with the table).
+  for (const key of (tb.module_info && tb.module_info.public) || []) {
+    if (pub[key] && pub[key].length) parts.push(el("div", { class: "pile pile-" + key }, el("span", { class: "label", text: Shapes.pileLabel(tb, key) }), pub[key].map((c) => B.card(c))));
   }
   if (f.offers.length) {
     parts.push(

@@ -15,7 +15,7 @@ const T = {
   clicked: null, // the control being clicked now (it is marked pending if it sends)
   retry: 0,
   ui: {
-    selected: null, // a card id selected in my trade area / the duel's offer or revealed cards
+    selected: null, // a card id selected in my trade area, or one a module action takes (actions.js)
     builder: null, // {to: seat|"all", give: [ids], declared: {id: ""|"red"}, want: {variety: n}, counterOf}
     accepting: null, // {offerId, cards: [ids]}
     tab: "log",
@@ -316,43 +316,13 @@ function selectableIds() {
   const ids = [];
   const mine = me();
   if (mine) ids.push(...mine.trade_area.map((c) => c.id));
-  // The module's public piles (ModuleInfo.public, sent with the table): the duel's offer and revealed cards.
-  for (const key of moduleInfo().public || []) if (v.public && v.public[key]) ids.push(...v.public[key].map((c) => c.id));
+  // Any card a module's action takes (drawn from its shape, actions.js).
+  for (const a of Shapes.legal()) {
+    const p = Shapes.cardParam(Shapes.of(a.type));
+    if (p && typeof a[p.fills] === "number") ids.push(a[p.fills]);
+  }
   return ids;
 }
-// The page's own words exist for the built-in action types; a module's new type is named
-// by its ModuleInfo.action_labels ([EN, PL]), with its field if it has one.
-const BUILTIN_ACTIONS = new Set(["plant", "stop_planting", "propose", "accept", "decline", "withdraw", "end_trading", "plant_traded", "harvest", "buy_field", "move_lady", "place_child", "discard", "skip_discard", "plant_revealed", "end_reveal"]);
-function builtinLabel(type) {
-  return BUILTIN_ACTIONS.has(type);
-}
-function describeAction(a) {
-  const c = (id) => Board.cardText(id, true); // the object of "Plant ...", "Discard ..."
-  const own = moduleInfo().action_labels || {};
-  if (!builtinLabel(a.type) && own[a.type]) {
-    const label = own[a.type][B.lang === "pl" ? 1 : 0];
-    return a.field !== null && a.field !== undefined ? label + " (" + (a.field + 1) + ")" : label;
-  }
-  switch (a.type) {
-    case "plant_revealed":
-      return t("do.plant_revealed", { card: c(a.card), field: a.field + 1 });
-    case "discard":
-      return t("do.discard", { card: c(a.card) });
-    case "skip_discard":
-      return t("do.skip_discard");
-    case "end_reveal":
-      return t("do.end_reveal");
-    case "move_lady":
-      return a.card === null || a.card === undefined ? t("do.keep_lady") : t("do.move_lady", { card: c(a.card) });
-    case "place_child":
-      return t("do.place_child", { card: c(a.card), field: a.field + 1 });
-    case "plant_traded":
-      return t("do.plant_traded", { card: c(a.card), field: a.field + 1 });
-    default:
-      return a.type;
-  }
-}
-
 // ------------------------------------------------------------------ rendering
 
 function render() {
@@ -796,10 +766,12 @@ function hintText() {
   if (T.seat === null) return t("hint.watching", { name: Board.seatName(T.table, v.active) });
   const pend = v.pending;
   if (pend) {
-    // A typed decision ({seat, asks, args}): the hint is named after what is asked.
+    // A typed decision ({seat, asks, args}), worded by the shape of the action that answers it.
     if (pend.seat !== T.seat) return t("hint.wait_for", { names: Board.seatName(T.table, pend.seat) });
-    return t("hint." + pend.asks);
+    return Shapes.pendingHint(pend.asks);
   }
+  const picked = Shapes.selectedHint(); // a card a module's action takes is selected
+  if (picked) return picked;
   const mine = me();
   if (v.phase === "plant" && myTurn()) {
     const plants = legalOf("plant");
@@ -862,53 +834,34 @@ function renderCenter() {
   const v = T.state.view;
   const box = el("section", { id: "center", class: "center" });
   if (v.drawn.length) {
-    box.append(el("div", { class: "drawn", id: "drawn" }, el("span", { class: "label", text: t("drawn_cards") }), v.drawn.map((c) => B.card(c, { drawn: true }))));
+    box.append(el("div", { class: "drawn", id: "drawn" }, el("span", { class: "label", text: t("drawn_cards") }), v.drawn.map((c) => {
+      const e = B.card(c, { drawn: true });
+      Shapes.decorate(e, c.id);
+      return e;
+    })));
   }
+  // The module's public piles (ModuleInfo.public), headed by their ModuleInfo.pile_labels;
+  // a card a module's action takes is pickable there (actions.js).
   const pub = v.public || {};
-  for (const key of ["offer", "revealed"]) {
+  for (const key of moduleInfo().public || []) {
     if (pub[key] && pub[key].length) {
       box.append(
         el(
           "div",
-          { class: "duel-" + key, id: "duel-" + key },
-          el("span", { class: "label", text: t("duel." + key) }),
+          { class: "pile pile-" + key, id: "pile-" + key },
+          el("span", { class: "label", text: Shapes.pileLabel(T.table, key) }),
           pub[key].map((c) => {
             const e = B.card(c);
-            if (myTurn()) {
-              e.classList.add("pickable");
-              if (T.ui.selected === c.id) e.classList.add("selected");
-              e.addEventListener("click", () => {
-                T.ui.selected = T.ui.selected === c.id ? null : c.id;
-                render();
-              });
-            }
+            Shapes.decorate(e, c.id);
             return e;
           })
         )
       );
     }
   }
-  // Decisions the fields and buttons below do not cover, listed in words.
-  // A module's own action types (ModuleInfo.action_labels) are listed here too.
-  const own = moduleInfo().action_labels || {};
-  const special = legal().filter((a) => ["plant_revealed", "discard", "skip_discard", "end_reveal", "move_lady", "place_child"].includes(a.type) || (a.type in own && !builtinLabel(a.type)));
-  if (special.length) {
-    box.append(
-      el(
-        "div",
-        { class: "choices", id: "choices" },
-        el("span", { class: "label", text: t("your_choices") }),
-        special.map((a) =>
-          el("button", {
-            type: "button",
-            class: "choice " + a.type,
-            text: describeAction(a),
-            onclick: () => act(a),
-          })
-        )
-      )
-    );
-  }
+  // Every module action, drawn from its shape, listed in words (actions.js).
+  const choices = Shapes.choices();
+  if (choices) box.append(choices);
   const buttons = el("div", { class: "buttons main-actions" });
   if (legalOf("stop_planting").length) {
     buttons.append(el("button", { type: "button", id: "btn-stop-planting", class: "primary", text: t("stop_planting"), onclick: () => act({ type: "stop_planting" }) }));
@@ -955,9 +908,10 @@ function renderMine() {
     }
     const target = targets.get(i);
     const box = Board.field(f, i, mine.payouts[i], { cls: target ? "target" : "", actions });
+    for (const c of box.querySelectorAll(".stack .card[data-card]")) Shapes.decorate(c, Number(c.dataset.card));
     if (target) {
       box.title = t("plant_here");
-      box.addEventListener("click", () => act(target));
+      box.addEventListener("click", () => Shapes.send(target));
       box.append(el("span", { class: "plant-here", text: t("plant_here") }));
     }
     fields.append(box);
@@ -972,7 +926,7 @@ function renderMine() {
     );
   }
   panel.append(fields);
-  // Fasolufka: one's own coins are known to their owner (R-LADY-10).
+  // Coins known to their owner (ModuleInfo.own_treasury_visible: the view carries them).
   if (v.treasury && v.treasury.length) {
     panel.append(el("div", { class: "treasury", id: "my-treasury" }, el("span", { class: "label", text: t("your_coins") }), v.treasury.map((c) => B.card(c, { small: true }))));
   }
@@ -985,6 +939,7 @@ function renderMine() {
         el("span", { class: "label", text: t("trade_area") }),
         mine.trade_area.map((c) => {
           const e = B.card(c);
+          if (Shapes.decorate(e, c.id)) return e;
           e.classList.add("pickable");
           if (T.ui.selected === c.id) e.classList.add("selected");
           e.addEventListener("click", () => {
@@ -1000,7 +955,6 @@ function renderMine() {
   const hand = v.hand || [];
   const builder = T.ui.builder;
   const accepting = T.ui.accepting;
-  const discardPhase = (moduleInfo().hand_discard_phases || []).includes(v.phase) && myTurn();
   panel.append(
     el(
       "div",
@@ -1016,9 +970,8 @@ function renderMine() {
           e.addEventListener("click", () => toggleGive(c.id));
         } else if (accepting && accepting.cards.includes(c.id)) {
           e.classList.add("selected");
-        } else if (discardPhase) {
-          e.classList.add("pickable");
-          e.addEventListener("click", () => act({ type: "discard", card: c.id }));
+        } else {
+          Shapes.decorate(e, c.id); // a module's action on a hand card (actions.js)
         }
         return e;
       })
@@ -1028,11 +981,11 @@ function renderMine() {
 }
 
 // Where a click on my field i plants something now: the front card (phase 1), the
-// selected trade-area card (phase 3), a received child, or a selected duel card.
+// selected trade-area card (phase 3), or a module's action with a field parameter (its
+// selected card, or the card of a pending decision: actions.js), which wins.
 function plantTargets() {
   const out = new Map();
   for (const a of legalOf("plant")) out.set(a.field, a);
-  for (const a of legalOf("place_child")) out.set(a.field, a);
   const sel = T.ui.selected;
   let traded = legalOf("plant_traded");
   if (traded.length) {
@@ -1040,7 +993,7 @@ function plantTargets() {
     T.ui.selected = chosen;
     for (const a of traded) if (a.card === chosen) out.set(a.field, a);
   }
-  if (sel !== null) for (const a of legalOf("plant_revealed")) if (a.card === sel) out.set(a.field, a);
+  for (const [f, a] of Shapes.fieldTargets()) out.set(f, a);
   return out;
 }
 
@@ -1064,37 +1017,10 @@ async function buyField() {
     if (await B.confirm(t("buy_title"), question, t("buy"))) act({ type: "buy_field" });
     return;
   }
-  // Fasolufka (R-LADY-10): pick the coins, in the order they go onto the discard pile.
-  const picked = [];
-  const pick = el("div", { class: "coin-pick", id: "coin-pick" });
-  const order = el("p", { class: "coin-order", id: "coin-order" });
-  const body = el("div", null, question, el("p", { text: t("buy_pick_coins", { n: v.field_price }) }), pick, order);
-  const answer = B.confirm(t("buy_title"), body, t("buy"));
-  const ok = document.querySelector("#confirm-yes");
-  const draw = () => {
-    pick.replaceChildren(
-      ...v.treasury.map((c) => {
-        const e = B.card(c, { small: true });
-        const k = picked.indexOf(c.id);
-        e.classList.add("pickable");
-        e.dataset.coin = c.id;
-        if (k >= 0) {
-          e.classList.add("selected");
-          e.append(el("span", { class: "coin-rank", text: String(k + 1) }));
-        }
-        e.addEventListener("click", () => {
-          if (k >= 0) picked.splice(k, 1);
-          else if (picked.length < v.field_price) picked.push(c.id);
-          draw();
-        });
-        return e;
-      })
-    );
-    order.textContent = picked.length ? t("coin_order", { cards: picked.map((id) => Board.cardText(id)).join(" → ") }) : "";
-    ok.disabled = picked.length !== v.field_price;
-  };
-  draw();
-  if (await answer) act({ type: "buy_field", cards: picked.slice() });
+  // Coins the buyer names (ModuleInfo.buyer_chooses_coins; the view shows them): picked in the
+  // order they go onto the discard pile, by the generic coin picker (actions.js).
+  const coins = await Shapes.pickCoins(t("buy_title"), question, v.field_price, t("buy"));
+  if (coins !== null) act({ type: "buy_field", cards: coins });
 }
 
 // ------------------------------------------------------------------ trading
