@@ -26,6 +26,7 @@ from bohnanza.actions import ActionType
 from bohnanza.agents import make_agent
 from bohnanza.driver import PlayLog, play
 from bohnanza.game import Game
+from bohnanza.seeding import agent_seed
 from bohnanza.tournament.stats import mean_ci, wilson
 
 LAST = 6
@@ -52,7 +53,7 @@ def _payout_gain(game: Game, seat: int, cards: list[int]) -> int:
 def game_result(specs: list[str], seed: int, rules: str) -> tuple[int, list[float]]:
     """(kingmaking trades, each seat's share of the win) of one seeded game."""
     game = Game.new(rules, len(specs), seed=seed, events=False)
-    agents = [make_agent(spec, seed * 10 + i) for i, spec in enumerate(specs)]
+    agents = [make_agent(spec, agent_seed(seed, i)) for i, spec in enumerate(specs)]
     log = play(game, agents, log=PlayLog())
     assert game.winners is not None
     last = game.turn

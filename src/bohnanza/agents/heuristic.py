@@ -90,7 +90,7 @@ TRAILER_MIN = 0.5
 #: Own turns left below which a trade that gives the leader half a coin is refused.
 ENDGAME = 1.5
 #: No kingmaking (issue 36): in about the last ``KING_TURNS`` turns of the table (from
-#: :func:`turns_left`), a trade that raises the sole leader's expected final margin (its
+#: :func:`turns_left`; at least the last ``ENDGAME`` own turns), a trade that raises the sole leader's expected final margin (its
 #: gain above ``EPS``) is refused unless it also raises the seat's own chance to win:
 #: the seat must gain more than the leader does and end within reach of it, ``CATCH_UP``
 #: coins for each own turn left and one more. A trailing seat that cannot catch the
@@ -917,8 +917,12 @@ class HeuristicAgent(Agent):
         return pos.t.beta * min(most, max(least, 1.0 + standing * d))
 
     def _feeds_leader(self, pos: Position, seat: int, their: float) -> bool:
-        """Near the end, never hand the leader (or a seat level with the best) a coin."""
-        return their > 0.5 and turns_left(pos.view) < ENDGAME and self._standing(pos, seat) >= 0
+        """Near the end, never hand a seat level with the best half a coin (nor the sole
+        leader, with ``kingmaking``; without, :meth:`_kingmaker` judges that)."""
+        if their <= 0.5 or turns_left(pos.view) >= ENDGAME:
+            return False
+        standing = self._standing(pos, seat)
+        return standing == 0 or (standing > 0 and self.kingmaking)
 
     def _kingmaker(self, pos: Position, partner: int, their: float, gain: float) -> bool:
         """Whether a trade that gives ``partner`` ``their`` and us ``gain`` (both in coins
@@ -929,7 +933,7 @@ class HeuristicAgent(Agent):
             return False
         view = pos.view
         left = turns_left(view)
-        if left * view.players >= KING_TURNS or self._standing(pos, partner) <= 0:
+        if left >= max(ENDGAME, KING_TURNS / view.players) or self._standing(pos, partner) <= 0:
             return False
         score = [s.coins + 0.5 * sum(s.payouts) for s in view.seats]
         behind = score[partner] - score[pos.me] + their - gain

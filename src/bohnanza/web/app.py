@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..agents import DEFAULT_BOT, DESCRIPTIONS
 from ..rules import all_rulesets
+from .coaching import Coaching
 from .costly import Costly
 from .handover import TTL as HANDOVER_TTL
 from .handover import Handovers
@@ -68,6 +69,7 @@ class CreateTable(BaseModel):
     seed: int | None = Field(default=None, ge=0, lt=2**62)
     deck: list[str | int] | None = Field(default=None, max_length=200)
     private: bool = False
+    coach: bool = False  # coach mode: hints and a review (issue 36, web/coaching.py)
     clock: str = Field(default="none", max_length=40)
     stand_in_bot: str | None = Field(default=None, max_length=200)
     # The page's id for this request: the same id again (a double click) gets the same
@@ -202,6 +204,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     app.add_middleware(BodyLimit)
     costly = Costly(settings.limits)
     handovers = Handovers()
+    coaching = Coaching()
     app.add_middleware(costly.middleware, limits=settings.limits)
     # Outermost: unknown Host names are refused before anything else runs.
     app.add_middleware(Hardening, limits=settings.limits)
@@ -324,6 +327,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
                 clock=body.clock,
                 address=address,
                 stand_in=body.stand_in_bot,
+                coach=body.coach,
             )
             return {"table": table, "seat": seat, "token": token}
 
@@ -433,6 +437,16 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         if token is None:
             raise LobbyError("this link was used already or has expired", 404, "bad_code")
         return {"token": token}
+
+    @app.post("/api/tables/{table_id}/hint")
+    async def hint(request: Request, table_id: str, body: HandoverRequest) -> dict[str, Any]:
+        """Coach mode: the search's three best actions for the token's seat."""
+        return await coaching.hint(await find(request, table_id), body.token)
+
+    @app.get("/api/tables/{table_id}/review")
+    async def review(request: Request, table_id: str) -> dict[str, Any]:
+        """Coach mode: each person's decisions that lost the most, once it is over."""
+        return await coaching.review(await find(request, table_id))
 
     @app.get("/api/tables/{table_id}/record")
     async def record(request: Request, table_id: str) -> dict[str, Any]:

@@ -120,6 +120,7 @@ class Lobby:
         clock: str = "none",
         address: str = "",
         stand_in: str | None = None,
+        coach: bool = False,
     ) -> tuple[Table, int, str]:
         """A new table in the lobby; its creator takes the first seat for a person and is
         its host. ``stand_in`` is the bot that plays for people away, timed out or
@@ -179,6 +180,8 @@ class Lobby:
         }
         if private:
             settings["private"] = True
+        if coach:  # coach mode (issue 36, web/coaching.py): the host's choice
+            settings["coach"] = True
         if clock_spec is not None:
             settings["clock"] = clock
         if seed is not None:

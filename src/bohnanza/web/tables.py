@@ -160,6 +160,7 @@ class Manager:
         clock: str = "none",
         address: str = "",
         stand_in: str | None = None,
+        coach: bool = False,
     ) -> tuple[Table, int, str]:
         """A new table in the lobby; its creator takes the first seat for a person."""
         return await self.lobby.create_table(
@@ -175,6 +176,7 @@ class Manager:
             clock=clock,
             address=address,
             stand_in=stand_in,
+            coach=coach,
         )
 
     async def create_once(
