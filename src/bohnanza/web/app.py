@@ -372,6 +372,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
             clock=field("clock", "none"),
             address=address,
             stand_in=bot,
+            coach=field("coach", "") == "on",
         )
         target = f"/t/{quote(table.id, safe='')}#seat={quote(token, safe='')}"
         return RedirectResponse(target, status_code=303)

@@ -122,6 +122,7 @@ async function create(ev) {
   const name = typed || t("player_n", { n: 1 });
   const body = { rules: $("#f-rules").value, players: n, seats, trade_limit: Number($("#f-limit").value), clock: $("#f-clock").value, stand_in_bot: $("#f-stand-in").value, name, options: {} };
   if (!$("#row-remove").hidden) body.options.remove = $("#f-remove").value;
+  if ($("#f-coach").checked) body.coach = true; // coach mode (issue 36): the host's choice
   body.request_id = createId;
   button.disabled = true;
   button.classList.add("pending");
