@@ -10,6 +10,7 @@ last.
 
     PYTHONPATH=src python benchmarks/kingmaking.py --games 300 --seed 900001
     PYTHONPATH=src python benchmarks/kingmaking.py --before heuristic:king --after heuristic
+    PYTHONPATH=src python benchmarks/kingmaking.py --parts after   # one line only
 
 It prints, for 4x ``--before`` and 4x ``--after`` self-play, the kingmaking trades per game
 (a 95% interval of the mean), and the win share of one ``--after`` seat against three
@@ -87,9 +88,15 @@ def main() -> None:
     parser.add_argument("--rules", default="classic")
     parser.add_argument("--before", default="heuristic:king")
     parser.add_argument("--after", default="heuristic")
+    parser.add_argument(
+        "--parts", default="before,after,share", help="which lines to play (comma-separated)"
+    )
     args = parser.parse_args()
+    parts = set(args.parts.split(","))
     seeds = range(args.seed, args.seed + args.games)
-    for spec in (args.before, args.after):
+    for spec in [
+        s for part, s in (("before", args.before), ("after", args.after)) if part in parts
+    ]:
         started = time.process_time()
         counts = [game_result([spec] * PLAYERS, s, args.rules)[0] for s in seeds]
         lo, hi = mean_ci([float(c) for c in counts])
@@ -98,6 +105,8 @@ def main() -> None:
             f"4x {spec}: {sum(counts) / len(counts):.3f} kingmaking trades a game "
             f"[{lo:.3f}, {hi:.3f}] over {args.games} games ({took:.0f} CPU-s)"
         )
+    if "share" not in parts:
+        return
     started = time.process_time()
     won = 0.0
     for s in seeds:

@@ -190,7 +190,7 @@ def test_refuses_to_hand_the_leader_a_coin_at_the_end() -> None:
     view = game.view(0)
     pos = Position(view, tables_for(view.config))
     # Seat 1 leads by 5 coins: the sole leader is judged by the no-kingmaking rule
-    # (issue 36), which refuses unless the trade brings seat 0 within reach of it; the
+    # (issue 36), which refuses unless the trade brings seat 0 level with it; the
     # old play (``kingmaking``) refuses it outright.
     assert not bot._feeds_leader(pos, 1, 2.0) and bot._kingmaker(pos, 1, 2.0, 0.0)
     assert HeuristicAgent(0, kingmaking=True)._feeds_leader(pos, 1, 2.0)
@@ -310,15 +310,15 @@ def test_a_trailing_seat_does_not_make_the_leader_king_late() -> None:
     )
 
 
-def test_a_trade_that_brings_the_trailer_within_reach_is_allowed() -> None:
+def test_a_trade_that_brings_the_trailer_level_with_the_leader_is_allowed() -> None:
     late = kingmaking_position(late=True, lead=12)
     view = late.view(1)
     pos = Position(view, tables_for(view.config))
     bot = HeuristicAgent(1)
-    assert bot._kingmaker(pos, 0, 1.0, 3.0)  # 12 coins behind: out of reach
+    assert bot._kingmaker(pos, 0, 1.0, 3.0)  # 12 coins behind: still far behind
     close = kingmaking_position(late=True, lead=1)
     view = close.view(1)
     pos = Position(view, tables_for(view.config))
     assert bot._kingmaker(pos, 0, 1.0, 1.0)  # no closer to the leader
-    assert not bot._kingmaker(pos, 0, 1.0, 3.0)  # closes the gap, within reach
+    assert not bot._kingmaker(pos, 0, 1.0, 3.0)  # catches the leader up
     assert not bot._kingmaker(pos, 2, 1.0, 0.0)  # seat 2 does not lead
