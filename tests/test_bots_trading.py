@@ -13,8 +13,10 @@ from typing import Any
 import pytest
 
 from bohnanza import Action, ActionType, Game
+from bohnanza.actions import Offer
 from bohnanza.agents import AGENTS, DEFAULT_BOT, DESCRIPTIONS, Agent, make_agent
-from bohnanza.agents.heuristic import HeuristicAgent, Position, tables_for
+from bohnanza.agents.heuristic import HeuristicAgent, Position, tables_for, turns_left
+from bohnanza.agents.search import SearchAgent
 from bohnanza.driver import play
 from bohnanza.seeding import agent_seed
 from test_bots import CONFIGS, Spy, cards_of, put, trade_phase
@@ -187,8 +189,13 @@ def test_refuses_to_hand_the_leader_a_coin_at_the_end() -> None:
     game.final_runout = True  # the last cards: nobody has turns left
     view = game.view(0)
     pos = Position(view, tables_for(view.config))
-    assert bot._feeds_leader(pos, 1, 2.0)  # seat 1 leads by 5 coins
+    # Seat 1 leads by 5 coins: the sole leader is judged by the no-kingmaking rule
+    # (issue 36), which refuses unless the trade brings seat 0 level with it; the
+    # old play (``kingmaking``) refuses it outright.
+    assert not bot._feeds_leader(pos, 1, 2.0) and bot._kingmaker(pos, 1, 2.0, 0.0)
+    assert HeuristicAgent(0, kingmaking=True)._feeds_leader(pos, 1, 2.0)
     assert not bot._feeds_leader(pos, 2, 2.0)  # seat 2 does not lead
+    assert not bot._kingmaker(pos, 2, 2.0, 0.0)
     assert bot._weight(pos, 1) > bot._weight(pos, 2)
 
 
@@ -244,3 +251,74 @@ def test_help_lists_every_bot_with_its_description(command: list[str]) -> None:
         assert f"{name}: {line}" in text
     if command == ["play"]:
         assert "[default: heuristic]" in text
+
+
+def kingmaking_position(late: bool, lead: int) -> Game:
+    """Seat 0, active, leads by ``lead`` coins and grows Red (3 cards); seat 1 grows
+    Blue (3) and Chili (2) and holds a Red. Seat 0 offers a drawn Blue for a Red: each
+    side's field pays one coin more. ``late``: the last cards of the last run-out."""
+    game = trade_phase()
+    for s in (0, 1):
+        for f in game.fields[s]:
+            while f:
+                game.discard.append(f.pop())
+    red, blue, chili = cards_of(game, "red"), cards_of(game, "blue"), cards_of(game, "chili")
+    for c in red[:3]:
+        put(game, c, game.fields[0][0])
+    for c in blue[:3]:
+        put(game, c, game.fields[1][0])
+    for c in chili[:2]:
+        put(game, c, game.fields[1][1])
+    put(game, red[3], game.hands[1])
+    while game.drawn:
+        game.draw.append(game.drawn.pop())
+    put(game, blue[3], game.drawn)
+    put(game, blue[4], game.drawn)
+    spare = [c for c in game.draw if c not in red + blue]
+    for c in spare[: lead + 2]:
+        put(game, c, game.treasury[0])
+    for c in spare[lead + 2 : lead + 4]:
+        put(game, c, game.treasury[1])
+    if late:
+        game.runouts = game.config.runouts_to_end - 1
+        while len(game.draw) > 6:
+            game.discard.append(game.draw.pop())
+    game.invalidate_views()
+    game.apply(0, Action.propose(Offer(1, (blue[3],), (("red", 1),))))
+    return game
+
+
+def test_a_trailing_seat_does_not_make_the_leader_king_late() -> None:
+    """Issue 36: late in the game a seat far behind declines a trade that gives the
+    sole leader a coin (it cannot win by it); earlier the same trade is accepted."""
+    early = kingmaking_position(late=False, lead=12)
+    choice = HeuristicAgent(1).act(early.view(1), early.legal_actions(1), False)
+    assert choice is not None and choice.type is _T.ACCEPT
+    late = kingmaking_position(late=True, lead=12)
+    view = late.view(1)
+    assert turns_left(view) < 1.0
+    choice = HeuristicAgent(1).act(view, late.legal_actions(1), False)
+    assert choice == Action.decline(next(iter(late.offers)))
+    # The search does not list the kingmaking answer among its candidates either.
+    search = SearchAgent(1)
+    search.heuristic.act(view, late.legal_actions(1), False)
+    accepts = [a for a in late.legal_actions(1) if a.type is _T.ACCEPT]
+    assert accepts and all(search.heuristic.makes_king(view, a) for a in accepts)
+    assert not any(
+        c is not None and c.type is _T.ACCEPT
+        for c in search.candidates(view, late.legal_actions(1), False, None)
+    )
+
+
+def test_a_trade_that_brings_the_trailer_level_with_the_leader_is_allowed() -> None:
+    late = kingmaking_position(late=True, lead=12)
+    view = late.view(1)
+    pos = Position(view, tables_for(view.config))
+    bot = HeuristicAgent(1)
+    assert bot._kingmaker(pos, 0, 1.0, 3.0)  # 12 coins behind: still far behind
+    close = kingmaking_position(late=True, lead=1)
+    view = close.view(1)
+    pos = Position(view, tables_for(view.config))
+    assert bot._kingmaker(pos, 0, 1.0, 1.0)  # no closer to the leader
+    assert not bot._kingmaker(pos, 0, 1.0, 3.0)  # catches the leader up
+    assert not bot._kingmaker(pos, 2, 1.0, 0.0)  # seat 2 does not lead

@@ -33,7 +33,7 @@ from rich.console import Console, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from . import text
+from . import coach, text
 from .actions import Action, ActionType, Offer, shape_of
 from .agents import make_agent
 from .agents.base import Agent
@@ -74,6 +74,7 @@ How to play (type one of these at the prompt):
               players use): fields are numbered from 1 as on the board, t1.. is your
               trade area; a number alone still picks from the list
   p, pass     do nothing this round (phase 2, when you are not the active player)
+  hint        the search's three best actions, with the coins it expects of each
   b           show the table again
   ?           this help
   q           quit the game
@@ -627,6 +628,9 @@ class TerminalGame:
             raise _Quit
         if word in ("?", "h", "help"):
             self.say(HELP + self._varieties_help())
+            return None
+        if word == "hint":  # coach mode (issue 36): the search's three best, bohnanza.coach
+            self.say("\n".join(coach.hint_lines(self.game, self.human, seed=self.game.turn)))
             return None
         if word in ("b", "board"):
             self.write(self.board(view))

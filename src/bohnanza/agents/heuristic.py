@@ -91,6 +91,16 @@ LEADER_MAX = 2.0
 TRAILER_MIN = 0.5
 #: Own turns left below which a trade that gives the leader half a coin is refused.
 ENDGAME = 1.5
+#: No kingmaking (issue 36): in about the last ``KING_TURNS`` turns of the table (from
+#: :func:`turns_left`, a rough estimate; at least the last ``ENDGAME`` own turns), a
+#: trade that raises the sole leader's expected final margin (its gain above ``EPS``) is
+#: refused unless it also raises the seat's own chance to win: the seat must gain more
+#: than the leader does and end level with it or ahead (coins plus half the field
+#: payouts). A trailing seat that stays behind decides nothing but who wins by feeding
+#: the leader (game 700153 of the issue). Measured with ``benchmarks/kingmaking.py``: a
+#: reach of 2 coins per own turn left let more such trades through than the old outright
+#: refusal (0.22 a game against 0.04), so only a trade that catches the leader passes.
+KING_TURNS = 8.0
 #: A warier weighing of rivals' gains (``STANDING``, ``LEADER_MAX``, ``TRAILER_MIN``):
 #: twice as wary of a leader, and a seat behind never cheaper than an average rival
 #: (``rivalry``, spec ``wary``). Against three heuristic bots, a heuristic that buys its
@@ -550,9 +560,13 @@ class HeuristicAgent(Agent):
         counting: bool = False,
         memory: SeenCards | None = None,
         hand_card: float | None = None,
+        kingmaking: bool = False,
     ) -> None:
         super().__init__(seed)
         self.max_proposals = max_proposals
+        #: Whether it may feed the sole leader late in the game (True: the play before
+        #: issue 36, kept to measure the rule against; see :data:`KING_TURNS`).
+        self.kingmaking = kingmaking
         #: The share of its coin rate it expects a third field to add when it decides to
         #: buy one (None: :data:`FIELD_GAIN`). The search buys sooner (docs/bots.md).
         self.field_gain = field_gain
@@ -907,8 +921,42 @@ class HeuristicAgent(Agent):
         return pos.t.beta * min(most, max(least, 1.0 + standing * d))
 
     def _feeds_leader(self, pos: Position, seat: int, their: float) -> bool:
-        """Near the end, never hand the leader (or a seat level with the best) a coin."""
-        return their > 0.5 and turns_left(pos.view) < ENDGAME and self._standing(pos, seat) >= 0
+        """Near the end, never hand a seat level with the best half a coin (nor the sole
+        leader, with ``kingmaking``; without, :meth:`_kingmaker` judges that)."""
+        if their <= 0.5 or turns_left(pos.view) >= ENDGAME:
+            return False
+        standing = self._standing(pos, seat)
+        return standing == 0 or (standing > 0 and self.kingmaking)
+
+    def _kingmaker(self, pos: Position, partner: int, their: float, gain: float) -> bool:
+        """Whether a trade that gives ``partner`` ``their`` and us ``gain`` (both in coins
+        of field value) would make a king: late in the game (:data:`KING_TURNS`), the
+        partner is the sole leader, the trade raises its margin, and it does not raise
+        our own chance to win (we gain no more than it, or stay behind it)."""
+        if self.kingmaking or their <= EPS:
+            return False
+        view = pos.view
+        left = turns_left(view)
+        if left >= max(ENDGAME, KING_TURNS / view.players) or self._standing(pos, partner) <= 0:
+            return False
+        score = [s.coins + 0.5 * sum(s.payouts) for s in view.seats]
+        behind = score[partner] - score[pos.me] + their - gain
+        return not (gain > their and behind <= 0.0)
+
+    def makes_king(self, view: View, action: Action) -> bool:
+        """Whether accepting an offer (``action``) is a trade :meth:`_kingmaker` refuses:
+        the search drops such answers from its candidates."""
+        if action.type is not _T.ACCEPT or view.seat is None:
+            return False
+        o = next((o for o in view.offers if o.offer_id == action.offer_id), None)
+        if o is None:
+            return False
+        self._cv = view.config.card_variety
+        pos = Position(view, tables_for(view.config))
+        gain = self.trade_gain(pos, action.cards, self._incoming(pos, o))
+        lost = [c for c in o.give if c is not None and c in view.drawn]
+        theirs = pos.seat_gain(o.proposer, list(action.cards), lost)
+        return self._kingmaker(pos, o.proposer, theirs, gain)
 
     def _state(self, pos: Position) -> tuple[list[int], list[int]]:
         """(cards to plant this turn, hand): the trade area plus, when active, the drawn."""
@@ -972,7 +1020,9 @@ class HeuristicAgent(Agent):
             gain = self.trade_gain(pos, a.cards, get, base)
             lost = [c for c in o.give if c is not None and c in view.drawn]
             theirs = pos.seat_gain(o.proposer, list(a.cards), lost)
-            if self._feeds_leader(pos, o.proposer, theirs):
+            if self._feeds_leader(pos, o.proposer, theirs) or self._kingmaker(
+                pos, o.proposer, theirs, gain
+            ):
                 val = -1.0
             else:
                 val = gain - self._weight(pos, o.proposer) * theirs
@@ -1104,7 +1154,7 @@ class HeuristicAgent(Agent):
                 their = pos.seat_gain(p, stand, [])
                 if self._feeds_leader(pos, p, their):
                     continue
-                if g > EPS:
+                if g > EPS and not self._kingmaker(pos, p, their, g):
                     score = HeuristicAgent._score(g, their, w, True)
                     cands.append((score, Offer(p, give, (), declared)))
                 for _gw, v, _alts in wanted:
@@ -1116,6 +1166,8 @@ class HeuristicAgent(Agent):
                         their2 = their - count * HeuristicAgent._grows(view, p, v)
                         if lost:
                             their2 += pos.seat_gain(p, [], lost)
+                        if self._kingmaker(pos, p, their2, gain):
+                            continue
                         has = 1.0 if len(lost) == count else pos.holds(p, v) ** count
                         offer = Offer(p, give, ((names[v], count),), declared)
                         score = HeuristicAgent._score(gain, their2, w, False, has)

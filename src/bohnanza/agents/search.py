@@ -84,6 +84,9 @@ HAND_CARD = 0.1
 #: Candidates a ``wide`` search lists at most, and keeps for its second round.
 WIDE_CANDIDATES = 14
 KEEP = 3
+#: What one coin of margin is worth in :func:`utility` (a win at the end is worth 1):
+#: the coach divides by it to report the search's values in coins.
+MARGIN_SCALE = 0.2
 
 
 class _Stop(Exception):
@@ -151,6 +154,7 @@ class SearchAgent(Agent):
         endgame: float = 0.0,
         counting: bool = False,
         hand_card: float = HAND_CARD,
+        kingmaking: bool = False,
     ) -> None:
         super().__init__(seed)
         if rollouts is not None:
@@ -220,6 +224,14 @@ class SearchAgent(Agent):
         #: end, added per card in hand to every seat's value (0: nothing; see
         #: :data:`HAND_CARD`).
         self.hand_card = hand_card
+        #: Whether it may accept a trade that feeds the sole leader late in the game
+        #: (:data:`~bohnanza.agents.heuristic.KING_TURNS`; False: such answers are no
+        #: candidates, as the heuristic refuses them).
+        self.kingmaking = kingmaking
+        #: The last search's candidates and each one's roll-out values (:func:`utility`,
+        #: one per sample, the same samples for all): what the coach reports.
+        self.last_candidates: list[Action | None] = []
+        self.last_values: list[list[float]] = []
         self.heuristic = HeuristicAgent(
             seed,
             field_gain=field_gain,
@@ -228,6 +240,7 @@ class SearchAgent(Agent):
             memory=self.seen if counting else None,
             shed=6 if wide else 4,
             wanted=4 if wide else 2,
+            kingmaking=kingmaking,
         )
         self.searched = 0  # decisions that were searched (for reports)
         self.rollouts = 0
@@ -302,6 +315,8 @@ class SearchAgent(Agent):
             for a in legal:
                 a = with_coins(view, a)  # a buy template gets the coins (R-LADY-10)
                 if a.type in _TRADE_CHOICES and a not in out:
+                    if not self.kingmaking and self.heuristic.makes_king(view, a):
+                        continue  # no kingmaking (issue 36)
                     out.append(a)
             if offers:
                 # Other offers the heuristic thought of: the roll-outs tell which ones
@@ -429,6 +444,8 @@ class SearchAgent(Agent):
         (at least one, then until the deadline), played out for ``depth`` turns."""
         n = len(cands)
         diffs: list[list[float]] = [[] for _ in range(n)]
+        values: list[list[float]] = [[] for _ in range(n)]
+        self.last_candidates, self.last_values = list(cands), values
         it = 0
         while it < limit:
             if it >= 1 and time.perf_counter() >= deadline:
@@ -438,6 +455,7 @@ class SearchAgent(Agent):
             results = [self._playout(g0, me, c, seed, depth) for c in cands]
             for k in range(n):
                 diffs[k].append(results[k] - results[0])
+                values[k].append(results[k])
             it += 1
         self.rollouts += it * n
         return diffs
@@ -514,10 +532,10 @@ def utility(
         assert g.scores is not None and g.winners is not None
         best_other = max(s for k, s in enumerate(g.scores) if k != me)
         win = 1.0 / len(g.winners) if me in g.winners else 0.0
-        return win + 0.2 * (g.scores[me] - best_other)
+        return win + MARGIN_SCALE * (g.scores[me] - best_other)
     values = [position_value(g, s, hand) + hand_card * len(g.hands[s]) for s in range(g.players)]
     others = [v for k, v in enumerate(values) if k != me]
-    return 0.2 * (values[me] - (sum(others) / len(others) if mean else max(others)))
+    return MARGIN_SCALE * (values[me] - (sum(others) / len(others) if mean else max(others)))
 
 
 def position_value(g: Game, seat: int, hand: bool = False) -> float:

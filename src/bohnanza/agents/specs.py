@@ -77,6 +77,7 @@ _SEARCH_WORDS: dict[str, tuple[str, Any]] = {
     "mild": ("rivalry", None),
     "count": ("counting", True),
     "nocount": ("counting", False),
+    "king": ("kingmaking", True),
 }
 
 
@@ -97,7 +98,9 @@ def heuristic_parameters(text: str) -> dict[str, Any]:
     :data:`~bohnanza.agents.heuristic.WARY` does (``search`` plays its own turns with
     ``fg0.9``, and with ``wary`` as ``search:wary``); ``count``: leave the cards it saw
     go to the discard pile or a treasury out of its card counts; ``hc0.1``: a card given
-    away from the hand costs 0.1 coins beyond the plan (it breaks ties, R-END-4)."""
+    away from the hand costs 0.1 coins beyond the plan (it breaks ties, R-END-4);
+    ``king``: may feed the sole leader late in the game, as before issue 36
+    (:data:`~bohnanza.agents.heuristic.KING_TURNS`)."""
     kwargs: dict[str, Any] = {}
     for p in [p.strip() for p in text.split(":")]:
         try:
@@ -107,6 +110,9 @@ def heuristic_parameters(text: str) -> dict[str, Any]:
             if p == "count":
                 kwargs["counting"] = True
                 continue
+            if p == "king":
+                kwargs["kingmaking"] = True
+                continue
             if p.startswith("hc"):
                 kwargs["hand_card"] = _worth(p)
                 continue
@@ -115,7 +121,7 @@ def heuristic_parameters(text: str) -> dict[str, Any]:
             kwargs["field_gain"] = _worth(p)
         except ValueError:
             raise ConfigError(
-                f"bad heuristic parameter {p!r}: use fgGAIN (fg0.9), a third field's gain, hcCOINS (hc0.1), a hand card's worth, wary or count"
+                f"bad heuristic parameter {p!r}: use fgGAIN (fg0.9), a third field's gain, hcCOINS (hc0.1), a hand card's worth, wary, count or king"
             ) from None
     return kwargs
 
@@ -141,7 +147,8 @@ def search_parameters(text: str) -> dict[str, Any]:
     the discard pile or a treasury out of its card counts, ``nocount`` not; ``hc0.2``
     values a card in hand at 0.2 coins (it breaks ties on coins, R-END-4): in its own
     play giving one away costs that much, and a roll-out's end adds it per card in every
-    seat's hand; joined by ``:``."""
+    seat's hand; ``king`` may accept trades that feed the sole leader late in the
+    game, as before issue 36; joined by ``:``."""
     kwargs: dict[str, Any] = {}
     for p in [p.strip() for p in text.split(":")]:
         try:
@@ -169,7 +176,7 @@ def search_parameters(text: str) -> dict[str, Any]:
                 kwargs["seconds"] = float(p[:-1] if p.endswith("s") else p)
         except ValueError:
             raise ConfigError(
-                f"bad search parameter {p!r}: use SECONDS (0.2), ITERATIONSit (50it), ROLLOUTSro (40ro), dTURNS (d8), turn, zSE (z1.5), fgGAIN (fg0.38), hand, nohand, strict, wide, trade, all, full, mean, best, wary, mild, eager, count, nocount, endTURNS (end1) or hcCOINS (hc0.2)"
+                f"bad search parameter {p!r}: use SECONDS (0.2), ITERATIONSit (50it), ROLLOUTSro (40ro), dTURNS (d8), turn, zSE (z1.5), fgGAIN (fg0.38), hand, nohand, strict, wide, trade, all, full, mean, best, wary, mild, eager, count, nocount, endTURNS (end1), hcCOINS (hc0.2) or king"
             ) from None
     if kwargs.get("seconds") is not None and kwargs["seconds"] <= 0:
         raise ConfigError("search seconds must be positive")

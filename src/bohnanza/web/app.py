@@ -37,6 +37,7 @@ from .account_routes import (
     detach_accounts,
     install_accounts,
 )
+from .coaching import Coaching
 from .costly import Costly
 from .handover import TTL as HANDOVER_TTL
 from .handover import Handovers
@@ -74,6 +75,7 @@ class CreateTable(BaseModel):
     seed: int | None = Field(default=None, ge=0, lt=2**62)
     deck: list[str | int] | None = Field(default=None, max_length=200)
     private: bool = False
+    coach: bool = False  # coach mode: hints and a review (issue 36, web/coaching.py)
     clock: str = Field(default="none", max_length=40)
     stand_in_bot: str | None = Field(default=None, max_length=200)
     # Rated (web/ratings.py): the accounts' seats only, or with bots at fixed ratings.
@@ -217,6 +219,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     app.add_middleware(BodyLimit)
     costly = Costly(settings.limits)
     handovers = Handovers()
+    coaching = Coaching()
     app.add_middleware(costly.middleware, limits=settings.limits)
     # Outermost: unknown Host names are refused before anything else runs.
     app.add_middleware(Hardening, limits=settings.limits)
@@ -340,6 +343,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
                 address=address,
                 stand_in=body.stand_in_bot,
                 rated=body.rated,
+                coach=body.coach,
             )
             await claim_for_session(request, table.id, seat, token)
             return {"table": table, "seat": seat, "token": token}
@@ -385,6 +389,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
             clock=field("clock", "none"),
             address=address,
             stand_in=bot,
+            coach=field("coach", "") == "on",
         )
         await claim_for_session(request, table.id, seat, token)
         target = f"/t/{quote(table.id, safe='')}#seat={quote(token, safe='')}"
@@ -452,6 +457,16 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         if token is None:
             raise LobbyError("this link was used already or has expired", 404, "bad_code")
         return {"token": token}
+
+    @app.post("/api/tables/{table_id}/hint")
+    async def hint(request: Request, table_id: str, body: HandoverRequest) -> dict[str, Any]:
+        """Coach mode: the search's three best actions for the token's seat."""
+        return await coaching.hint(await find(request, table_id), body.token)
+
+    @app.get("/api/tables/{table_id}/review")
+    async def review(request: Request, table_id: str) -> dict[str, Any]:
+        """Coach mode: each person's decisions that lost the most, once it is over."""
+        return await coaching.review(await find(request, table_id))
 
     @app.get("/api/tables/{table_id}/record")
     async def record(request: Request, table_id: str) -> dict[str, Any]:

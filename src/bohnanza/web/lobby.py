@@ -123,6 +123,7 @@ class Lobby:
         address: str = "",
         stand_in: str | None = None,
         rated: str = "no",
+        coach: bool = False,
     ) -> tuple[Table, int, str]:
         """A new table in the lobby; its creator takes the first seat for a person and is
         its host. ``stand_in`` is the bot that plays for people away, timed out or
@@ -187,6 +188,10 @@ class Lobby:
             raise LobbyError("rated is 'no', 'people' or 'bots'")
         if rated != "no":
             settings["rated"] = rated
+        if coach:  # coach mode (issue 36, web/coaching.py): the host's choice
+            if rated != "no":
+                raise LobbyError("coach mode is for casual tables: a rated table has no coach")
+            settings["coach"] = True
         if clock_spec is not None:
             settings["clock"] = clock
         if seed is not None:

@@ -297,6 +297,7 @@ class Table:
             "host": self.host(),
             "private": bool(s.get("private", False)),
             "spectator_chat": bool(s.get("spectator_chat", True)),
+            "coach": bool(s.get("coach", False)),
         }
         if self.game is not None and self.game.over:
             out["result"] = self.game.result()

@@ -161,6 +161,7 @@ class Manager:
         address: str = "",
         stand_in: str | None = None,
         rated: str = "no",
+        coach: bool = False,
     ) -> tuple[Table, int, str]:
         """A new table in the lobby; its creator takes the first seat for a person."""
         return await self.lobby.create_table(
@@ -177,6 +178,7 @@ class Manager:
             address=address,
             stand_in=stand_in,
             rated=rated,
+            coach=coach,
         )
 
     async def create_once(

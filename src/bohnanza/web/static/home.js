@@ -123,6 +123,7 @@ async function create(ev) {
   const body = { rules: $("#f-rules").value, players: n, seats, trade_limit: Number($("#f-limit").value), clock: $("#f-clock").value, stand_in_bot: $("#f-stand-in").value, name, options: {} };
   if ($("#f-rated")) body.rated = $("#f-rated").value; // people.js adds it for accounts
   if (!$("#row-remove").hidden) body.options.remove = $("#f-remove").value;
+  if ($("#f-coach").checked) body.coach = true; // coach mode (issue 36): the host's choice
   body.request_id = createId;
   button.disabled = true;
   button.classList.add("pending");

@@ -1,0 +1,126 @@
+"""Kingmaking (issue 36): trades in a game's last 6 turns that give the sole leader at
+least 1 coin of immediate payout, per game, and what refusing them is worth.
+
+A game is played by the driver, then replayed from its action log: before every
+accepted offer the script looks at the table. The sole leader is the one seat with the
+most coins; the trade's immediate payout to it is how much more its fields would pay
+now with the cards it receives planted where they pay most (onto a field of their
+variety, else an empty one). "The last 6 turns" are the turns within 6 of the game's
+last.
+
+    PYTHONPATH=src python benchmarks/kingmaking.py --games 300 --seed 900001
+    PYTHONPATH=src python benchmarks/kingmaking.py --before heuristic:king --after heuristic
+    PYTHONPATH=src python benchmarks/kingmaking.py --parts after   # one line only
+
+It prints, for 4x ``--before`` and 4x ``--after`` self-play, the kingmaking trades per game
+(a 95% interval of the mean), and the win share of one ``--after`` seat against three
+``--before`` (rotated through the seats by seed; a shared win counts its share; Wilson
+95% interval): the second line says whether refusing to make kings costs the seat.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from bohnanza.actions import ActionType
+from bohnanza.agents import make_agent
+from bohnanza.driver import PlayLog, play
+from bohnanza.game import Game
+from bohnanza.seeding import agent_seed
+from bohnanza.tournament.stats import mean_ci, wilson
+
+LAST = 6
+PLAYERS = 4
+
+
+def _payout_gain(game: Game, seat: int, cards: list[int]) -> int:
+    """How much more ``seat``'s fields pay now with ``cards`` planted where they pay most."""
+    cfg = game.config
+    fields = [list(f) for f in game.fields[seat]]
+    before = sum(cfg.payout[cfg.card_variety[f[-1]]][len(f)] for f in fields if f)
+    for c in cards:
+        v = cfg.card_variety[c]
+        same = [f for f in fields if f and cfg.card_variety[f[-1]] == v]
+        empty = [f for f in fields if not f]
+        if same:
+            max(same, key=len).append(c)
+        elif empty:
+            empty[0].append(c)
+    after = sum(cfg.payout[cfg.card_variety[f[-1]]][len(f)] for f in fields if f)
+    return after - before
+
+
+def game_result(specs: list[str], seed: int, rules: str) -> tuple[int, list[float]]:
+    """(kingmaking trades, each seat's share of the win) of one seeded game."""
+    game = Game.new(rules, len(specs), seed=seed, events=False)
+    agents = [make_agent(spec, agent_seed(seed, i)) for i, spec in enumerate(specs)]
+    log = play(game, agents, log=PlayLog())
+    assert game.winners is not None
+    last = game.turn
+    shares = [1.0 / len(game.winners) if s in game.winners else 0.0 for s in range(len(specs))]
+    replay = Game.new(rules, len(specs), seed=seed, events=False)
+    count = 0
+    for seat, action in log.actions:
+        if action.type is ActionType.ACCEPT and replay.turn > last - LAST:
+            coins = [len(t) for t in replay.treasury]
+            top = max(coins)
+            proposer, offer = replay.offers[action.offer_id]  # type: ignore[index]
+            if coins.count(top) == 1:
+                leader = coins.index(top)
+                got = (
+                    list(offer.give)
+                    if leader == seat
+                    else list(action.cards)
+                    if leader == proposer
+                    else []
+                )
+                if got and _payout_gain(replay, leader, got) >= 1:
+                    count += 1
+        replay.apply(seat, action)
+    return count, shares
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=100)
+    parser.add_argument("--seed", type=int, default=900001, help="first seed (held-out)")
+    parser.add_argument("--rules", default="classic")
+    parser.add_argument("--before", default="heuristic:king")
+    parser.add_argument("--after", default="heuristic")
+    parser.add_argument(
+        "--parts", default="before,after,share", help="which lines to play (comma-separated)"
+    )
+    args = parser.parse_args()
+    parts = set(args.parts.split(","))
+    seeds = range(args.seed, args.seed + args.games)
+    for spec in [
+        s for part, s in (("before", args.before), ("after", args.after)) if part in parts
+    ]:
+        started = time.process_time()
+        counts = [game_result([spec] * PLAYERS, s, args.rules)[0] for s in seeds]
+        lo, hi = mean_ci([float(c) for c in counts])
+        took = time.process_time() - started
+        print(
+            f"4x {spec}: {sum(counts) / len(counts):.3f} kingmaking trades a game "
+            f"[{lo:.3f}, {hi:.3f}] over {args.games} games ({took:.0f} CPU-s)"
+        )
+    if "share" not in parts:
+        return
+    started = time.process_time()
+    won = 0.0
+    for s in seeds:
+        seat = s % PLAYERS
+        specs = [args.before] * PLAYERS
+        specs[seat] = args.after
+        won += game_result(specs, s, args.rules)[1][seat]
+    lo, hi = wilson(won, args.games)
+    took = time.process_time() - started
+    print(
+        f"1x {args.after} vs 3x {args.before}: wins {100 * won / args.games:.1f}% "
+        f"[{100 * lo:.1f}-{100 * hi:.1f}] of {args.games} games ({took:.0f} CPU-s)"
+    )
+
+
+if __name__ == "__main__":
+    main()

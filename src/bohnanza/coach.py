@@ -1,0 +1,359 @@
+"""Coach mode (issue 36): the ``search`` bot's three best actions for a seat, with the
+coin margins the search itself expects of them and a one-line reason in English and
+Polish; and a review of a finished game that marks the decisions that lost the most.
+
+Engine-side and free of I/O: the terminal's ``hint`` and the web table's hint button
+call :func:`advise`, the replay page :func:`review`. Nothing here recomputes a value
+with a heuristic of its own: the margins are the means of the search's roll-out values
+(:func:`~bohnanza.agents.search.utility`, the margin over the best other seat at the end
+of the turn, in coins of treasury plus field and hand value, divided by
+:data:`~bohnanza.agents.search.MARGIN_SCALE`), on the same sampled states and roll-out
+seeds for every candidate (:meth:`~bohnanza.agents.search.SearchAgent.search`). A
+fresh search is built for each question from the seat's view alone (what the seat saw
+earlier is not remembered), with ``trades_only=False`` so that planting and harvesting
+are searched too. The reasons describe what an action does (which field it grows and
+what that field would pay, a harvest's coins, the varieties a trade brings in); they
+are words about the action, not the reason the search ranks it so.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .actions import Action, ActionType, takes
+from .agents.search import MARGIN_SCALE, SearchAgent
+from .coins import with_coins
+from .game import Game
+from .text import render_action_safe, variety_name
+from .views import View
+
+_T = ActionType
+
+#: Roll-outs a hint plays (shared by its candidates), and the most seconds it takes.
+HINT_ROLLOUTS = 120
+HINT_SECONDS = 3.0
+#: Roll-outs per reviewed decision, and the seconds a whole review may take.
+REVIEW_ROLLOUTS = 24
+REVIEW_SECONDS = 20.0
+#: A reviewed decision is marked when it lost at least this many coins of margin.
+MARK_LOSS = 0.5
+
+
+class CoachError(ValueError):
+    """The coach cannot answer (the seat has nothing to decide, or no such seat)."""
+
+
+@dataclass(frozen=True)
+class Advice:
+    """One candidate action: ``None`` is passing (phase 2, when not required)."""
+
+    action: Action | None
+    #: The search's expected coin margin over the best other seat after this action.
+    margin: float
+    #: The standard error of that mean, and the roll-out samples behind it.
+    error: float
+    samples: int
+    #: The action as a command (``text``), and why, per language ("en", "pl").
+    command: dict[str, str]
+    reason: dict[str, str]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "action": self.action.to_json() if self.action is not None else None,
+            "margin": round(self.margin, 2),
+            "error": round(self.error, 2),
+            "samples": self.samples,
+            "command": dict(self.command),
+            "reason": dict(self.reason),
+        }
+
+
+def decision(game: Game, seat: int) -> tuple[View, list[Action], bool]:
+    """The seat's view, its legal actions and whether it must act (outside phase 2, or
+    a decision pending from it); refuses a seat with nothing to decide."""
+    if not isinstance(seat, int) or not 0 <= seat < game.players:
+        raise CoachError(f"no seat {seat!r} at a {game.players}-player table")
+    if game.over:
+        raise CoachError("the game is over")
+    legal = game.legal_actions(seat, True)
+    waiting = game.waiting_for()
+    required = seat in waiting and (game.phase != "trade" or game.pending is not None)
+    if not legal:
+        raise CoachError(f"seat {seat} has nothing to decide now")
+    return game.view(seat), legal, required
+
+
+def searcher(seed: int, rollouts: int, seconds: float | None) -> SearchAgent:
+    """The search the coach asks: every decision searched, ``rollouts`` per decision and
+    at most ``seconds`` (None: no clock, for repeatable answers)."""
+    agent = SearchAgent(seed, rollouts=rollouts, trades_only=False)
+    agent.seconds = seconds  # a deadline besides the roll-out budget
+    return agent
+
+
+def evaluate(
+    agent: SearchAgent,
+    view: View,
+    legal: Sequence[Action],
+    required: bool,
+    extra: Action | None = None,
+    with_extra: bool = False,
+) -> list[tuple[Action | None, list[float]]]:
+    """The search's candidates for the decision (as :meth:`SearchAgent.act` lists them)
+    and each one's roll-out values; ``with_extra`` adds ``extra`` (a played action the
+    search did not list, for :func:`review`)."""
+    agent.seen.update(view)
+    default = agent.heuristic.act(view, legal, required)
+    cands = agent.candidates(view, legal, required, default)
+    if with_extra and extra not in cands:
+        cands.append(extra)
+    agent.last_candidates, agent.last_values = [], []
+    agent.search(view, cands, default)
+    return list(zip(agent.last_candidates, agent.last_values, strict=True))
+
+
+def advise(
+    game: Game,
+    seat: int,
+    *,
+    seed: int = 0,
+    rollouts: int = HINT_ROLLOUTS,
+    seconds: float | None = HINT_SECONDS,
+    top: int = 3,
+) -> list[Advice]:
+    """The ``top`` best of the search's candidates for ``seat``'s decision now, best
+    first (fewer where the search sees fewer; one where it has nothing to compare)."""
+    view, legal, required = decision(game, seat)
+    agent = searcher(seed, rollouts, seconds)
+    scored = evaluate(agent, view, legal, required)
+    if not scored:  # the determiniser could not deal the hidden cards
+        raise CoachError("the search could not evaluate this position")
+    out = [_advice(view, action, values) for action, values in scored]
+    out.sort(key=lambda a: -a.margin)
+    return out[:top]
+
+
+def _advice(view: View, action: Action | None, values: Sequence[float]) -> Advice:
+    n = len(values)
+    mean = sum(values, 0.0) / n
+    var = sum(((v - mean) ** 2 for v in values), 0.0) / (n - 1) if n > 1 else 0.0
+    return Advice(
+        action,
+        mean / MARGIN_SCALE,
+        math.sqrt(var / n) / MARGIN_SCALE,
+        n,
+        {lang: _command(view, action, lang) for lang in ("en", "pl")},
+        reason(view, action),
+    )
+
+
+def _command(view: View, action: Action | None, lang: str) -> str:
+    if action is None:
+        return "pass" if lang == "en" else "pas"
+    return render_action_safe(action, view, "pl" if lang == "pl" else "en")
+
+
+def hint_lines(game: Game, seat: int, lang: str = "en", **kwargs: Any) -> list[str]:
+    """The advice as text lines, one per action: the command, the margin, the reason."""
+    lang = "pl" if lang == "pl" else "en"
+    unit = "coins" if lang == "en" else "monet"
+    return [
+        f"{k}. {a.command[lang]}: {a.margin:+.1f} {unit} (±{a.error:.1f}) - {a.reason[lang]}"
+        for k, a in enumerate(advise(game, seat, **kwargs), 1)
+    ]
+
+
+# ---------------------------------------------------------------- reasons
+
+
+def _pays(view: View, v: int, n: int) -> int:
+    table = view.config.payout[v]
+    return table[min(n, len(table) - 1)]
+
+
+def reason(view: View, action: Action | None) -> dict[str, str]:
+    """A one-line reason per language, from what ``action`` does on the seat's board."""
+    cfg = view.config
+    me = view.me()
+    if action is None:
+        return {
+            "en": "waits: nothing here is worth more than passing",
+            "pl": "czeka: nic tu nie jest warte więcej niż pas",
+        }
+    t = action.type
+    # Any action that puts a card on a field (a module's too: its shape names a field).
+    if t is not _T.HARVEST and "field" in takes(t):
+        field = action.field if action.field is not None else 0
+        card = action.card
+        if card is None and view.hand:
+            card = view.hand[0]
+        if card is None:
+            return _generic()
+        v = cfg.card_variety[card]
+        cards = me.fields[field] if field < len(me.fields) else ()
+        same = bool(cards) and cfg.card_variety[cards[-1]] == v
+        n = len(cards) + 1 if same else 1
+        now = _pays(view, v, n)
+        en_v, pl_v = variety_name(cfg.varieties[v], "en"), variety_name(cfg.varieties[v], "pl")
+        if same and now > _pays(view, v, n - 1):
+            return {
+                "en": f"completes a {en_v} field worth {now} coins ({n} cards)",
+                "pl": f"dopełnia pole {pl_v} warte {now} monet ({n} kart)",
+            }
+        if same:
+            return {
+                "en": f"grows the {en_v} field to {n} cards",
+                "pl": f"powiększa pole {pl_v} do {n} kart",
+            }
+        if cards:
+            lost = me.payouts[field] if field < len(me.payouts) else 0
+            return {
+                "en": f"plants {en_v} over a field that pays {lost} (harvested first)",
+                "pl": f"sadzi {pl_v} na polu, które płaci {lost} (najpierw zbiór)",
+            }
+        return {"en": f"starts a {en_v} field", "pl": f"zakłada pole {pl_v}"}
+    if t is _T.HARVEST and action.field is not None:
+        coins = me.payouts[action.field] if action.field < len(me.payouts) else 0
+        return {
+            "en": f"harvests field {action.field + 1} for {coins} coins and frees it",
+            "pl": f"zbiera pole {action.field + 1} za {coins} monet i je zwalnia",
+        }
+    if t is _T.STOP_PLANTING:
+        return {
+            "en": "keeps the next card in hand (the hand breaks ties)",
+            "pl": "zostawia następną kartę w ręce (ręka rozstrzyga remisy)",
+        }
+    if t is _T.BUY_FIELD:
+        return {"en": "buys a third field", "pl": "kupuje trzecie pole"}
+    if t is _T.END_TRADING:
+        return {
+            "en": "ends trading and plants what it has",
+            "pl": "kończy handel i sadzi to, co ma",
+        }
+    if t is _T.DECLINE:
+        return {
+            "en": "refuses the offer: it helps the proposer more",
+            "pl": "odrzuca ofertę: bardziej pomaga proponującemu",
+        }
+    if t is _T.ACCEPT:
+        offer = next((o for o in view.offers if o.offer_id == action.offer_id), None)
+        got = [str(s.get("variety", "")) for s in offer.shown] if offer is not None else []
+        return _trade_reason(view, got)
+    if t is _T.PROPOSE and action.offer is not None:
+        offer_ = action.offer
+        got = [name for name, count in offer_.want for _ in range(count)]
+        if not got:
+            return {
+                "en": "gives away cards that do not fit its fields",
+                "pl": "oddaje karty, które nie pasują do jej pól",
+            }
+        return _trade_reason(view, got)
+    return _generic()
+
+
+def _trade_reason(view: View, got: Sequence[str]) -> dict[str, str]:
+    cfg = view.config
+    grown = {cfg.varieties[cfg.card_variety[f[-1]]] for f in view.me().fields if f}
+    needed = sorted({g for g in got if g in grown})
+    if needed:
+        en = ", ".join(variety_name(k, "en") for k in needed)
+        pl = ", ".join(variety_name(k, "pl") for k in needed)
+        return {"en": f"gets a needed variety ({en})", "pl": f"dostaje potrzebną odmianę ({pl})"}
+    return {
+        "en": "trades cards that do not fit its fields",
+        "pl": "wymienia karty, które nie pasują do jej pól",
+    }
+
+
+def _generic() -> dict[str, str]:
+    return {"en": "the search rates it so", "pl": "tak ocenia je przeszukiwanie"}
+
+
+# ---------------------------------------------------------------- review of a game
+
+
+@dataclass(frozen=True)
+class Mark:
+    """A person's decision that lost margin: ``step`` is its index among the actions."""
+
+    step: int
+    seat: int
+    turn: int
+    played: Action
+    best: Action | None
+    loss: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "step": self.step,
+            "seat": self.seat,
+            "turn": self.turn,
+            "played": self.played.to_json(),
+            "best": self.best.to_json() if self.best is not None else None,
+            "loss": round(self.loss, 2),
+        }
+
+
+def review(
+    start: Game,
+    actions: Sequence[tuple[int, Action]],
+    seats: Sequence[int],
+    *,
+    seed: int = 0,
+    rollouts: int = REVIEW_ROLLOUTS,
+    seconds: float = REVIEW_SECONDS,
+    per_seat: int = 3,
+) -> tuple[list[Mark], int, int]:
+    """The decisions of ``seats`` in a game (``start``: its game before any action,
+    ``actions`` all of them) that lost the most expected margin against the search's
+    best candidate, at most ``per_seat`` each, worst first; with how many decisions
+    with a choice there were and how many were reviewed within ``seconds`` (in a
+    seeded random order, so that a cut-off review still covers the whole game)."""
+    wanted = set(seats)
+    game = start.clone()
+    game.record_events(False)
+    states: list[tuple[int, Game, int, Action]] = []
+    for step, (seat, action) in enumerate(actions):
+        if seat in wanted and not game.over and len(game.legal_actions(seat, False)) > 1:
+            states.append((step, game.clone(), seat, action))
+        game.apply(seat, action)
+    order = list(range(len(states)))
+    random.Random(seed).shuffle(order)
+    deadline = time.perf_counter() + seconds
+    found: list[Mark] = []
+    done = 0
+    for k in order:
+        if done and time.perf_counter() >= deadline:
+            break
+        step, g, seat, played = states[k]
+        done += 1
+        try:
+            view, legal, required = decision(g, seat)
+        except CoachError:
+            continue
+        scored = evaluate(
+            searcher(seed + step, rollouts, None),
+            view,
+            legal,
+            required,
+            with_coins(view, played),
+            with_extra=True,
+        )
+        if not scored:
+            continue
+        means = [(a, sum(v, 0.0) / len(v) / MARGIN_SCALE) for a, v in scored]
+        best, top = max(means, key=lambda m: m[1])
+        mine = next((m for a, m in means if a == with_coins(view, played)), None)
+        if mine is not None and top - mine >= MARK_LOSS:
+            found.append(Mark(step, seat, g.turn, played, best, top - mine))
+    found.sort(key=lambda m: -m.loss)
+    marks: list[Mark] = []
+    for s in seats:
+        marks += [m for m in found if m.seat == s][:per_seat]
+    marks.sort(key=lambda m: m.step)
+    return marks, len(states), done

@@ -1,0 +1,46 @@
+"""Coach mode in the browser (issue 36, static/coach.js): the hint button of a person's
+seat at a table whose host chose the coach shows up to three actions with their coins
+and reasons; a table without the coach has no button."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from .conftest import ServerThread
+from .test_browser import DESKTOP, new_page
+
+pytest.importorskip("playwright.sync_api")
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+
+def open_started(browser: Any, server: ServerThread, coach: bool, errors: list[str]) -> Any:
+    made = server.create(coach=coach, seed=7)
+    table = made["table"]["id"]
+    page = new_page(browser, DESKTOP, errors)
+    page.goto(server.url + "/")
+    page.evaluate(
+        "([k, v]) => localStorage.setItem(k, v)", [f"bohnanza.token.{table}", made["token"]]
+    )
+    page.goto(f"{server.url}/t/{table}")
+    page.wait_for_selector("#btn-start:not([disabled])")
+    page.click("#btn-start")
+    page.wait_for_selector("#board:not([hidden])")
+    return page
+
+
+def test_the_hint_button_shows_three_actions_at_a_coach_table(
+    browser: Any, server: ServerThread
+) -> None:
+    errors: list[str] = []
+    page = open_started(browser, server, True, errors)
+    page.click("#btn-hint")
+    page.wait_for_selector("#hint-box li.hint", timeout=30_000)
+    hints = page.locator("#hint-box li.hint")
+    assert 1 <= hints.count() <= 3
+    assert "coins" in hints.first.inner_text()
+    other = open_started(browser, server, False, errors)
+    other.wait_for_timeout(500)  # coach.js has asked for the table and found no coach
+    assert other.locator("#btn-hint").count() == 0
+    assert not errors
