@@ -24,9 +24,9 @@ def _frozen(mapping: Mapping[str, Any] | None = None) -> Mapping[str, Any]:
 
 @dataclass(frozen=True, slots=True)
 class PileTurn:
-    """A turn that plants from public piles instead of trading (R-DUEL-3): the RL encoding
-    lays out one action segment per pile and a discard segment; the web and the bots find
-    the piles in ``View.public``.
+    """A turn that plants from public piles instead of trading (R-DUEL-3): the bots play
+    it (the RL encoding and the web read the piles from ``View.public`` and the actions
+    from their shapes).
 
     ``offer`` is the pile left by the opponent (planted or discarded in ``offer_phase``),
     ``revealed`` the pile turned up in ``reveal_phase``; in ``discard_phase`` the active
@@ -41,22 +41,20 @@ class PileTurn:
 
 @dataclass(frozen=True, slots=True)
 class EncodingHints:
-    """How :mod:`bohnanza.rl.encoding` lays out this module's parts.
+    """What :mod:`bohnanza.rl.encoding` and the bots cannot read from the rules' shapes.
 
     ``give_classes``: per variety key, the (kind, declared) classes a trade offer template
     may give instead of "any card of the variety" (R-BLUFF-1: red, black told truly, black
-    declared red). ``pending``: the module queues indivisible decisions (a child placed, a
-    lady moved, R-LADY-7/8), observed as a block and answered by their own segments.
-    ``pile_turn``: see :class:`PileTurn`. ``actions``: see below."""
+    declared red). ``pile_turn``: see :class:`PileTurn` (the bots' pile turn).
+
+    A module's own actions and pending decisions need no hint: the encoding lays out one
+    segment per action shape and observes the decisions its rules declare
+    (``declare_decision``)."""
 
     give_classes: Mapping[str, tuple[tuple[str | None, str | None], ...]] = field(
         default_factory=_frozen
     )
-    pending: bool = False
     pile_turn: PileTurn | None = None
-    #: The module's own action types without arguments (``ActionType`` values): one
-    #: index each, after the built-in segments.
-    actions: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "give_classes", _frozen(self.give_classes))
