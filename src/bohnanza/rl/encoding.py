@@ -520,7 +520,7 @@ class Encoding:
             for tok, slots in ps.places:
                 cards = self._place(view, tok)
                 if value in cards:
-                    pos = list(cards).index(value)
+                    pos = cards.index(value)
                     return at + pos if pos < slots else None
                 at += slots
             return None
@@ -531,7 +531,7 @@ class Encoding:
         if kind == ParamKind.FIELD_CARD.value:
             for f, field in enumerate(view.seats[me].fields[:FIELDS]):
                 if value in field:
-                    depth = len(field) - 1 - list(field).index(value)
+                    depth = len(field) - 1 - field.index(value)
                     return f * FIELD_DEPTH + depth if depth < FIELD_DEPTH else None
             return None
         if kind == ParamKind.SEAT.value:
@@ -660,7 +660,8 @@ class Encoding:
         if name == "stop_planting":
             return Action.stop_planting()
         if name == "buy_field":
-            # Fasolufka: the canonical coins, least useful to the others (R-LADY-10).
+            # Where the buyer chooses coins: the canonical ones, least useful to the others
+            # (R-LADY-10).
             return with_coins(view, Action.buy_field())
         if name == "end_trading":
             return Action.end_trading()
@@ -774,6 +775,10 @@ class Encoding:
             self.obs_parts[name] = (start, size)
             start += size
         self.obs_size = start
+        #: Each public pile's key and the start of its part.
+        self._pile_parts: tuple[tuple[str, int], ...] = tuple(
+            (key, self.obs_parts[f"pile_{key}"][0]) for key in self.piles
+        )
         self._seat_width = FIELDS * (c + 3) + 2 + c
         #: Encoded offers by content (see :meth:`_offers`).
         self._offer_blocks: dict[tuple[Any, ...], tuple[list[int], list[float]]] = {}
@@ -887,10 +892,10 @@ class Encoding:
                 elif 0 <= value < deck:
                     for o in offs[value]:
                         one(s + pos + o)
-        for key in self.piles:
+        for key, start in self._pile_parts:
             cards = view.public.get(key, ())
             if cards:
-                self._slots(ones, p[f"pile_{key}"][0], cards, PILE_SLOTS)
+                self._slots(ones, start, cards, PILE_SLOTS)
         out[ones] = 1.0
         out[at] = val
         return out
