@@ -13,13 +13,12 @@ from numpy.typing import NDArray
 from bohnanza.actions import Action, ActionType
 from bohnanza.game import MAX_OPEN_OFFERS
 from bohnanza.rl.encoding import (
-    DUEL_SLOTS,
     FIELDS,
     GIVE_COUNTS,
     HAND_SLOTS,
-    LADY_SLOTS,
     OFFER_SLOTS,
     PASS,
+    PILE_SLOTS,
     TRADE_SLOTS,
     Encoding,
     GiveClass,
@@ -178,19 +177,26 @@ def reference_observe(enc: Encoding, view: View, trade_round: int = 0) -> NDArra
     if enc.treasury and view.treasury:
         # One's own coins, which the buyer of a third field chooses from (R-LADY-10).
         _counts_into(enc, out, p["treasury"][0], view.treasury, 10.0)
-    if enc.pending and view.pending is not None:
+    pend = view.pending
+    if enc.pending and pend is not None and pend.seat == me and pend.kind in enc.pending_kinds:
+        # The block: per pending kind the module answers, a flag then its arguments.
         s = p["pending"][0]
-        pend = view.pending
-        if pend.seat == me:
-            if pend.kind == "place_child":
+        for kind, names in enc.pending_kinds.items():
+            if kind == pend.kind:
                 out[s] = 1.0
-            else:
-                out[s + 1] = 1.0
-                out[s + 2 + pend["field"]] = 1.0
-                out[s + 2 + FIELDS : s + 2 + FIELDS + min(len(enc._ladies(view)), LADY_SLOTS)] = 1.0
-    if enc.pile_turn is not None:
-        _cards_into(enc, out, p["duel_offer"][0], view.public.get("offer", ()), DUEL_SLOTS)
-        _cards_into(enc, out, p["duel_revealed"][0], view.public.get("revealed", ()), DUEL_SLOTS)
+            s += 1
+            for arg in names:
+                width = FIELDS if arg == "field" else n if arg == "seat" else enc.c
+                if kind == pend.kind:
+                    if arg == "field":
+                        out[s + pend[arg]] = 1.0
+                    elif arg == "seat":
+                        out[s + (pend[arg] - me) % n] = 1.0
+                    else:
+                        out[s : s + enc.c] = enc._card_feats[pend[arg]]
+                s += width
+    for key in enc.piles:
+        _cards_into(enc, out, p[f"pile_{key}"][0], view.public.get(key, ()), PILE_SLOTS)
     return out
 
 

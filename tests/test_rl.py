@@ -113,6 +113,10 @@ def test_every_masked_in_action_is_legal(config: Config) -> None:
                 action = enc.decode(view, int(i))
                 name = enc.segment_of(int(i))[0]
                 used[name] += 1
+                # A module action's card, by the place it is named from (o1, r1, h1…).
+                words = enc.describe(int(i)).split()
+                if name in {s.type for s in enc.shapes} and len(words) > 1:
+                    used[f"{name} {words[1].rstrip('0123456789')}"] += 1
                 if action is None:
                     assert name == PASS and not env.required
                 else:
@@ -121,7 +125,9 @@ def test_every_masked_in_action_is_legal(config: Config) -> None:
             assert bool(mask[enc.base(PASS)]) == (not env.required)
     assert used["plant"] and used["harvest"]
     if config[0] == "fasolki+duel":
-        for name in ("offer_plant", "offer_discard", "hand_discard", "reveal_plant"):
+        # Derived from the shapes: a card of the offer or the revealed cards planted, a
+        # card of the offer or the hand discarded.
+        for name in ("plant_revealed o", "plant_revealed r", "discard o", "discard h"):
             assert used[name], name
     else:
         for name in ("pass", "end_trading", "offer", "accept", "decline", "plant_traded"):
@@ -217,8 +223,11 @@ def test_fasolufka_child_placement_and_lady_move() -> None:
     assert list(np.flatnonzero(mask)) == [enc.base("place_child"), enc.base("place_child") + 1]
     env.step(enc.base("place_child"))  # onto the lady's field: she may move
     mask = env.action_mask()
-    assert list(np.flatnonzero(mask)) == [enc.base("move_lady"), enc.base("keep_lady")]
-    env.step(enc.base("move_lady"))
+    # The lady is one below the top card (the child) of field 0; the last index: no move.
+    start, size = enc.segments["move_lady"]
+    assert list(np.flatnonzero(mask)) == [start + 1, start + size - 1]
+    assert enc.decode(env.view(), start + size - 1) == Action.of("move_lady", None)
+    env.step(start + 1)
     assert env.game is not None and env.game.fields[1][0] == [child, lady]
 
 

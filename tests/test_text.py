@@ -320,3 +320,41 @@ def test_the_system_prompt_is_short_and_teaches_the_game_being_played() -> None:
     polish = system_prompt("pl", make_config("fasolki+duel", 2, None, ()))
     assert "**R-DUEL-1**" in polish and "**R-LADY-1**" not in polish and "Komendy" in polish
     assert "Wskazówki" in polish and "miejsca 1 do 2" in polish
+
+
+def test_a_modules_events_are_worded_from_its_module_info() -> None:
+    """The duel's reveal-step events and the Fasolkopajaki bluff are worded by their
+    modules (ModuleInfo.event_labels), in both languages, the first fitting variant first;
+    an event no module words is None (the front ends fall back to the action's shape)."""
+    from bohnanza.modules import module_info
+    from bohnanza.rules import make_config
+    from bohnanza.text import event_text
+
+    duel = make_config("fasolki+duel", 2)
+    card = next(c for c in range(duel.deck_size) if duel.variety_of(c) == "cowboy")
+    reveal = {"type": "reveal", "seat": 1, "card": card, "variety": "cowboy"}
+    assert event_text(duel, reveal) == "seat 1 reveals Cowboy"
+    assert event_text(duel, reveal, who="Ola") == "Ola reveals Cowboy"
+    assert event_text(duel, reveal, "pl", who="Ola") == "Ola odkrywa kartę: Kowboj"
+    assert event_text(duel, reveal, who="Seat 1", you=True) == "You reveal Cowboy"
+    left = {"type": "leave_offer", "seat": 0, "cards": [card, card]}
+    assert event_text(duel, left, who="Ola") == "Ola leaves Cowboy, Cowboy as the offer"
+    assert event_text(duel, {**left, "cards": []}, "pl", who="Ola") == "Ola zostawia ofertę: nic"
+    pull = {"type": "pull_discard", "seat": 0, "card": card}
+    assert event_text(duel, pull, you=True) == "You take Cowboy from the discard pile too"
+    assert event_text(duel, {"type": "harvest", "seat": 0}) is None
+    assert module_info("duel").to_json()["event_labels"]["reveal"][0]["text"][1]
+
+    spider = make_config("fasolki+fasolkopajaki", 3)
+    black = next(c for c in range(spider.deck_size) if spider.card_kind[c] == "black")
+    told = {"type": "reveal", "seat": 2, "card": black, "declared": "red", "colour": "black"}
+    assert event_text(spider, {**told, "bluff": True}, who="Ola") == (
+        "Ola's Fasolkopajak declared red was black: a bluff!"
+    )
+    truth = {**told, "declared": "black", "bluff": False}
+    assert event_text(spider, truth, who="Ola") == (
+        "Ola's Fasolkopajak declared black was indeed black"
+    )
+    assert event_text(spider, truth, you=True).startswith("Your Fasolkopajak")  # type: ignore[union-attr]
+    assert "blef" in str(event_text(spider, {**told, "bluff": True}, "pl", who="Ola"))
+    assert "czarny" in str(event_text(spider, {**told, "bluff": True}, "pl", who="Ola"))

@@ -5,7 +5,10 @@ them by the thousand per game, and tuples are several times cheaper to build.
 
 An :class:`Action` is what a seat asks the engine to do; the seat itself is not part of
 it (the engine is told who acts), so the same action value can be checked for any seat.
-Reprs are constructor calls that can be pasted back (``Action.harvest(1)``).
+Reprs are constructor calls that can be pasted back: ``Action.harvest(1)`` for the base
+game's types, ``Action.of('toll', 17, 1)`` for a module's own, whose type the module makes
+with :meth:`ActionType.extend` from the action's shape (:mod:`bohnanza.shapes`; the
+example module is ``tests/fixtures/module_toll.py``, docs/modules.md).
 """
 
 from __future__ import annotations
@@ -37,8 +40,8 @@ class ActionType(StrEnum):
     @classmethod
     def _missing_(cls, value: object) -> ActionType | None:
         """A value that is no built-in type may be a module's own: the built-in modules
-        are imported (they declare theirs, :meth:`extend`) and it is looked up again, so
-        ``ActionType("discard")`` resolves before anything imported the duel (a record
+        are imported (they declare theirs, :meth:`extend`) and it is looked up again, so a
+        built-in module's type resolves before anything imported its module (a record
         read first, an action unpickled in a worker process)."""
         if not isinstance(value, str):
             return None
@@ -301,7 +304,8 @@ class Action(NamedTuple):
     @classmethod
     def of(cls, kind: ActionType | str, *args: Any) -> Action:
         """An action of any type from its arguments in its shape's order (a module's own
-        type included): ``Action.of("move_lady", None)``. This is the constructor a
+        type included): ``Action.of("toll", 17, 1)``, and ``None`` for an optional
+        parameter's "none" answer. This is the constructor a
         module's actions repr as, so every repr can be pasted back (once the module is
         imported). A wrong number of arguments raises ``TypeError``."""
         t = kind if isinstance(kind, ActionType) else action_type(kind)

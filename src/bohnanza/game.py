@@ -1,6 +1,6 @@
 """The rules engine: one mutable game state, validated actions, automatic chance steps.
 
-Design (see DESIGN-NOTES.md):
+Design (the map of the code is docs/design.md):
 
 * There is no single "current player". :meth:`Game.legal_actions` answers for any seat at
   any moment, because in phase 2 several seats act at once and anybody may harvest or buy a
@@ -90,7 +90,7 @@ FieldId = NewType("FieldId", int)
 
 
 #: The named arguments of each kind of pending decision, in order, as declared by the rule
-#: that answers it (:func:`declare_decision`): ``{"move_lady": ("field", "child")}``. Read
+#: that answers it (:func:`declare_decision`): ``{kind: (name, …)}``. Read
 #: when a record in the old list form (``[seat, kind, *args]``) is loaded.
 _DECISIONS: dict[str, tuple[str, ...]] = {}
 
@@ -113,8 +113,9 @@ def decision_names(kind: str) -> tuple[str, ...] | None:
 @mypyc_attr(native_class=False)
 class Pending:
     """A pending indivisible decision (R-HARV-1): the seat that must take it (``seat``),
-    what is asked (``kind``: the value of the action type whose rule answers it, such as
-    ``"move_lady"``) and the question's named numbers (``args``: a field, a card).
+    what is asked (``kind``: the value of the action type whose rule answers it, a
+    module's own) and the question's named numbers (``args``: a field, a card), as the
+    module declared them (:func:`declare_decision`).
 
     The allowed answers are the game's legal actions for ``seat`` while the decision is
     open (:meth:`answers`): the answering rule lists them from the state, so they are

@@ -48,6 +48,7 @@ from .refusals import explain, render
 from .schedule import MAX_TRADE_ROUNDS, AskLoop, TradeScheduler
 from .shapes import BASE_SHAPES, ParamKind
 from .simulate import agent_seed, seat_record
+from .text import event_text as module_event_text
 from .views import OfferView, View
 
 _T = ActionType
@@ -1274,20 +1275,16 @@ class TerminalGame:
             return f"Unplanted cards are discarded: {gone}"
         if t == "game_over":
             return None  # the result is printed in full afterwards
-        if t == "reveal" and "declared" in e:  # fasolkopajaki: a declared card changes hands
-            bluff = " (a bluff)" if e.get("bluff") else ""
-            owner = "Your" if seat == self.human else f"Seat {seat}'s"
-            return (
-                f"{owner} {self._card(int(e['card'])).split(' (')[0]} declared {e['declared']} "
-                f"is {e.get('colour')}{bluff}"
-            )
-        if t == "reveal":
-            return f"{who(seat, 'reveal')} {self._card(int(e['card']))}"
-        if t == "pull_discard":
-            return f"{who(seat, 'take')} {self._card(int(e['card']))} from the discard pile too"
-        if t == "leave_offer":
-            left = ", ".join(self._card(int(c)) for c in e.get("cards", [])) or "nothing"
-            return f"{who(seat, 'leave')} {left} as the offer"
+        # A module's own event, worded by its module (ModuleInfo.event_labels).
+        told = module_event_text(
+            self.config,
+            e,
+            who=self._seat(seat, True) if seat is not None else None,
+            card=self._card,
+            you=seat is not None and seat == self.human,
+        )
+        if told is not None:
+            return told
         if t not in BASE_SHAPES:
             told = self._shaped_event(t, e, seat, who)
             if told is not None:

@@ -207,3 +207,49 @@ def test_random_and_heuristic_bots_pay_the_toll() -> None:
             assert game.over
             used += sum(1 for _, a in log.actions if a.type is TOLL)
         assert used > 0, name
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_rl_environment_offers_and_masks_it(seed: int) -> None:
+    """The RL encoding lays the action out from its shape (a hand position x a field):
+    over a seeded random rollout every masked-in index decodes to an action the engine
+    accepts, and every legal toll action has an index that decodes back to it."""
+    np = pytest.importorskip("numpy")
+    pytest.importorskip("pettingzoo")
+    from bohnanza.rl import bohnanza_v0
+    from bohnanza.rl.encoding import ACTION_HAND_SLOTS, FIELDS
+
+    env = bohnanza_v0.raw_env(rules=RULES, players=3)
+    enc = env.encoding
+    start, size = enc.segments["toll"]
+    assert size == ACTION_HAND_SLOTS * FIELDS
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    offered = taken = 0
+    for _ in range(1500):
+        game = env.game
+        if game is None or game.over:
+            break
+        view = env.view()
+        mask = env.action_mask()
+        for i in np.flatnonzero(mask):
+            action = enc.decode(view, int(i))
+            if action is not None:
+                assert game.is_legal(env.seat, action), (enc.describe(int(i)), action)
+        tolls = [a for a in env.legal_actions() if a.type is TOLL]
+        for action in tolls:
+            i = enc.index_of(view, action)
+            assert i is not None and start <= i < start + size, action
+            assert mask[i] == 1 and enc.decode(view, i) == action
+        on = [int(i) for i in np.flatnonzero(mask)]
+        in_toll = [i for i in on if start <= i < start + size]
+        assert len(in_toll) == len(tolls)
+        offered += bool(in_toll)
+        # Favour the toll when it is offered, so that it is played and its results seen.
+        if in_toll and rng.random() < 0.5:
+            choice = in_toll[int(rng.integers(len(in_toll)))]
+            taken += 1
+        else:
+            choice = on[int(rng.integers(len(on)))]
+        env.step(choice)
+    assert offered > 0 and taken > 0

@@ -1,12 +1,16 @@
-"""The worked example of docs/modules.md, kept as a test (issue 14: a new module with one new
-action type touches at most 4 files plus its tests): the guide's data and module code are
-read from the guide, registered, and played through the invariant checker, the text
-commands, the RL environment and the web strings."""
+"""The worked example of docs/modules.md and a module with an argument-free action, kept as
+tests (issue 14: a new module touches at most 4 files plus its tests; issue 27: the example's
+action takes a card and a field).
+
+The guide's module file and data table are the toll fixture's (tests/fixtures/module_toll.py,
+played everywhere by tests/modules/test_module_toll.py): the guide is checked against it
+here, so it cannot go stale. The Compost module (tests/fixtures/module_compost.py), whose
+action takes no argument, is registered from its file and played through the invariant
+checker, the text commands, the terminal, the RL environment and the web strings."""
 
 from __future__ import annotations
 
 import re
-import sys
 import tomllib
 import types
 from collections.abc import Iterator
@@ -19,33 +23,33 @@ from bohnanza import Game, IllegalAction
 from bohnanza.actions import Action, ActionType
 from bohnanza.modules import hooks_for, register_module, unregister_module
 from bohnanza.testing.checker import CHEAP, check_game
+from fixtures import module_compost, module_toll
 
-GUIDE = Path(__file__).resolve().parents[2] / "docs" / "modules.md"
-#: The guide's toy rule. Spelled in two parts: it is not a rule of the game, so it is not
-#: in docs/rules.md, where every rule ID the code and tests cite must be (test_friends).
-TOY_RULE = "R-" + "COMPOST-1"
+ROOT = Path(__file__).resolve().parents[2]
+GUIDE = ROOT / "docs" / "modules.md"
+TOY_RULE = module_compost.RULE
 
 
 def _blocks(lang: str) -> list[str]:
     return re.findall(rf"```{lang}\n(.*?)```", GUIDE.read_text(encoding="utf-8"), re.S)
 
 
+def test_the_guides_module_file_and_data_are_the_toll_fixture() -> None:
+    (code,) = _blocks("python")
+    fixture = ROOT / "tests" / "fixtures" / "module_toll.py"
+    assert code == fixture.read_text(encoding="utf-8")
+    (toml,) = _blocks("toml")
+    assert tomllib.loads(toml)["modules"]["toll"] == module_toll.SPEC
+
+
 @pytest.fixture(scope="module")
 def compost() -> Iterator[types.ModuleType]:
-    """The guide's module file as a module, registered with the guide's data table."""
-    (toml,) = _blocks("toml")
-    (code,) = _blocks("python")
-    data = tomllib.loads(toml)["modules"]["compost"]
-    assert data["hooks"] == "compost:CompostHooks"  # the file and class of the guide
-    mod = types.ModuleType("compost_example")
-    sys.modules[mod.__name__] = mod
-    exec(compile(code, str(GUIDE), "exec"), mod.__dict__)
-    register_module("compost", data, mod.CompostHooks)
+    """The Compost module, registered as its data table would register it."""
+    register_module("compost", module_compost.SPEC, module_compost.CompostHooks)
     try:
-        yield mod
+        yield module_compost
     finally:
         unregister_module("compost")
-        del sys.modules[mod.__name__]
 
 
 def _to_plant_phase_with_hand(seed: int) -> Game:

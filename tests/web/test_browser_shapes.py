@@ -148,6 +148,13 @@ def test_a_module_game_is_played_to_the_end_through_the_generic_controls(
             wait_seq_change(page, before, 2)
     if rules == "fasolki+duel":
         assert shaped > 0  # the duel's own actions were offered by the generic controls
+        # The duel's own events are worded by the duel (ModuleInfo.event_labels), not by
+        # the page: "Bot 1 reveals Chili", "… leaves … as the offer".
+        told = "\n".join(page.locator("#log li").all_inner_texts())
+        for event in ("reveal", "leave_offer"):
+            en = module_info("duel").event_labels[event][0].text[0]
+            verb = en.split("{who} ")[1].split(" ")[0]
+            assert f" {verb} " in told, (event, told[-500:])
         # The replay heads the duel's public piles from its ModuleInfo, mid-game.
         labels = module_info("duel").pile_labels
         page.click("#replay-link")

@@ -12,6 +12,7 @@ import pytest
 from bohnanza.actions import Action, Offer
 from bohnanza.errors import IllegalAction
 from bohnanza.game import Game
+from bohnanza.modules import module_info
 from bohnanza.refusals import explain
 from bohnanza.web.i18n import ACCUSATIVE_PL, EN, PL, strings
 from bohnanza.web.limits import Limits
@@ -194,9 +195,14 @@ def test_polish_variety_names_take_the_accusative_as_objects() -> None:
     # Every Polish line that names a card as its object is worded with the accusative
     # (board.js passes acc=true for these; the others name cards after a colon).
     board = (STATIC / "board.js").read_text(encoding="utf-8")
-    for key in ("ev.plant", "ev.discard", "ev.pull_discard", "ev.draw_own"):
+    for key in ("ev.plant", "ev.draw_own"):
         line = next(x for x in board.splitlines() if f'"{key}"' in x)
         assert "Board.cardText(e.card, true)" in line, key
+    # A module's events name their object {card_acc}, which the page fills accusative.
+    line = next(x for x in board.splitlines() if '"card_acc") return Board.cardText' in x)
+    assert 'key === "card_acc")' in line
+    pull = module_info("duel").event_labels["pull_discard"][0].text[1]
+    assert "{card_acc}" in pull
     assert "{who} sadzi {card}" in PL["ev.plant"]
     # The seat menus describe the bots in Polish too.
     for bot in ("random", "autarky", "heuristic", "search"):

@@ -22,7 +22,7 @@ from ..frozen import FrozenDict, FrozenList
 from ..game import PLANT, ModuleState
 from ..shapes import ActionShape, Param, ParamKind
 from .base import Hooks
-from .info import EncodingHints, ModuleInfo, PileTurn
+from .info import EncodingHints, EventLabel, ModuleInfo, PileTurn
 from .operations import BuyFieldRule, HarvestRule, Rule, with_rules
 
 if TYPE_CHECKING:
@@ -233,6 +233,21 @@ class DuelHooks(Hooks):
             REVEAL: (
                 "Plant any revealed cards you want; the rest become the offer.",
                 "Posadź dowolne odkryte karty; reszta zostanie ofertą.",
+            ),
+        },
+        # The events of the reveal step (R-DUEL-3) that are no action's own.
+        event_labels={
+            "reveal": (EventLabel(("{who} reveals {card}", "{who} odkrywa kartę: {card}")),),
+            "pull_discard": (
+                EventLabel(
+                    (
+                        "{who} takes {card_acc} from the discard pile too",
+                        "{who} bierze też {card_acc} ze stosu odrzuconych",
+                    )
+                ),
+            ),
+            "leave_offer": (
+                EventLabel(("{who} leaves {cards} as the offer", "{who} zostawia ofertę: {cards}")),
             ),
         },
         hand_discard_phases=(DISCARD,),

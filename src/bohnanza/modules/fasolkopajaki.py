@@ -13,7 +13,7 @@ from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 from .base import Hooks
-from .info import EncodingHints, ModuleInfo
+from .info import EncodingHints, EventLabel, ModuleInfo
 
 if TYPE_CHECKING:
     from ..game import Game
@@ -39,6 +39,25 @@ class FasolkopajakiHooks(Hooks):
             "jako czerwone.",
         ),
         declarations=True,
+        # R-BLUFF-2: the true colour of a declared card, shown once the offer is taken.
+        event_labels={
+            "reveal": (
+                EventLabel(
+                    (
+                        "{who}'s Fasolkopajak declared {declared} was {colour}: a bluff!",
+                        "Fasolkopająk gracza {who} zgłoszony jako {declared} był {colour}: blef!",
+                    ),
+                    when=("bluff",),
+                ),
+                EventLabel(
+                    (
+                        "{who}'s Fasolkopajak declared {declared} was indeed {colour}",
+                        "Fasolkopająk gracza {who} zgłoszony jako {declared} rzeczywiście był "
+                        "{colour}",
+                    )
+                ),
+            )
+        },
         encoding=EncodingHints(
             # R-BLUFF-1: red cards, black cards told truly, black cards declared red.
             give_classes={"fasolkopajak": (("red", None), ("black", None), ("black", "red"))}

@@ -20,7 +20,7 @@ from ..errors import Refusal
 from ..game import Pending, declare_decision
 from ..shapes import ActionShape, Param, ParamKind
 from .base import Hooks
-from .info import EncodingHints, ModuleInfo
+from .info import ModuleInfo
 from .operations import BuyFieldRule, Rule, with_rules
 
 if TYPE_CHECKING:
@@ -114,7 +114,6 @@ class FasolufkaHooks(Hooks):
         own_treasury_visible=True,
         top_card_pays=True,
         cards_traceable=False,
-        encoding=EncodingHints(pending=True),
     )
 
     def __init__(self, config: GameConfig) -> None:

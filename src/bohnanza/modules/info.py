@@ -23,10 +23,34 @@ def _frozen(mapping: Mapping[str, Any] | None = None) -> Mapping[str, Any]:
 
 
 @dataclass(frozen=True, slots=True)
+class EventLabel:
+    """One wording of a module's event (``ModuleInfo.event_labels``): an English and a
+    Polish template, used for an event whose keys named in ``when`` are all present and
+    true (the first such wording of the event's list wins; ``when=()`` always fits).
+
+    Placeholders, filled by every front end (the terminal and :mod:`bohnanza.text` through
+    :func:`bohnanza.text.event_text`, the page through board.js): ``{who}``, the event's
+    seat; ``{card}`` and ``{cards}``, its card or cards by name; ``{card_acc}`` and
+    ``{cards_acc}``, the same as the object of a sentence (the Polish accusative);
+    ``{field}``, its field numbered from 1; any other ``{key}``, the event's value (a card
+    kind such as ``red`` in the page's words). English templates are in the third person
+    ("{who} reveals {card}"): the terminal turns them to "You reveal" for its player."""
+
+    text: Label
+    when: tuple[str, ...] = ()
+
+    def fits(self, event: Mapping[str, Any]) -> bool:
+        return all(event.get(key) for key in self.when)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"text": list(self.text), "when": list(self.when)}
+
+
+@dataclass(frozen=True, slots=True)
 class PileTurn:
-    """A turn that plants from public piles instead of trading (R-DUEL-3): the RL encoding
-    lays out one action segment per pile and a discard segment; the web and the bots find
-    the piles in ``View.public``.
+    """A turn that plants from public piles instead of trading (R-DUEL-3): the bots play
+    it (the RL encoding and the web read the piles from ``View.public`` and the actions
+    from their shapes).
 
     ``offer`` is the pile left by the opponent (planted or discarded in ``offer_phase``),
     ``revealed`` the pile turned up in ``reveal_phase``; in ``discard_phase`` the active
@@ -41,22 +65,20 @@ class PileTurn:
 
 @dataclass(frozen=True, slots=True)
 class EncodingHints:
-    """How :mod:`bohnanza.rl.encoding` lays out this module's parts.
+    """What :mod:`bohnanza.rl.encoding` and the bots cannot read from the rules' shapes.
 
     ``give_classes``: per variety key, the (kind, declared) classes a trade offer template
     may give instead of "any card of the variety" (R-BLUFF-1: red, black told truly, black
-    declared red). ``pending``: the module queues indivisible decisions (a child placed, a
-    lady moved, R-LADY-7/8), observed as a block and answered by their own segments.
-    ``pile_turn``: see :class:`PileTurn`. ``actions``: see below."""
+    declared red). ``pile_turn``: see :class:`PileTurn` (the bots' pile turn).
+
+    A module's own actions and pending decisions need no hint: the encoding lays out one
+    segment per action shape and observes the decisions its rules declare
+    (``declare_decision``)."""
 
     give_classes: Mapping[str, tuple[tuple[str | None, str | None], ...]] = field(
         default_factory=_frozen
     )
-    pending: bool = False
     pile_turn: PileTurn | None = None
-    #: The module's own action types without arguments (``ActionType`` values): one
-    #: index each, after the built-in segments.
-    actions: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "give_classes", _frozen(self.give_classes))
@@ -71,6 +93,9 @@ class ModuleInfo:
     Phases and labels:
         ``phases``: the phases the module adds, in turn order (``game.phase`` values).
         ``phase_labels``: per added phase, a short label (EN, PL) for the terminal and text.
+        ``event_labels``: per event type the module emits (``game.emit``) that is not an
+        action's own (those are worded from the action's shape), its wordings
+        (:class:`EventLabel`), tried in order.
         ``source_labels``: per ``source`` of a ``plant`` event (a pile the module plants
         from), the words that follow the card, e.g. ``("from the offer", "z oferty")``.
         ``action_labels``: per added action type (``ActionType`` value), its name (EN, PL);
@@ -110,6 +135,7 @@ class ModuleInfo:
     phase_labels: Mapping[str, Label] = field(default_factory=_frozen)
     hints: Mapping[str, Label] = field(default_factory=_frozen)
     source_labels: Mapping[str, Label] = field(default_factory=_frozen)
+    event_labels: Mapping[str, tuple[EventLabel, ...]] = field(default_factory=_frozen)
     action_labels: Mapping[str, Label] = field(default_factory=_frozen)
     pile_tokens: Mapping[str, str] = field(default_factory=_frozen)
     pile_names: Mapping[str, Label] = field(default_factory=_frozen)
@@ -133,6 +159,7 @@ class ModuleInfo:
             "phase_labels",
             "hints",
             "source_labels",
+            "event_labels",
             "action_labels",
             "pile_tokens",
             "pile_names",
@@ -146,6 +173,9 @@ class ModuleInfo:
             "phases": list(self.phases),
             "phase_labels": {k: list(v) for k, v in self.phase_labels.items()},
             "action_labels": {k: list(v) for k, v in self.action_labels.items()},
+            "event_labels": {
+                k: [label.to_json() for label in v] for k, v in self.event_labels.items()
+            },
             "hint_phases": list(self.hint_phases),
             "hand_discard_phases": list(self.hand_discard_phases),
             "public": list(self.public),
@@ -160,4 +190,4 @@ class ModuleInfo:
 #: The base game (and every rule set without a module).
 BASE_INFO = ModuleInfo()
 
-__all__ = ["BASE_INFO", "EncodingHints", "Label", "ModuleInfo", "PileTurn"]
+__all__ = ["BASE_INFO", "EncodingHints", "EventLabel", "Label", "ModuleInfo", "PileTurn"]

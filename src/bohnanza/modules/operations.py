@@ -25,28 +25,34 @@ the module's hooks. A brand-new action type is declared on its rule, by its shap
 EN/PL labels, and its command words): ``ActionType.extend`` makes the type, and every
 front end derives its commands, menus and forms from that shape (``Rule.shape``)::
 
-    class DiscardRule(Rule):
+    class TollRule(Rule):  # tests/fixtures/module_toll.py, docs/modules.md
         type = ActionType.extend(ActionShape(
-            "discard",
-            (Param(ParamKind.HAND_CARD, "card", ("card", "karta")),),
-            ("discard", "odrzuć"),
-            words=("discard", "wyrzuć"),
+            "toll",
+            (Param(ParamKind.HAND_CARD, "card", ("hand card", "karta z ręki")),
+             Param(ParamKind.FIELD, "field", ("field", "pole"))),
+            ("pay the toll and plant", "zapłać myto i zasadź"),
+            words=("toll", "myto"),
         ))
-        phases = frozenset({"duel_discard"})
+        phases = frozenset({PLANT})
 
         def candidates(self, game, seat, offers):
-            return [Action(self.type, card=c) for c in game.hands[seat]] if seat == game.active else []
+            if seat != game.active or game.planted:
+                return []
+            return [Action(self.type, card=c, field=f) for c in game.hands[seat][1:]
+                    for f in range(len(game.fields[seat]))
+                    if self.hooks.can_plant(game, seat, c, f)]
 
         def refusal(self, game, seat, action):
-            if action.card not in game.hands[seat]:
-                return self.refuse(game, seat, f"discard card {action.card}", "it is not in its hand")
-            return None
+            if action.card not in game.hands[seat][1:]:
+                return self.refuse(game, seat, "pay the toll", "not a card behind the front one",
+                                   RULE, code="toll_not_behind")  # its words: add_reasons
+            return self.hooks.plant_refusal(game, seat, "pay the toll", action.card, action.field)
 
         def execute(self, game, seat, action):
             ...
 
     class MyHooks(Hooks):
-        rule_classes = with_rules(Hooks.rule_classes, DiscardRule)
+        rule_classes = with_rules(Hooks.rule_classes, TollRule)
 
 :func:`with_rules` replaces the rule of the same action type in place (a module's own
 harvest rule, say) and puts new ones before the anytime rules. The core

@@ -12,7 +12,7 @@ Agents are ``player_0`` … ``player_{n-1}`` (seat order; seat 0 starts). The ag
 is the one the game waits for, in the order of :mod:`bohnanza.driver` (both ask
 :class:`bohnanza.schedule.TradeScheduler`): the active seat in
 phases 1 and 3 (then every seat with cards in its trade area), the owner of a pending
-decision (a Fasolufka child or lady) before anybody else, and in phase 2 *rounds*: the
+decision (a module rule's question, ``View.pending``) before anybody else, and in phase 2 *rounds*: the
 active seat, then each other seat once, each taking one action or passing. A round in
 which nobody acted, or the ``max_trade_rounds``-th round, ends trading (the environment
 applies ``end_trading`` for the active seat, as the driver does when the trading time is

@@ -124,7 +124,7 @@ class Builder:
             "partner": (2 + CARD_SLOTS + len(self.declarable) + v, n),
             "pay_offer": (2 + CARD_SLOTS + len(self.declarable) + v + n, OFFER_SLOTS),
         }
-        # No trading (the duel): nothing is ever drafted, so nothing is observed.
+        # No trading (ModuleInfo.trading): nothing is ever drafted, so nothing is observed.
         self.draft_size = (
             2 + CARD_SLOTS + len(self.declarable) + v + n + OFFER_SLOTS if self.trading else 0
         )

@@ -7,9 +7,16 @@ nothing reads the game state itself. The full table is in ``docs/rl.md``.
 An :class:`Encoding` is fixed per game configuration (rule set, module, player count,
 options): its action space is ``Discrete(encoding.n_actions)`` and its observation a
 float32 vector of ``encoding.obs_size`` values in [0, 1]. Cards that must be named by an
-action are named by *slot*: their position in the hand, the trade area, the duel's offer
-or revealed cards, or the order of open offers; trade offers are chosen from templates
-("to partner p, give k cards of variety a, for one card of variety b or as a gift").
+action are named by *slot*: their position in the hand, the trade area, a module's public
+pile, or the order of open offers; trade offers are chosen from templates ("to partner
+p, give k cards of variety a, for one card of variety b or as a gift").
+
+A module's own actions are laid out from their shapes (:class:`bohnanza.shapes.ActionShape`,
+declared on the module's rules): one segment per action type, sized by its parameters'
+kinds (a hand card: a hand position; a field; a card of the named places: a position in
+each place; a card on a field: field x depth from the top; the pending decision's card: one
+value; an optional parameter: one more value for "none"). So a new module's action is
+offered and masked with no edit here; nothing in this file names a module or its actions.
 """
 
 from __future__ import annotations
@@ -24,20 +31,10 @@ from numpy.typing import NDArray
 from ..actions import Action, ActionType, Offer
 from ..cards import catalogue
 from ..coins import with_coins
-from ..game import MAX_OPEN_OFFERS, OVER, PLANT, PLANT_TRADED, TRADE
-from ..modules import module_info
-from ..modules.duel import (
-    DISCARD_CARD,
-    END_REVEAL,
-    PLANT_REVEALED,
-    SKIP_DISCARD,
-    discard,
-    end_reveal,
-    plant_revealed,
-    skip_discard,
-)
-from ..modules.fasolufka import MOVE_LADY_TYPE, PLACE_CHILD_TYPE, move_lady, place_child
+from ..game import MAX_OPEN_OFFERS, OVER, PLANT, PLANT_TRADED, TRADE, decision_names
+from ..modules import hooks_for, module_info
 from ..rules import GameConfig
+from ..shapes import BASE_SHAPES, ActionShape, ParamKind
 from ..views import OfferView, SeatView, View
 
 _T = ActionType
@@ -52,12 +49,16 @@ TRADE_SLOTS = 8
 #: Open offers addressed to the seat (accept/decline) and made by it (withdraw), oldest
 #: first; later ones become reachable as earlier ones close.
 OFFER_SLOTS = 6
-#: Duel: positions of the opponent's offer and of the revealed cards.
-DUEL_SLOTS = 8
-#: Duel: hand positions that may be discarded (skip_discard is always possible).
-DUEL_HAND_SLOTS = 12
-#: Fasolufka: ladies below a new child that may move, nearest to the child first.
-LADY_SLOTS = 4
+#: Hand positions a module action may name: more than the observation shows one by one
+#: (a hand grows to 20 cards and beyond under random play, and a module action such as
+#: the toll may take any of them).
+ACTION_HAND_SLOTS = 24
+#: Positions of a module's public pile (``ModuleInfo.public``) in the observation and in
+#: a module action that names a card of it.
+PILE_SLOTS = 8
+#: Cards of one field a module action may name (a ``field_card`` parameter), counted down
+#: from the top card.
+FIELD_DEPTH = 8
 #: Offer templates give 1 or 2 cards.
 GIVE_COUNTS = (1, 2)
 
@@ -93,6 +94,45 @@ class GiveClass:
         return name
 
 
+#: Parameter kinds the layout cannot name by a bounded index (a whole offer, a payment, a
+#: coin list): a module action taking one gets no segment and is never offered.
+_UNLAID = frozenset({ParamKind.OFFER.value, ParamKind.PAYMENT.value, ParamKind.COINS.value})
+#: Card kinds named by a position in one of their places.
+_PLACED = frozenset(
+    {
+        ParamKind.HAND_CARD.value,
+        ParamKind.PILE_CARD.value,
+        ParamKind.TRADE_CARD.value,
+        ParamKind.CARD.value,
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ParamSlots:
+    """One parameter of a module action, laid out: its kind (a ``ParamKind`` value), the
+    ``Action`` field it fills, how many values it takes (``size``, the "none" answer of an
+    optional parameter last) and, for a card named by position, its places in order as
+    (text token, slots)."""
+
+    kind: str
+    fills: str
+    size: int
+    optional: bool
+    places: tuple[tuple[str, int], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ShapeSlots:
+    """A module action's segment: its type, the segment's start and its parameters, the
+    last one varying fastest."""
+
+    type: ActionType
+    start: int
+    size: int
+    params: tuple[ParamSlots, ...]
+
+
 class Encoding:
     """Action indices and observation layout for one game configuration."""
 
@@ -113,12 +153,28 @@ class Encoding:
         # What the module tells the encoding (ModuleInfo): no module names here.
         self.info = info = module_info(config.module)
         self.trading = info.trading
-        #: Pending decisions (a child to place, a lady to move): their block and segments.
-        self.pending = info.encoding.pending
+        #: The module's own action shapes (its rules' types beyond the base game's), in its
+        #: rules' listing order: one action segment each (see :meth:`_build_actions`).
+        shapes: list[ActionShape] = []
+        for cls in hooks_for(config).rule_classes:
+            shape = cls.shape()
+            if shape.type not in BASE_SHAPES and shape not in shapes:
+                shapes.append(shape)
+        self.shapes: tuple[ActionShape, ...] = tuple(shapes)
+        #: Pending decisions the module's rules answer (``declare_decision``): per kind,
+        #: its argument names; observed as one block (see :meth:`_build_observation`).
+        self.pending_kinds: dict[str, tuple[str, ...]] = {}
+        for shape in self.shapes:
+            names = decision_names(shape.type)
+            if names is not None:
+                self.pending_kinds[shape.type] = names
+        self.pending = bool(self.pending_kinds)
         #: The reader's own coins are observed where the rule set shows them (R-LADY-10).
-        self.treasury = info.own_treasury_visible and info.encoding.pending
-        #: Piles planted from instead of trading (R-DUEL-3): their slots and segments.
-        self.pile_turn = info.encoding.pile_turn
+        self.treasury = info.own_treasury_visible
+        #: The module's public piles (``ModuleInfo.public``), by text token and key.
+        self.piles: tuple[str, ...] = info.public
+        self._pile_of_token: dict[str, str] = {tok: key for key, tok in info.pile_tokens.items()}
+        self.drawn_slots = max(2, info.turn_cards or 2)
         self.phases: tuple[str, ...] = PHASES + tuple(p for p in info.phases if p not in PHASES)
         # Card features, one row per card id (a view holds ids of visible cards only).
         feats = np.zeros((config.deck_size, self.c), dtype=np.float32)
@@ -194,25 +250,34 @@ class Encoding:
                     (self.n - 1) * len(self.give_classes) * len(GIVE_COUNTS) * (self.v + 1),
                 ),
             ]
-        if self.pending:
-            segs += [("place_child", FIELDS), ("move_lady", LADY_SLOTS), ("keep_lady", 1)]
-        if self.pile_turn:
-            segs += [
-                ("offer_plant", DUEL_SLOTS * FIELDS),
-                ("offer_discard", DUEL_SLOTS),
-                ("hand_discard", DUEL_HAND_SLOTS),
-                ("skip_discard", 1),
-                ("reveal_plant", DUEL_SLOTS * FIELDS),
-                ("end_reveal", 1),
-            ]
-        # A module's own argument-free action types: one index each (EncodingHints.actions).
-        self._module_actions = frozenset(self.info.encoding.actions)
-        segs += [(name, 1) for name in self.info.encoding.actions]
+        # The module's own actions, one segment per shape, sized by its parameters.
+        laid: list[tuple[ActionShape, tuple[ParamSlots, ...], int]] = []
+        #: Module action types left out of the layout (a parameter of a kind in _UNLAID).
+        self.unlaid: tuple[str, ...] = ()
+        for shape in self.shapes:
+            params = self._param_slots(shape)
+            if params is None:
+                self.unlaid += (shape.type,)
+                continue
+            size = 1
+            for ps in params:
+                size *= ps.size
+            if shape.type in (name for name, _ in segs):
+                raise ValueError(f"module action {shape.type!r} clashes with an RL segment name")
+            segs.append((shape.type, size))
+            laid.append((shape, params, size))
         self.segments: dict[str, tuple[int, int]] = {}
         start = 0
         for name, size in segs:
             self.segments[name] = (start, size)
             start += size
+        #: Per module action type value, its segment (see :class:`ShapeSlots`).
+        self._shape_slots: dict[str, ShapeSlots] = {
+            shape.type: ShapeSlots(
+                ActionType(shape.type), self.segments[shape.type][0], size, params
+            )
+            for shape, params, size in laid
+        }
         self._seg_start = {name: st for name, (st, _) in self.segments.items()}
         self.n_actions = start
         self._seg_of = np.zeros(start, dtype=np.int16)
@@ -220,6 +285,57 @@ class Encoding:
         for i, (name, _) in enumerate(segs):
             s, size = self.segments[name]
             self._seg_of[s : s + size] = i
+
+    def _param_slots(self, shape: ActionShape) -> tuple[ParamSlots, ...] | None:
+        """How each parameter of ``shape`` is numbered (None: a kind in _UNLAID)."""
+        out: list[ParamSlots] = []
+        for p in shape.params:
+            kind = p.kind.value
+            places: tuple[tuple[str, int], ...] = ()
+            if kind in _UNLAID:
+                return None
+            if kind in _PLACED:
+                places = tuple(
+                    (tok, self._place_slots(tok))
+                    for tok in p.card_places
+                    if tok in "hdt" or tok in self._pile_of_token
+                )
+                size = sum(n for _, n in places)
+            elif kind == ParamKind.FIELD.value:
+                size = FIELDS
+            elif kind == ParamKind.FIELD_CARD.value:
+                size = FIELDS * FIELD_DEPTH
+            elif kind == ParamKind.SEAT.value:
+                size = self.n
+            elif kind == ParamKind.OFFER_ID.value:
+                size = OFFER_SLOTS
+            else:  # the pending decision's card: read from the view
+                size = 1
+            if p.optional:
+                size += 1
+            out.append(ParamSlots(kind, p.fills, size, p.optional, places))
+        return tuple(out)
+
+    def _place_slots(self, token: str) -> int:
+        if token == "h":
+            return ACTION_HAND_SLOTS
+        if token == "t":
+            return TRADE_SLOTS
+        if token == "d":
+            return self.drawn_slots
+        return PILE_SLOTS
+
+    def _place(self, view: View, token: str) -> Sequence[int]:
+        """The cards a text token's place holds for the reader, in position order."""
+        if token == "h":
+            return view.hand or ()
+        if token == "d":
+            return view.drawn
+        if token == "t":
+            assert view.seat is not None
+            return view.seats[view.seat].trade_area
+        cards = view.public.get(self._pile_of_token.get(token, ""), ())
+        return cards if isinstance(cards, (list, tuple)) else ()
 
     def base(self, segment: str) -> int:
         return self.segments[segment][0]
@@ -254,20 +370,51 @@ class Encoding:
     def describe(self, index: int) -> str:
         """A short human-readable name of an action index (for rendering and docs)."""
         name, off = self.segment_of(index)
-        if name in ("plant", "harvest", "place_child"):
+        if name in ("plant", "harvest"):
             return f"{name} field {off}"
-        if name in ("plant_traded", "offer_plant", "reveal_plant"):
+        if name == "plant_traded":
             return f"{name} slot {off // FIELDS} -> field {off % FIELDS}"
-        if name in ("accept", "decline", "withdraw", "offer_discard", "hand_discard"):
+        if name in ("accept", "decline", "withdraw"):
             return f"{name} slot {off}"
-        if name == "move_lady":
-            return f"move lady {off} (counted down from the child)"
+        spec = self._shape_slots.get(name)
+        if spec is not None:
+            return " ".join([name, *self._describe_params(spec, off)])
         if name == "offer":
             partner, gc, count, want = self._offer_parts(off)
             what = self.give_classes[gc].label(self.config)
             for_ = "as a gift" if want is None else f"for 1 {self.varieties[want]}"
             return f"offer to seat +{partner}: {count} {what} {for_}"
         return name
+
+    def _offsets(self, spec: ShapeSlots, off: int) -> list[int]:
+        """Each parameter's value number inside a segment offset (the last fastest)."""
+        ks = [0] * len(spec.params)
+        for i in range(len(spec.params) - 1, -1, -1):
+            size = spec.params[i].size
+            ks[i] = off % size
+            off //= size
+        return ks
+
+    def _describe_params(self, spec: ShapeSlots, off: int) -> list[str]:
+        out: list[str] = []
+        for ps, k in zip(spec.params, self._offsets(spec, off), strict=True):
+            if ps.optional and k == ps.size - 1:
+                out.append("none")
+            elif ps.places:
+                for tok, slots in ps.places:
+                    if k < slots:
+                        out.append(f"{tok}{k + 1}")
+                        break
+                    k -= slots
+            elif ps.kind == ParamKind.FIELD_CARD.value:
+                out.append(f"field {k // FIELD_DEPTH} card {k % FIELD_DEPTH} from the top")
+            elif ps.kind == ParamKind.PENDING_CARD.value:
+                out.append("(pending card)")
+            elif ps.kind == ParamKind.SEAT.value:
+                out.append(f"seat +{k}")
+            else:
+                out.append(f"{ps.fills} {k}")
+        return out
 
     # ------------------------------------------------------------------ slots from a view
 
@@ -320,15 +467,6 @@ class Encoding:
             out += pool[:count]
         return tuple(out)
 
-    def _ladies(self, view: View) -> list[int]:
-        p = view.pending
-        if p is None or p.kind != "move_lady" or view.seat is None:
-            return []
-        field = view.seats[view.seat].fields[p["field"]]
-        child = p["child"]
-        below = field[: field.index(child)] if child in field else ()
-        return [c for c in below if self.card_kind[c] == "lady"][::-1]
-
     # ------------------------------------------------------------------ actions
 
     def index_of(self, view: View, action: Action) -> int | None:
@@ -361,44 +499,48 @@ class Encoding:
                 return None
             j = ids.index(action.offer_id)
             return seg[t.value][0] + j if j < OFFER_SLOTS else None
-        if t is PLACE_CHILD_TYPE:
-            return seg["place_child"][0] + action.field  # type: ignore[operator]
-        if t is MOVE_LADY_TYPE:
-            if action.card is None:
-                return seg["keep_lady"][0]
-            ladies = self._ladies(view)
-            if action.card not in ladies:
+        spec = self._shape_slots.get(t.value)
+        if spec is None:
+            return None
+        off = 0
+        for ps in spec.params:
+            k = self._value_slot(view, ps, getattr(action, ps.fills))
+            if k is None:
                 return None
-            k = ladies.index(action.card)
-            return seg["move_lady"][0] + k if k < LADY_SLOTS else None
-        if t is DISCARD_CARD:
-            pt = self.pile_turn
-            assert pt is not None
-            if view.phase == pt.offer_phase:
-                pile = list(view.public.get(pt.offer, ()))
-                name, bound = "offer_discard", DUEL_SLOTS
-            else:
-                pile = list(view.hand or ())
-                name, bound = "hand_discard", DUEL_HAND_SLOTS
-            pos = pile.index(action.card) if action.card in pile else bound
-            return seg[name][0] + pos if pos < bound else None
-        if t is SKIP_DISCARD:
-            return seg["skip_discard"][0]
-        if t is END_REVEAL:
-            return seg["end_reveal"][0]
-        if t.value in self._module_actions:
-            return seg[t.value][0] if action == Action(t) else None
-        if t is PLANT_REVEALED:
-            pt = self.pile_turn
-            assert pt is not None
-            offer_phase = view.phase == pt.offer_phase
-            pile = list(view.public.get(pt.offer if offer_phase else pt.revealed, ()))
-            pos = pile.index(action.card) if action.card in pile else DUEL_SLOTS
-            if pos >= DUEL_SLOTS:
-                return None
-            name = "offer_plant" if offer_phase else "reveal_plant"
-            return seg[name][0] + pos * FIELDS + action.field  # type: ignore[operator]
-        return None
+            off = off * ps.size + k
+        return spec.start + off
+
+    def _value_slot(self, view: View, ps: ParamSlots, value: Any) -> int | None:
+        """The number of a module action parameter's ``value`` in its segment, or None."""
+        if value is None:
+            return ps.size - 1 if ps.optional else None
+        kind = ps.kind
+        if ps.places:
+            at = 0
+            for tok, slots in ps.places:
+                cards = self._place(view, tok)
+                if value in cards:
+                    pos = cards.index(value)
+                    return at + pos if pos < slots else None
+                at += slots
+            return None
+        me = view.seat
+        assert me is not None
+        if kind == ParamKind.FIELD.value:
+            return int(value) if 0 <= value < FIELDS else None
+        if kind == ParamKind.FIELD_CARD.value:
+            for f, field in enumerate(view.seats[me].fields[:FIELDS]):
+                if value in field:
+                    depth = len(field) - 1 - field.index(value)
+                    return f * FIELD_DEPTH + depth if depth < FIELD_DEPTH else None
+            return None
+        if kind == ParamKind.SEAT.value:
+            return int((value - me) % self.n)
+        if kind == ParamKind.OFFER_ID.value:
+            ids = [o.offer_id for o in view.offers]
+            j = ids.index(value) if value in ids else OFFER_SLOTS
+            return j if j < OFFER_SLOTS else None
+        return 0  # the pending decision's card: one value
 
     def mask(self, view: View, legal: Sequence[Action], may_pass: bool) -> NDArray[np.int8]:
         """The legal-action mask: 1 for every index that :meth:`decode` turns into an
@@ -518,7 +660,8 @@ class Encoding:
         if name == "stop_planting":
             return Action.stop_planting()
         if name == "buy_field":
-            # Fasolufka: the canonical coins, least useful to the others (R-LADY-10).
+            # Where the buyer chooses coins: the canonical ones, least useful to the others
+            # (R-LADY-10).
             return with_coins(view, Action.buy_field())
         if name == "end_trading":
             return Action.end_trading()
@@ -546,31 +689,43 @@ class Encoding:
             wanted = () if want is None else ((self.varieties[want], 1),)
             declared = (gc.declared,) * count if gc.declared else ()
             return Action.propose(Offer((me + partner) % self.n, tuple(give), wanted, declared))
-        if name == "place_child":
-            p = view.pending
-            if p is None or p.kind != "place_child":
-                raise ValueError("no child waits to be placed")
-            return place_child(p["card"], off)
-        if name == "move_lady":
-            return move_lady(_slot(self._ladies(view), off, name))
-        if name == "keep_lady":
-            return move_lady(None)
-        if name in ("offer_plant", "reveal_plant", "offer_discard"):
-            pt = self.pile_turn
-            assert pt is not None
-            pile = view.public.get(pt.revealed if name == "reveal_plant" else pt.offer, ())
-            if name == "offer_discard":
-                return discard(_slot(pile, off, name))
-            return plant_revealed(_slot(pile, off // FIELDS, name), off % FIELDS)
-        if name == "hand_discard":
-            return discard(_slot(view.hand or (), off, name))
-        if name == "skip_discard":
-            return skip_discard()
-        if name == "end_reveal":
-            return end_reveal()
-        if name in self._module_actions:
-            return Action(ActionType(name))
+        spec = self._shape_slots.get(name)
+        if spec is not None:
+            values: dict[str, Any] = {}
+            for ps, k in zip(spec.params, self._offsets(spec, off), strict=True):
+                values[ps.fills] = self._slot_value(view, name, ps, k)
+            return Action(spec.type, **values)
         raise ValueError(f"unknown action segment {name}")  # pragma: no cover
+
+    def _slot_value(self, view: View, name: str, ps: ParamSlots, k: int) -> Any:
+        """The value a module action parameter's number ``k`` stands for in ``view``."""
+        if ps.optional and k == ps.size - 1:
+            return None
+        me = view.seat
+        assert me is not None
+        if ps.places:
+            for tok, slots in ps.places:
+                if k < slots:
+                    return _slot(self._place(view, tok), k, name)
+                k -= slots
+        kind = ps.kind
+        if kind == ParamKind.FIELD.value:
+            return k
+        if kind == ParamKind.FIELD_CARD.value:
+            field = (
+                view.seats[me].fields[k // FIELD_DEPTH]
+                if k // FIELD_DEPTH < len(view.seats[me].fields)
+                else ()
+            )
+            return _slot(tuple(reversed(field)), k % FIELD_DEPTH, name)
+        if kind == ParamKind.SEAT.value:
+            return (me + k) % self.n
+        if kind == ParamKind.OFFER_ID.value:
+            return _slot(view.offers, k, name).offer_id
+        p = view.pending
+        if p is None or p.kind != name or p.seat != me or "card" not in p.args:
+            raise ValueError(f"{name}: no pending decision names its card")
+        return p["card"]
 
     # ------------------------------------------------------------------ observation
 
@@ -595,18 +750,35 @@ class Encoding:
                 ("incoming", OFFER_SLOTS * (1 + n + c + v)),
                 ("outgoing", OFFER_SLOTS * (1 + n + c + v)),
             ]
+        # The reader's open pending decision: per kind the module's rules answer, a flag
+        # and its arguments (a field: one-hot; a seat: one-hot relative to the reader;
+        # anything else is a card: its features).
+        self._pending_at: dict[str, tuple[int, tuple[tuple[str, int], ...]]] = {}
+        width = 0
+        for kind, names in self.pending_kinds.items():
+            args: list[tuple[str, int]] = []
+            at = width + 1
+            for arg in names:
+                args.append((arg, at))
+                at += FIELDS if arg == "field" else n if arg == "seat" else c
+            self._pending_at[kind] = (width, tuple(args))
+            width = at
         if self.pending:
-            parts += [("pending", 2 + FIELDS + LADY_SLOTS)]
+            parts += [("pending", width)]
         if self.treasury:
             parts += [("treasury", self.c)]
-        if self.pile_turn:
-            parts += [("duel_offer", DUEL_SLOTS * c), ("duel_revealed", DUEL_SLOTS * c)]
+        # Each public pile of the module (ModuleInfo.public), card by card.
+        parts += [(f"pile_{key}", PILE_SLOTS * c) for key in self.piles]
         self.obs_parts: dict[str, tuple[int, int]] = {}
         start = 0
         for name, size in parts:
             self.obs_parts[name] = (start, size)
             start += size
         self.obs_size = start
+        #: Each public pile's key and the start of its part.
+        self._pile_parts: tuple[tuple[str, int], ...] = tuple(
+            (key, self.obs_parts[f"pile_{key}"][0]) for key in self.piles
+        )
         self._seat_width = FIELDS * (c + 3) + 2 + c
         #: Encoded offers by content (see :meth:`_offers`).
         self._offer_blocks: dict[tuple[Any, ...], tuple[list[int], list[float]]] = {}
@@ -705,22 +877,25 @@ class Encoding:
         if self.treasury and view.treasury:
             # One's own coins, which the buyer of a third field chooses from (R-LADY-10).
             self._counts(at, val, p["treasury"][0], view.treasury)
-        if self.pending and view.pending is not None:
+        pend = view.pending
+        if pend is not None and pend.seat == me and pend.kind in self._pending_at:
             s = p["pending"][0]
-            pend = view.pending
-            if pend.seat == me:
-                if pend.kind == "place_child":
-                    one(s)
-                else:
-                    one(s + 1)
-                    one(s + 2 + pend["field"])
-                    ones += range(
-                        s + 2 + FIELDS, s + 2 + FIELDS + min(len(self._ladies(view)), LADY_SLOTS)
-                    )
-        pt = self.pile_turn
-        if pt is not None:
-            self._slots(ones, p["duel_offer"][0], view.public.get(pt.offer, ()), DUEL_SLOTS)
-            self._slots(ones, p["duel_revealed"][0], view.public.get(pt.revealed, ()), DUEL_SLOTS)
+            flag, args = self._pending_at[pend.kind]
+            one(s + flag)
+            for arg, pos in args:
+                value = pend[arg]
+                if arg == "field":
+                    if 0 <= value < FIELDS:
+                        one(s + pos + value)
+                elif arg == "seat":
+                    one(s + pos + (value - me) % n)
+                elif 0 <= value < deck:
+                    for o in offs[value]:
+                        one(s + pos + o)
+        for key, start in self._pile_parts:
+            cards = view.public.get(key, ())
+            if cards:
+                self._slots(ones, start, cards, PILE_SLOTS)
         out[ones] = 1.0
         out[at] = val
         return out
@@ -914,16 +1089,18 @@ def _shown(config: GameConfig, card: int | None, shown: dict[str, Any]) -> str:
 
 
 __all__ = [
-    "DUEL_HAND_SLOTS",
-    "DUEL_SLOTS",
+    "ACTION_HAND_SLOTS",
     "FIELDS",
+    "FIELD_DEPTH",
     "GIVE_COUNTS",
     "HAND_SLOTS",
-    "LADY_SLOTS",
     "OFFER_SLOTS",
     "PASS",
     "PHASES",
+    "PILE_SLOTS",
     "TRADE_SLOTS",
     "Encoding",
     "GiveClass",
+    "ParamSlots",
+    "ShapeSlots",
 ]

@@ -13,7 +13,7 @@ the seats; the player to act is the environment's agent to act (the driver's ord
   their shares of it. The deal is the first such nodes (seat 0's hand, then seat 1's, …,
   then whatever a module's set-up draws). A player action that draws is followed by a
   chance node per card it draws (ending phase 1 turns up two cards, the end of a turn
-  refills the hand, the duel reveals cards, a Fasolufka Gardener lady's harvest may take
+  refills the hand, a module's step may turn up cards, a harvest may (by a module's rule) take
   coins from the pile), and takes effect once its cards are chosen. The engine draws
   inside :meth:`bohnanza.game.Game.apply`, and how many cards an action draws is only
   known by running it, so the state tries the action on a copy

@@ -215,6 +215,9 @@ from .render import (
     _want_text as _want_text,
 )
 from .render import (
+    event_text as event_text,
+)
+from .render import (
     offer_line as offer_line,
 )
 from .render import (
@@ -246,6 +249,7 @@ __all__ = [
     "card_token",
     "check_answer",
     "clean_line",
+    "event_text",
     "game_facts",
     "is_command",
     "module_rules",

@@ -3,14 +3,18 @@ action, derived from each action's shape), offers and pending decisions as text.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Any
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from ..actions import Action, Offer, shape_of
 from ..cards import varieties
 from ..game import Pending
 from ..shapes import CARD_KINDS, Param, ParamKind
 from ..views import OfferView, View
+
+if TYPE_CHECKING:
+    from ..rules import GameConfig
 from ._words import (
     _T,
     Lang,
@@ -365,3 +369,85 @@ def render_moves(
                 )
             )
     return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------- a module's events
+
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+
+
+def event_text(
+    config: GameConfig,
+    event: Mapping[str, Any],
+    lang: Lang = "en",
+    *,
+    who: str | None = None,
+    card: Callable[[int], str] | None = None,
+    you: bool = False,
+) -> str | None:
+    """A module's own event in words, from the wordings its ``ModuleInfo.event_labels``
+    gives (:class:`bohnanza.modules.info.EventLabel`); None when the module has none for
+    it. ``who`` names the event's seat (default: "seat N"), ``card`` a card (default: its
+    variety and kind); ``you``: the reader is that seat, so an English template's
+    "{who} reveals" reads "You reveal" and "{who}'s" "Your"."""
+    from ..modules import module_info
+
+    labels = module_info(config.module).event_labels.get(str(event.get("type")), ())
+    label = next((x for x in labels if x.fits(event)), None)
+    if label is None:
+        return None
+    template = label.text[1] if lang == "pl" else label.text[0]
+    seat = event.get("seat")
+    if you and lang == "en":
+        template = _first_person(template)
+        who = "You"
+    elif who is None:
+        who = _("pl" if lang == "pl" else "en", f"seat {seat}", f"miejsce {seat}")
+
+    def name(c: Any) -> str:
+        if card is not None:
+            return card(int(c))
+        key = config.varieties[config.card_variety[int(c)]]
+        kind = config.card_kind[int(c)]
+        text = variety_name(key, lang)
+        return f"{text} ({_kind_word(kind, lang)})" if kind else text
+
+    def fill(m: re.Match[str]) -> str:
+        key = m.group(1)
+        if key == "who":
+            return str(who)
+        if key in ("card", "card_acc") and isinstance(event.get("card"), int):
+            return name(event["card"])
+        if key in ("cards", "cards_acc"):
+            cards = event.get("cards") or []
+            return ", ".join(name(c) for c in cards) or _(lang, "nothing", "nic")
+        if key == "field" and isinstance(event.get("field"), int):
+            return str(int(event["field"]) + 1)
+        if key in event:
+            value = event[key]
+            return _kind_word(value, lang) if isinstance(value, str) else str(value)
+        return m.group(0)
+
+    return _PLACEHOLDER.sub(fill, template)
+
+
+def _first_person(template: str) -> str:
+    """An English third-person template turned to its reader: "{who}'s" -> "Your",
+    "{who} reveals" -> "You reveal" (the verb after {who} loses its -s/-es/-ies)."""
+    template = template.replace("{who}'s", "Your")
+
+    def verb(m: re.Match[str]) -> str:
+        w = m.group(1)
+        if w == "is":
+            w = "are"
+        elif w == "has":
+            w = "have"
+        elif w.endswith("ies"):
+            w = w[:-3] + "y"
+        elif w.endswith(("sses", "shes", "ches", "xes")):
+            w = w[:-2]
+        elif w.endswith("s") and not w.endswith("ss"):
+            w = w[:-1]
+        return "{who} " + w
+
+    return re.sub(r"\{who\} (\w+)", verb, template)

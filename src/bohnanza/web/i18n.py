@@ -268,11 +268,6 @@ EN: dict[str, str] = {
     "ev.reshuffle": "The discard pile ({n} cards) becomes the deck",
     "ev.discard_unplanted": "Unplanted cards are discarded: {cards}",
     "ev.game_over": "Game over. Winner: {winners}",
-    "ev.bluff": "{who}'s Fasolkopajak declared {declared} was {colour}: a bluff!",
-    "ev.truth": "{who}'s Fasolkopajak declared {declared} was indeed {colour}",
-    "ev.reveal": "{who} reveals {card}",
-    "ev.pull_discard": "{who} takes {card} from the discard pile",
-    "ev.leave_offer": "{who} leaves {cards} as the offer",
 }
 
 PL: dict[str, str] = {
@@ -483,11 +478,6 @@ PL: dict[str, str] = {
     "ev.reshuffle": "Stos odrzuconych ({n} kart) staje się talią",
     "ev.discard_unplanted": "Nieposadzone karty idą na stos odrzuconych: {cards}",
     "ev.game_over": "Koniec gry. Wygrywa: {winners}",
-    "ev.bluff": "Fasolkopająk gracza {who} zgłoszony jako {declared} był {colour}: blef!",
-    "ev.truth": "Fasolkopająk gracza {who} zgłoszony jako {declared} rzeczywiście był {colour}",
-    "ev.reveal": "{who} odkrywa {card}",
-    "ev.pull_discard": "{who} bierze {card} ze stosu odrzuconych",
-    "ev.leave_offer": "{who} zostawia ofertę: {cards}",
 }
 
 
@@ -808,7 +798,6 @@ PL_FIXES: dict[str, str] = {
     "ev.harvest_final": "Zbiór końcowy: {who}, pole {field} ({n} × {card}): "
     "{coins|moneta|monety|monet}",
     "ev.turn_over": "{who} odkrywa kartę: {card}",
-    "ev.reveal": "{who} odkrywa kartę: {card}",
     "harvest_payout": "Dostajesz {coins|monetę|monety|monet}; kart na stos odrzuconych: {rest}.",
     "buy_question": "Trzecie pole kosztuje {n|monetę|monety|monet}; masz {coins}.",
     "ev.buy_field": "{who} kupuje trzecie pole za {price|monetę|monety|monet}",

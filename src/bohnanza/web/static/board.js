@@ -240,23 +240,31 @@ Board.eventText = function (table, e) {
       return B.t("ev.discard_unplanted", { cards: Board.cardsText(e.cards) });
     case "game_over":
       return B.t("ev.game_over", { winners: (e.winners || []).map((s) => Board.seatName(table, s)).join(", ") });
-    case "reveal":
-      if (e.declared !== undefined) {
-        return B.t(e.bluff ? "ev.bluff" : "ev.truth", {
-          who,
-          declared: B.kind(e.declared),
-          colour: B.kind(e.colour),
-        });
-      }
-      return B.t("ev.reveal", { who, card: Board.cardText(e.card) });
-    case "pull_discard":
-      return B.t("ev.pull_discard", { who, card: Board.cardText(e.card, true) });
-    case "leave_offer":
-      return B.t("ev.leave_offer", { who, cards: Board.cardsText(e.cards) });
     default:
-      // An event named after a module's action: worded from the action's shape (actions.js).
-      return (window.Shapes && Shapes.eventText(table, e)) || e.type;
+      // A module's own event, worded by its module (ModuleInfo.event_labels); an event
+      // named after a module's action, from the action's shape (actions.js).
+      return Board.moduleEventText(table, e) || (window.Shapes && Shapes.eventText(table, e)) || e.type;
   }
+};
+
+// A module's event from the wordings its ModuleInfo gives (EventLabel): the first whose
+// `when` keys are all set in the event, its placeholders filled ({who}, {card}, {cards},
+// their _acc forms as objects, {field} from 1, any other key by value, a kind in words).
+Board.moduleEventText = function (table, e) {
+  const labels = ((table && table.module_info && table.module_info.event_labels) || {})[e.type];
+  if (!labels) return null;
+  const label = labels.find((l) => (l.when || []).every((k) => e[k]));
+  if (!label) return null;
+  const template = (B.lang === "pl" ? label.text[1] : label.text[0]) || label.text[0];
+  return template.replace(/\{(\w+)\}/g, (all, key) => {
+    if (key === "who") return Board.seatName(table, e.seat);
+    if (key === "card" || key === "card_acc") return Board.cardText(e.card, key === "card_acc");
+    if (key === "cards" || key === "cards_acc") return Board.cardsText(e.cards, key === "cards_acc");
+    if (key === "field" && typeof e.field === "number") return String(e.field + 1);
+    if (!(key in e)) return all;
+    const value = e[key];
+    return typeof value === "string" && B.strings && B.strings.ui.en["kind." + value] ? B.kind(value) : String(value);
+  });
 };
 
 Board.scores = function (table, view) {
