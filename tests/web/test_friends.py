@@ -34,6 +34,9 @@ def test_every_rule_id_cited_by_the_code_and_tests_is_in_docs_rules_md() -> None
     for folder in ("src", "tests"):
         for path in (ROOT / folder).rglob("*.py"):
             cited |= set(RULE.findall(path.read_text(encoding="utf-8")))
+    # The toy rules of the example modules in tests/fixtures (docs/modules.md's worked
+    # example), which are not rules of the game, are the only others.
+    cited -= {"R-TOLL-1", "R-COMPOST-1"}
     # Every ID the code and the tests cite resolves inside the repository.
     assert cited and cited <= set(en), sorted(cited - set(en))
     # The rule sets and modules each have their section.
