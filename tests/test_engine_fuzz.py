@@ -603,7 +603,9 @@ def test_engine_survives_hostile_input(rules: str, capsys: pytest.CaptureFixture
     # draws), and hostile input.
     assert COUNTS[f"rules:{rules}"] > 0
     assert COUNTS["rejected"] > 10 * examples
-    assert COUNTS["json_refused"] > 0
+    # JSON inputs are a few percent of the draws: a small run of one rule set (the duel's
+    # 8 examples at CI's size) may draw none the parser refuses; all the runs together
+    # must (test_engine_fuzz_totals).
 
 
 def test_engine_fuzz_totals() -> None:
@@ -615,6 +617,7 @@ def test_engine_fuzz_totals() -> None:
     print(f"\nengine fuzz, all rule sets: {tried} inputs in {TOTALS['games']} games")
     assert TOTALS["finished"] > 0
     assert TOTALS["rejected"] > 10 * EXAMPLES
+    assert TOTALS["json_refused"] > 0
 
 
 @pytest.mark.patches_engine

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Coroutine
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 from bohnanza import Game
 from bohnanza.agents import make_agent
@@ -14,6 +17,13 @@ from bohnanza.web.coaching import Coaching, coach_allowed
 from bohnanza.web.tables import LobbyError, Seat, Table
 
 from .conftest import ServerThread
+
+
+def _run(coro: Coroutine[Any, Any, Any]) -> Any:
+    """``asyncio.run`` in a thread of its own: the browser tests' Playwright keeps an
+    event loop running in the main thread for the rest of the session."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()
 
 
 def started(server: ServerThread, coach: bool) -> tuple[str, str]:
@@ -78,7 +88,7 @@ def test_a_rated_table_never_has_the_coach() -> None:
     assert not coach_allowed(table)
     assert coach_allowed(finished_table({"coach": True}))
     try:
-        asyncio.run(Coaching().review(table))
+        _run(Coaching().review(table))
     except LobbyError as exc:
         assert exc.status == 403 and exc.code == "coach_off"
     else:
@@ -89,7 +99,7 @@ def test_the_review_marks_the_persons_costliest_decisions_once() -> None:
     table = finished_table({"coach": True})
     coaching = Coaching()
     started_at = time.monotonic()
-    out = asyncio.run(coaching.review(table))
+    out = _run(coaching.review(table))
     took = time.monotonic() - started_at
     assert out["decisions"] > 0 and 0 < out["reviewed"] <= out["decisions"]
     assert 1 <= len(out["marks"]) <= 3
@@ -97,5 +107,5 @@ def test_the_review_marks_the_persons_costliest_decisions_once() -> None:
         assert mark["seat"] == 0 and mark["loss"] >= 0.5
         assert table.actions[mark["step"]][0] == 0
     started_at = time.monotonic()
-    assert asyncio.run(coaching.review(table)) is out  # kept, not worked out again
+    assert _run(coaching.review(table)) is out  # kept, not worked out again
     assert time.monotonic() - started_at < took
