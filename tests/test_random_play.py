@@ -9,7 +9,7 @@ plus one game per configuration with every check after every action, and a Hypot
 test (``BOHNANZA_CHECK_EXAMPLES`` examples, default 20). Bulk and full games run on
 ``BOHNANZA_CHECK_WORKERS`` processes (default: every core this process may use). The bulk
 games' seeds start at ``BOHNANZA_CHECK_SEED`` (default 1000): CI plays 500 games on the
-pure build and 3,500 others (seeds from 500,000) on the compiled one, 4,000 distinct games
+pure build and 2,000 others (seeds from 500,000) on the compiled one, 2,500 distinct games
 in all, because the compiled build plays them about twice as fast.
 """
 
