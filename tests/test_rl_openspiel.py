@@ -1,5 +1,5 @@
 """Bohnanza as an OpenSpiel game (bohnanza.rl.openspiel, docs/rl.md): OpenSpiel's own
-random-simulation test on every rule set and module, information that hides what it
+random-simulation test on every rule set and module (states serialised and loaded again), information that hides what it
 must, and the ``openspiel-ismcts:SIMS`` agent. Skipped without the open-spiel wheel."""
 
 from __future__ import annotations
@@ -51,14 +51,14 @@ def test_openspiel_random_simulation(config: tuple[str, int, str]) -> None:
     game = bos.load(rules, players, options, max_steps=STEPS)
     assert game.num_players() == players
     assert game.num_distinct_actions() == game.template.n_actions
-    pyspiel.random_sim_test(game, num_sims=SIMS, serialize=False, verbose=False)
+    pyspiel.random_sim_test(game, num_sims=SIMS, serialize=True, verbose=False)
 
 
 @pytest.mark.parametrize("config", MORE_CONFIGS, ids=[f"{r}-{p}p{o}" for r, p, o in MORE_CONFIGS])
 def test_openspiel_random_simulation_every_player_count(config: tuple[str, int, str]) -> None:
     rules, players, options = config
     game = bos.load(rules, players, options, max_steps=min(STEPS, 25) if STEPS else 0)
-    pyspiel.random_sim_test(game, num_sims=1, serialize=False, verbose=False)
+    pyspiel.random_sim_test(game, num_sims=1, serialize=True, verbose=False)
 
 
 def _sample(state, rng: random.Random) -> int:

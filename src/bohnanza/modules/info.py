@@ -11,15 +11,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from types import MappingProxyType
 from typing import Any
+
+from ..frozen import FrozenDict
 
 #: A short text in English and Polish (the languages of the UI).
 Label = tuple[str, str]
 
 
 def _frozen(mapping: Mapping[str, Any] | None = None) -> Mapping[str, Any]:
-    return MappingProxyType(dict(mapping or {}))
+    # FrozenDict, not MappingProxyType: an info travels with pickled games and environments
+    # (OpenSpiel's serialise test, worker processes), and a mapping proxy cannot be pickled.
+    return FrozenDict(mapping or {})
 
 
 @dataclass(frozen=True, slots=True)

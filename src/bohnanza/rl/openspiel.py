@@ -98,12 +98,20 @@ def _game_type(n_max: int) -> Any:
 
 
 def _options(text: str) -> dict[str, str]:
-    """``"remove=glutton,other=x"`` -> a dict (OpenSpiel parameters are scalars)."""
+    """``"remove:glutton,other:x"`` (or ``=`` for ``:``) -> a dict (OpenSpiel parameters
+    are scalars)."""
     out: dict[str, str] = {}
     for part in filter(None, text.split(",")):
-        key, _, value = part.partition("=")
+        key, _, value = part.replace("=", ":").partition(":")
         out[key.strip()] = value.strip()
     return out
+
+
+def _options_text(options: dict[str, str]) -> str:
+    """The game string's form of the options: ``key:value`` pairs, because OpenSpiel's
+    game-string parser (``python_bohnanza(options=...)``, which serialised states start
+    with) splits every parameter at ``=``."""
+    return ",".join(f"{k}:{v}" for k, v in sorted(options.items()))
 
 
 def coin_standing(env: raw_env) -> np.ndarray[Any, Any]:
@@ -167,6 +175,23 @@ class _ChanceShuffle(random.Random):
         self.drawn_before += len(x)
         _put_on_top(x, self.fixed[start : start + len(x)])
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # random.Random pickles as ``cls()`` plus its state; this class needs its arguments
+        # (OpenSpiel's serialise check pickles states that hold one).
+        return (
+            _restore_chance_shuffle,
+            (self.fixed, self.drawn_before, self.piles, self.getstate()),
+        )
+
+
+def _restore_chance_shuffle(
+    fixed: list[int], drawn_before: int, piles: list[list[int]], state: Any
+) -> _ChanceShuffle:
+    shuffler = _ChanceShuffle(fixed, drawn_before)
+    shuffler.piles = [list(p) for p in piles]
+    shuffler.setstate(state)
+    return shuffler
+
 
 def _put_on_top(pile: MutableSequence[Any], cards: Sequence[int]) -> None:
     """Move ``cards`` (all in ``pile``) to its top (the end), the first to be drawn last;
@@ -211,7 +236,8 @@ _GAMES: dict[tuple[str, int, str, int, bool], BohnanzaGame] = {}
 
 class BohnanzaGame(pyspiel.Game):  # type: ignore[misc]
     """The OpenSpiel game for one configuration (parameters ``rules``, ``players``,
-    ``options`` as ``"key=value,..."``, ``max_steps``, ``recall``)."""
+    ``options`` as ``"key:value,..."`` (``key=value`` is read too), ``max_steps``,
+    ``recall``)."""
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         params = dict(params or {})
@@ -239,7 +265,7 @@ class BohnanzaGame(pyspiel.Game):  # type: ignore[misc]
             {
                 "rules": rules,
                 "players": players,
-                "options": str(params.get("options", "")),
+                "options": _options_text(options),
                 "max_steps": max_steps,
                 "recall": recall,
             },
@@ -250,7 +276,7 @@ class BohnanzaGame(pyspiel.Game):  # type: ignore[misc]
         #: Keep each seat's history for the information state (False: the ISMCTS agent,
         #: which keys its tree by observations, saves observing every seat at every change).
         self.recall = recall
-        self.key = (rules, players, str(params.get("options", "")), max_steps, recall)
+        self.key = (rules, players, _options_text(options), max_steps, recall)
         _GAMES[self.key] = self
 
     def new_initial_state(self) -> BohnanzaState:
@@ -614,7 +640,7 @@ class ISMCTSAgent(Agent):
         cfg = view.config
         if view.seat is None:
             raise ValueError("an agent plays a seat")
-        og = _game_for(cfg.rules, cfg.players, ",".join(f"{k}={v}" for k, v in cfg.options.items()))
+        og = _game_for(cfg.rules, cfg.players, _options_text(dict(cfg.options)))
         world = determinise(view, random.Random(int(self.rng.randint(2**31))))
         env = og.template.clone()
         env.set_game(world)
