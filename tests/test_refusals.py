@@ -32,7 +32,7 @@ def _refused(game: Game, seat: Any, action: Any) -> Explanation:
         game.check(seat, action)
     assert game.to_dict() == before
     if isinstance(action, Action):
-        return explain(game, seat if isinstance(seat, int) else 0, action, info.value)
+        return explain(action, info.value)
     assert info.value.refusal is not None
     return Explanation(info.value.refusal.code, info.value.rule, {})
 
@@ -467,7 +467,7 @@ def test_every_refusal_is_explained_with_one_based_numbers(
             try:
                 game.check(seat, action)
             except IllegalAction as exc:
-                refusal = explain(game, seat, action, exc)
+                refusal = explain(action, exc)
                 assert refusal.code in CODES
                 assert refusal.rule == exc.rule or exc.rule is None
                 params = refusal.params

@@ -25,7 +25,6 @@ from typing import Any
 
 from .actions import Action
 from .errors import GameOver, IllegalAction, NotYourTurn
-from .game import Game
 
 #: Every reason code, worded in English and Polish. Placeholders: ``{action}`` (what was
 #: tried, ``act.*``), ``{who}`` (the seat whose move it is: detail ``active``), ``{whom}``
@@ -227,12 +226,12 @@ class Explanation:
         return {"code": self.code, "rule": self.rule, "params": dict(self.params)}
 
 
-def explain(game: Game, seat: int, action: Action, exc: IllegalAction) -> Explanation:
-    """The refusal of ``action`` by ``seat`` (which raised ``exc``) as data: the code and
-    details the refusing rule gave (``exc.refusal``), seats and fields renumbered from 1,
-    plus the action's type (``action``). Nothing is read from ``game``'s state: the
-    reason is the one the engine knew when it refused."""
-    # ``game`` is not read: the reason travels with the refusal.
+def explain(action: Action, exc: IllegalAction) -> Explanation:
+    """The refusal of ``action`` (which raised ``exc``) as data: the code and details the
+    refusing rule gave (``exc.refusal``), seats and fields renumbered from 1, plus the
+    action's type. It takes no game: the reason is the one the engine knew when it
+    refused, never derived again from a state that may have moved on.
+    """
     refusal = exc.refusal
     params: dict[str, Any] = {}
     if refusal is None:  # refused before any rule was asked

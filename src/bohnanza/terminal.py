@@ -935,7 +935,7 @@ class TerminalGame:
         """Why the engine refused the person's ``action``: the refusing rule's reason
         (its code and numbers, :mod:`bohnanza.refusals`), worded as the board words
         seats, varieties and phases."""
-        reason = explain(self.game, self.human, action, exc)
+        reason = explain(action, exc)
         words = {k: self._name(k) for k in self.config.varieties}
         return render(reason, "en", seat_name=self._seat, words=words)
 

@@ -248,7 +248,7 @@ def test_offer_refusals_name_the_active_player_and_a_gone_offer() -> None:
     between = Action.propose(Offer(to=3, give=(card,), want=()))
     with pytest.raises(IllegalAction) as caught:
         game.check(1, between)
-    refusal = explain(game, 1, between, caught.value)
+    refusal = explain(between, caught.value)
     assert refusal.to_json() == {
         "code": "trade_with_active",
         "rule": "R-TRADE-2",
@@ -258,5 +258,5 @@ def test_offer_refusals_name_the_active_player_and_a_gone_offer() -> None:
     gone = Action.decline(99)
     with pytest.raises(IllegalAction) as caught:
         game.check(1, gone)
-    assert explain(game, 1, gone, caught.value).code == "offer_gone"
+    assert explain(gone, caught.value).code == "offer_gone"
     assert "err.trade_with_active" in PL and "{who}" in PL["err.trade_with_active"]

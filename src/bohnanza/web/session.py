@@ -458,5 +458,5 @@ def refusal_message(
     params), so that the page words it in its own language; ``message`` stays the
     engine's English for programs."""
     out = error("illegal", str(exc), msg_id, exc.rule)
-    out["refusal"] = explain(game, seat, action, exc).to_json()
+    out["refusal"] = explain(action, exc).to_json()
     return out
