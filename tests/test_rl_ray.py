@@ -213,6 +213,8 @@ def test_ray_vec_env_refuses_bad_arguments_and_reports_factory_errors() -> None:
         RayVecEnv(factories(1), envs_per_actor=0)
     with pytest.raises(ValueError, match="num_cpus_per_actor"):
         RayVecEnv(factories(1), num_cpus_per_actor=-1)
+    with pytest.raises(ValueError, match="need 3 CPUs, the Ray cluster has 2"):
+        RayVecEnv(factories(3))  # would wait for a third CPU for ever
     bad = partial(SingleAgentEnv, rules="classic", players=3, seat=7)
     with pytest.raises(ValueError, match="seat must be"):
         RayVecEnv([bad])

@@ -126,6 +126,17 @@ class RayVecEnv(VecEnv):
         self._slices = [
             (a * envs_per_actor, min(n, (a + 1) * envs_per_actor)) for a in range(n_actors)
         ]
+        # Ray would keep actors that do not fit waiting for CPUs, and this constructor
+        # with them, without a word: refuse instead.
+        resources: Any = ray.cluster_resources  # untyped in Ray
+        cpus = float(resources().get("CPU", 0.0))
+        if n_actors * num_cpus_per_actor > cpus + 1e-9:
+            raise ValueError(
+                f"{n_actors} actors of {num_cpus_per_actor:g} CPUs need "
+                f"{n_actors * num_cpus_per_actor:g} CPUs, the Ray cluster has {cpus:g}: "
+                "raise envs_per_actor, lower num_cpus_per_actor (fractions share a CPU), "
+                "or add nodes"
+            )
         actor_cls = ray.remote(EnvGroup).options(num_cpus=num_cpus_per_actor)
         self.actors: list[Any] = [actor_cls.remote(env_fns[s:e]) for s, e in self._slices]
         try:
