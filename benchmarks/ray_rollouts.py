@@ -5,7 +5,7 @@ legal actions, each step reading the masks with ``env_method("action_masks")`` f
 MaskablePPO's rollouts do.
 
     PYTHONPATH=src python benchmarks/ray_rollouts.py [--envs 4] [--steps 400] [--rounds 3]
-        [--envs-per-actor 2] [--rules classic --players 3]
+        [--envs-per-actor 2] [--rules classic --players 3] [--opponents random]
 
 Every backend is built (and its workers started) before the clock runs; then the rounds
 alternate the backends (dummy, subproc, ray..., dummy, ...) so that load on a shared
@@ -83,6 +83,7 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
     ap.add_argument("--envs-per-actor", type=int, default=2)
     ap.add_argument("--rules", default="classic")
     ap.add_argument("--players", type=int, default=3)
+    ap.add_argument("--opponents", default="random", help="the other seats' agent spec")
     ap.add_argument("--cpus", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--ray-address", default=None)
     ap.add_argument("--seed", type=int, default=0)
@@ -95,7 +96,13 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
     from bohnanza.rl.ray_vec import RayVecEnv
 
     fns: list[Callable[[], Any]] = [
-        partial(SingleAgentEnv, rules=args.rules, players=args.players, dict_obs=False)
+        partial(
+            SingleAgentEnv,
+            rules=args.rules,
+            players=args.players,
+            opponents=args.opponents,
+            dict_obs=False,
+        )
         for _ in range(args.envs)
     ]
     if args.ray_address is None:
@@ -153,7 +160,10 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
                 f"(CPU {cpu:.2f} s, Ray daemons {dcpu:.2f} s)"
             )
     n = args.steps * args.envs * args.rounds
-    print(f"\n{args.envs} environments, {args.rules} {args.players} players, {n} steps each")
+    print(
+        f"\n{args.envs} environments, {args.rules} {args.players} players against "
+        f"{args.opponents}, {n} steps each"
+    )
     print("| backend | steps/s (wall) | steps per CPU-s | CPU s | Ray daemons' CPU s |")
     print("|---|---|---|---|---|")
     for name, t in totals.items():

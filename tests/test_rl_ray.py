@@ -95,11 +95,12 @@ def run_side_by_side(ray_env: RayVecEnv, dummy: DummyVecEnv, steps: int, seed: i
             # masks, scores and winners, terminal observations, TimeLimit.truncated
             assert obs_equal(info, d_info)
             assert info["TimeLimit.truncated"] is False
+            # the last reset's info, also where this step did not reset
+            assert obs_equal(ray_env.reset_infos[i], dummy.reset_infos[i])
             if dones[i]:
                 ended += 1
                 assert "terminal_observation" in info and "winners" in info
                 assert rews[i] in (-1.0, 0.0, 1.0)
-                assert obs_equal(ray_env.reset_infos[i], dummy.reset_infos[i])
     return ended
 
 
@@ -231,6 +232,11 @@ def test_env_group_in_process() -> None:
     for dict_obs in (False, True):
         space = SingleAgentEnv(rules="classic", players=3, dict_obs=dict_obs).observation_space
         assert space_keys(space) == obs_space_info(space)
+    box = spaces.Box(0, 1, (3,), np.float32)
+    for space in (spaces.Tuple((box, spaces.Discrete(4))), spaces.Dict({"a": box}), box):
+        assert space_keys(space) == obs_space_info(space)
+    with pytest.raises(NotImplementedError, match="nested"):
+        space_keys(spaces.Dict({"a": spaces.Dict({"b": box})}))
     group = EnvGroup(factories(2))
     obs, reset_infos, masks = group.reset([1, 2], [{}, {}])
     assert obs[None].shape[0] == 2 and masks is not None and masks.shape[0] == 2

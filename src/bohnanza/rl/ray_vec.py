@@ -182,7 +182,8 @@ class RayVecEnv(VecEnv):
             rews[s:e] = r
             dones[s:e] = d
             infos.extend(info)
-            self.reset_infos[s:e] = reset_info
+            for i in np.flatnonzero(d):  # the others keep their last reset's info
+                self.reset_infos[s + int(i)] = reset_info[i]
             masks.append(m)
         self._keep_masks(masks)
         return self._obs_from_buf(), rews, dones, infos
