@@ -115,6 +115,7 @@ def test_ray_vec_env_matches_dummy_vec_env_box() -> None:
     try:
         assert len(env.actors) == 2
         assert env.num_envs == 4
+        cpu0 = env.worker_cpu()
         assert env.observation_space == dummy.observation_space
         assert env.action_space == dummy.action_space
         assert isinstance(env.observation_space, spaces.Box)
@@ -123,6 +124,7 @@ def test_ray_vec_env_matches_dummy_vec_env_box() -> None:
         # over 700 steps makes episode ends (and auto-resets) certain.
         ended = run_side_by_side(env, dummy, steps=700, seed=11)
         assert ended >= 2
+        assert env.worker_cpu() > cpu0 > 0  # the actors' own CPU, 2800 steps later
     finally:
         env.close()
         dummy.close()

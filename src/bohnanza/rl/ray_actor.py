@@ -7,6 +7,7 @@ seconds and some hundreds of MB per worker for nothing the environments use.
 
 from __future__ import annotations
 
+import time
 import traceback
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -172,6 +173,10 @@ class EnvGroup:
             return found
         except Exception as exc:
             return Failure(exc)
+
+    def cpu_seconds(self) -> float:
+        """This actor's process CPU time (its environments and its share of Ray)."""
+        return time.process_time()
 
     def close(self) -> None:
         for env in self.envs:

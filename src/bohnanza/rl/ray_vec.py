@@ -36,6 +36,7 @@ installed on every node, at the driver's version.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 from collections import OrderedDict
@@ -148,6 +149,7 @@ class RayVecEnv(VecEnv):
         self._prefetch_masks = all(f[2] for f in found)
         self._masks: NDArray[Any] | None = None
         self._pending: list[Any] = []
+        self._worker_cpu = 0.0
         super().__init__(n, observation_space, action_space)
         self.metadata = metadata
         self.keys, shapes, dtypes = obs_space_info(observation_space)
@@ -220,6 +222,8 @@ class RayVecEnv(VecEnv):
         try:
             if self.waiting:
                 self._get(self._pending)
+            with contextlib.suppress(Exception):  # a dead actor: the sum read last
+                self.worker_cpu()
             self._get([a.close.remote() for a in self.actors])
         finally:
             self._kill()
@@ -230,6 +234,14 @@ class RayVecEnv(VecEnv):
         if self.render_mode != "rgb_array":
             return [None] * self.num_envs
         return self.env_method("render")
+
+    def worker_cpu(self) -> float:
+        """CPU seconds the actors' processes used so far, summed (what a trainer adds to
+        its own process time; SubprocVecEnv's workers are read from /proc instead, which
+        a remote node's are not). After ``close()``: the last sum read."""
+        if not self.closed:
+            self._worker_cpu = float(sum(self._get([a.cpu_seconds.remote() for a in self.actors])))
+        return self._worker_cpu
 
     # ------------------------------------------------------------------ attributes
 
