@@ -278,7 +278,12 @@ def test_maskable_ppo_two_iterations_on_ray() -> None:
             policy_kwargs={"net_arch": [32]},
         )
         before = [p.detach().clone() for p in model.policy.parameters()]
+        asked: list[int] = []  # calls that went to the actors other than step / reset
+        per_actor = env._per_actor
+        env._per_actor = lambda call, indices: asked.append(1) or per_actor(call, indices)  # type: ignore[method-assign]
         model.learn(total_timesteps=2 * n_steps * n_envs)
+        # the masks of all 128 steps came with the steps' results
+        assert len(asked) < 5
         assert model.num_timesteps == 2 * n_steps * n_envs
         assert model._n_updates == 2  # one epoch per iteration
         after = list(model.policy.parameters())
