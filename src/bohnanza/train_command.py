@@ -44,15 +44,24 @@ def _ints(text: str) -> list[int]:
 
 
 def _game(f: Any) -> Any:
-    f = click.option("--option", "options", multiple=True, metavar="KEY=VALUE", help="Rule-set option.")(f)
+    f = click.option(
+        "--option", "options", multiple=True, metavar="KEY=VALUE", help="Rule-set option."
+    )(f)
     f = click.option("--players", "-p", type=int, default=3, show_default=True, help="Players.")(f)
     f = click.option("--rules", "-r", default="classic", show_default=True, help="Rule set.")(f)
     return f
 
 
 def _network(f: Any) -> Any:
-    f = click.option("--activation", type=click.Choice(["relu", "tanh"]), default="relu", show_default=True)(f)
-    f = click.option("--hidden", default="256,256", show_default=True, help="Hidden layer widths (policy and value nets).")(f)
+    f = click.option(
+        "--activation", type=click.Choice(["relu", "tanh"]), default="relu", show_default=True
+    )(f)
+    f = click.option(
+        "--hidden",
+        default="256,256",
+        show_default=True,
+        help="Hidden layer widths (policy and value nets).",
+    )(f)
     f = click.option("--seed", type=int, default=0, show_default=True, help="Seed of the run.")(f)
     f = click.option("--threads", type=int, default=1, show_default=True, help="Torch threads.")(f)
     return f
@@ -66,32 +75,118 @@ def train() -> None:
 
 
 @train.command("ppo")
-@click.option("--out", "out", type=click.Path(file_okay=False), default=None, help="New run folder.")
-@click.option("--resume", type=click.Path(file_okay=False, exists=True), default=None, help="Continue the run in this folder from its last checkpoint, with its saved configuration (--total-steps may raise the goal).")
+@click.option(
+    "--out", "out", type=click.Path(file_okay=False), default=None, help="New run folder."
+)
+@click.option(
+    "--resume",
+    type=click.Path(file_okay=False, exists=True),
+    default=None,
+    help="Continue the run in this folder from its last checkpoint, with its saved configuration (--total-steps may raise the goal).",
+)
 @_game
 @_network
-@click.option("--total-steps", type=int, default=200_000, show_default=True, help="Environment steps (of the learning seat) in all.")
-@click.option("--n-envs", type=int, default=1, show_default=True, help="Environments (one worker process each with subproc).")
-@click.option("--backend", type=click.Choice(["subproc", "dummy", "ray"]), default="subproc", show_default=True, help="subproc: spawned worker processes; dummy: in this process; ray: Ray actors (bohnanza.rl.ray_vec).")
-@click.option("--opponents", default="random,autarky,heuristic-v1,heuristic", show_default=True, help="The pool each other seat draws its agent spec from, per episode.")
-@click.option("--league/--no-league", default=True, show_default=True, help="Also draw earlier snapshots of the policy (rl:PATH) as opponents.")
-@click.option("--league-share", type=float, default=0.25, show_default=True, help="Chance that a seat draws a snapshot, once there are any.")
-@click.option("--snapshot-every", type=int, default=50_000, show_default=True, help="Steps between league snapshots.")
-@click.option("--seat", default="random", show_default=True, help="The learning seat: random (drawn per episode) or a number.")
+@click.option(
+    "--total-steps",
+    type=int,
+    default=200_000,
+    show_default=True,
+    help="Environment steps (of the learning seat) in all.",
+)
+@click.option(
+    "--n-envs",
+    type=int,
+    default=1,
+    show_default=True,
+    help="Environments (one worker process each with subproc).",
+)
+@click.option(
+    "--backend",
+    type=click.Choice(["subproc", "dummy", "ray"]),
+    default="subproc",
+    show_default=True,
+    help="subproc: spawned worker processes; dummy: in this process; ray: Ray actors (bohnanza.rl.ray_vec).",
+)
+@click.option(
+    "--opponents",
+    default="random,autarky,heuristic-v1,heuristic",
+    show_default=True,
+    help="The pool each other seat draws its agent spec from, per episode.",
+)
+@click.option(
+    "--league/--no-league",
+    default=True,
+    show_default=True,
+    help="Also draw earlier snapshots of the policy (rl:PATH) as opponents.",
+)
+@click.option(
+    "--league-share",
+    type=float,
+    default=0.25,
+    show_default=True,
+    help="Chance that a seat draws a snapshot, once there are any.",
+)
+@click.option(
+    "--snapshot-every",
+    type=int,
+    default=50_000,
+    show_default=True,
+    help="Steps between league snapshots.",
+)
+@click.option(
+    "--seat",
+    default="random",
+    show_default=True,
+    help="The learning seat: random (drawn per episode) or a number.",
+)
 @click.option("--reward", type=click.Choice(["win", "coins"]), default="win", show_default=True)
 @click.option("--lr", type=float, default=3e-4, show_default=True, help="Learning rate.")
-@click.option("--n-steps", type=int, default=1024, show_default=True, help="Steps per environment per rollout.")
+@click.option(
+    "--n-steps",
+    type=int,
+    default=1024,
+    show_default=True,
+    help="Steps per environment per rollout.",
+)
 @click.option("--batch-size", type=int, default=256, show_default=True)
 @click.option("--epochs", type=int, default=4, show_default=True, help="PPO epochs per rollout.")
 @click.option("--gamma", type=float, default=0.995, show_default=True)
 @click.option("--ent-coef", type=float, default=0.005, show_default=True)
 @click.option("--clip", type=float, default=0.2, show_default=True)
-@click.option("--target-kl", type=float, default=0.03, show_default=True, help="Stop a rollout's epochs past this KL (0: never).")
+@click.option(
+    "--target-kl",
+    type=float,
+    default=0.03,
+    show_default=True,
+    help="Stop a rollout's epochs past this KL (0: never).",
+)
 @click.option("--checkpoint-every", type=int, default=20_000, show_default=True)
-@click.option("--eval-every", type=int, default=20_000, show_default=True, help="Steps between evaluations (0: only at the end).")
-@click.option("--eval-games", type=int, default=100, show_default=True, help="Games per evaluation opponent (held-out seeds from 900001, learner seat rotating).")
-@click.option("--eval-opponents", default="autarky,heuristic-v1", show_default=True, help="Evaluation opponents: each fills every other seat in turn.")
-@click.option("--init", type=click.Path(dir_okay=False, exists=True), default=None, help="Start from a behaviour-cloned policy (bc_policy.pt of bohnanza train bc).")
+@click.option(
+    "--eval-every",
+    type=int,
+    default=20_000,
+    show_default=True,
+    help="Steps between evaluations (0: only at the end).",
+)
+@click.option(
+    "--eval-games",
+    type=int,
+    default=100,
+    show_default=True,
+    help="Games per evaluation opponent (held-out seeds from 900001, learner seat rotating).",
+)
+@click.option(
+    "--eval-opponents",
+    default="autarky,heuristic-v1",
+    show_default=True,
+    help="Evaluation opponents: each fills every other seat in turn.",
+)
+@click.option(
+    "--init",
+    type=click.Path(dir_okay=False, exists=True),
+    default=None,
+    help="Start from a behaviour-cloned policy (bc_policy.pt of bohnanza train bc).",
+)
 def ppo_cmd(
     out: str | None,
     resume: str | None,
@@ -165,22 +260,52 @@ def ppo_cmd(
         command=t.command_line(),
     )
     try:
-        summary = t.train(cfg, resume or out, resume=resume is not None, log=lambda s: click.echo(s, err=True))
+        summary = t.train(
+            cfg, resume or out, resume=resume is not None, log=lambda s: click.echo(s, err=True)
+        )
     except BohnanzaError as exc:
         _fail(str(exc))
     click.echo(json.dumps(summary, indent=2, default=str))
 
 
 @train.command("bc")
-@click.option("--out", "out", type=click.Path(file_okay=False), required=True, help="Folder for the data set and the cloned policy.")
+@click.option(
+    "--out",
+    "out",
+    type=click.Path(file_okay=False),
+    required=True,
+    help="Folder for the data set and the cloned policy.",
+)
 @_game
 @_network
-@click.option("--teacher", default="heuristic", show_default=True, help="Agent specs whose decisions are recorded, one per seat or repeated (e.g. heuristic or heuristic,search).")
-@click.option("--games", type=int, default=200, show_default=True, help="Games to record (every seat's decisions).")
-@click.option("--data", type=click.Path(dir_okay=False, exists=True), default=None, help="Use this recorded data set (.npz) instead of recording.")
+@click.option(
+    "--teacher",
+    default="heuristic",
+    show_default=True,
+    help="Agent specs whose decisions are recorded, one per seat or repeated (e.g. heuristic or heuristic,search).",
+)
+@click.option(
+    "--games",
+    type=int,
+    default=200,
+    show_default=True,
+    help="Games to record (every seat's decisions).",
+)
+@click.option(
+    "--data",
+    type=click.Path(dir_okay=False, exists=True),
+    default=None,
+    help="Use this recorded data set (.npz) instead of recording.",
+)
 @click.option("--epochs", type=int, default=10, show_default=True)
 @click.option("--lr", type=float, default=1e-3, show_default=True)
-@click.option("--holdout", type=float, default=0.1, show_default=True, help="Share of the games held out for the imitation accuracy.")
+@click.option(
+    "--holdout",
+    type=float,
+    default=0.1,
+    show_default=True,
+    help="Share of the games held out for the imitation accuracy.",
+)
 def bc_cmd(
     out: str,
     rules: str,
@@ -225,8 +350,19 @@ def bc_cmd(
             ds = t.record_decisions(rules, cfg.players, cfg.options, _specs(teacher), games, seed)
             data = str(Path(out) / "dataset.npz")
             t.save_dataset(data, ds)
-            click.echo(f"recorded {len(ds['action'])} decisions of {games} games into {data} ({int(ds['unmapped'])} choices beyond the encoding skipped)", err=True)
-        summary = t.behaviour_clone(cfg, t.load_dataset(data), out, epochs, lr, holdout, log=lambda s: click.echo(s, err=True))
+            click.echo(
+                f"recorded {len(ds['action'])} decisions of {games} games into {data} ({int(ds['unmapped'])} choices beyond the encoding skipped)",
+                err=True,
+            )
+        summary = t.behaviour_clone(
+            cfg,
+            t.load_dataset(data),
+            out,
+            epochs,
+            lr,
+            holdout,
+            log=lambda s: click.echo(s, err=True),
+        )
     except BohnanzaError as exc:
         _fail(str(exc))
     summary.pop("config", None)
@@ -236,7 +372,13 @@ def bc_cmd(
 @train.command("export")
 @click.argument("checkpoint", type=click.Path(dir_okay=False, exists=True))
 @click.argument("out", type=click.Path(dir_okay=False))
-@click.option("--run", "run_dir", type=click.Path(file_okay=False, exists=True), default=None, help="The run folder (default: the checkpoint's folder's parent).")
+@click.option(
+    "--run",
+    "run_dir",
+    type=click.Path(file_okay=False, exists=True),
+    default=None,
+    help="The run folder (default: the checkpoint's folder's parent).",
+)
 def export_cmd(checkpoint: str, out: str, run_dir: str | None) -> None:
     """Write a checkpoint's policy as a numpy policy file (play it as rl:OUT)."""
     t = _train_module()
@@ -249,7 +391,12 @@ def export_cmd(checkpoint: str, out: str, run_dir: str | None) -> None:
 
 @train.command("eval")
 @click.argument("policy", type=click.Path(dir_okay=False, exists=True))
-@click.option("--opponents", default="autarky,heuristic-v1", show_default=True, help="Each fills every other seat in turn.")
+@click.option(
+    "--opponents",
+    default="autarky,heuristic-v1",
+    show_default=True,
+    help="Each fills every other seat in turn.",
+)
 @click.option("--games", type=int, default=200, show_default=True)
 @click.option("--seed", type=int, default=950_001, show_default=True, help="First held-out seed.")
 def eval_cmd(policy: str, opponents: str, games: int, seed: int) -> None:
@@ -261,7 +408,9 @@ def eval_cmd(policy: str, opponents: str, games: int, seed: int) -> None:
     try:
         meta = load_policy(policy).meta
         rows = [
-            t.evaluate(policy, meta["rules"], int(meta["players"]), meta.get("options", {}), o, games, seed)
+            t.evaluate(
+                policy, meta["rules"], int(meta["players"]), meta.get("options", {}), o, games, seed
+            )
             for o in _specs(opponents)
         ]
     except BohnanzaError as exc:

@@ -62,7 +62,7 @@ class NumpyPolicy:
         self.activation = activation
         self.meta = dict(meta)
         width = self.hidden[0][0].shape[1] if self.hidden else self.action[0].shape[1]
-        if int(self.meta.get("obs_size", width)) != width:
+        if int(self.meta.get("obs_size") or width) != width:
             raise ConfigError(
                 f"policy file: obs_size {self.meta.get('obs_size')} but the first layer takes {width}"
             )
@@ -186,7 +186,9 @@ def encoding_for(config: GameConfig, max_trade_rounds: int) -> Encoding:
 # ---------------------------------------------------------------------------- actions
 
 
-def action_index(enc: Encoding, view: View, action: Action | None, mask: NDArray[np.int8]) -> int | None:
+def action_index(
+    enc: Encoding, view: View, action: Action | None, mask: NDArray[np.int8]
+) -> int | None:
     """The flat index that plays ``action`` (``None``: pass) in ``view``, or ``None`` when
     the encoding cannot name it or the mask forbids it.
 

@@ -42,7 +42,6 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
-from gymnasium import spaces
 from numpy.typing import NDArray
 
 from ..agents import make_agent
@@ -91,7 +90,11 @@ def git_commit() -> str:
     here = Path(__file__).resolve().parent
     try:
         rev = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], cwd=here, capture_output=True, text=True, timeout=10
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=here,
+            capture_output=True,
+            text=True,
+            timeout=10,
         ).stdout.strip()
         dirty = subprocess.run(
             ["git", "status", "--porcelain", "--untracked-files=no"],
@@ -367,7 +370,11 @@ def export_policy(policy: Any, path: str | os.PathLike[str], meta: Mapping[str, 
     import torch
 
     layers = [m for m in policy.mlp_extractor.policy_net if isinstance(m, torch.nn.Linear)]
-    acts = {type(m).__name__ for m in policy.mlp_extractor.policy_net if not isinstance(m, torch.nn.Linear)}
+    acts = {
+        type(m).__name__
+        for m in policy.mlp_extractor.policy_net
+        if not isinstance(m, torch.nn.Linear)
+    }
     activation = "tanh" if "Tanh" in acts else "relu"
     hidden = [(m.weight.detach().cpu().numpy(), m.bias.detach().cpu().numpy()) for m in layers]
     an = policy.action_net
@@ -376,7 +383,9 @@ def export_policy(policy: Any, path: str | os.PathLike[str], meta: Mapping[str, 
 
 
 def policy_meta(cfg: RunConfig, steps: int, **extra: Any) -> dict[str, Any]:
-    env = raw_env(cfg.rules, cfg.players, options=cfg.options or None, max_trade_rounds=cfg.max_trade_rounds)
+    env = raw_env(
+        cfg.rules, cfg.players, options=cfg.options or None, max_trade_rounds=cfg.max_trade_rounds
+    )
     return {
         "rules": cfg.rules,
         "players": env.config.players,
@@ -499,13 +508,13 @@ def plot_curve(csv_path: Path, png_path: Path) -> bool:
 
 
 def _latest_checkpoint(run: Path) -> Path | None:
-    cks = sorted(
-        (run / "checkpoints").glob("ppo_*.zip"), key=lambda p: int(p.stem.split("_")[1])
-    )
+    cks = sorted((run / "checkpoints").glob("ppo_*.zip"), key=lambda p: int(p.stem.split("_")[1]))
     return cks[-1] if cks else None
 
 
-def train(cfg: RunConfig, out: str, resume: bool = False, log: Callable[[str], None] = print) -> dict[str, Any]:
+def train(
+    cfg: RunConfig, out: str, resume: bool = False, log: Callable[[str], None] = print
+) -> dict[str, Any]:
     """Run (or with ``resume`` continue) the training of ``cfg`` in folder ``out``; returns
     a summary (steps, CPU seconds, the last evaluation, the best policy file)."""
     _need_train()
@@ -533,11 +542,13 @@ def train(cfg: RunConfig, out: str, resume: bool = False, log: Callable[[str], N
     torch.set_num_threads(max(1, cfg.torch_threads))
 
     ck = _latest_checkpoint(run) if resume else None
-    vec = make_vec_env(cfg, str(run / "league"), seed_offset=0 if ck is None else int(ck.stem.split("_")[1]))
+    vec = make_vec_env(
+        cfg, str(run / "league"), seed_offset=0 if ck is None else int(ck.stem.split("_")[1])
+    )
     try:
         tb = None
         try:
-            import tensorboard  # noqa: F401
+            import tensorboard  # type: ignore[import-untyped,unused-ignore]  # noqa: F401
 
             tb = "tensorboard"
         except ImportError:
@@ -556,7 +567,9 @@ def train(cfg: RunConfig, out: str, resume: bool = False, log: Callable[[str], N
                 try:
                     model.policy.load_state_dict(sd)
                 except RuntimeError as exc:
-                    raise ConfigError(f"--init {cfg.init!r} does not fit this network: {exc}") from None
+                    raise ConfigError(
+                        f"--init {cfg.init!r} does not fit this network: {exc}"
+                    ) from None
                 log(f"starting from the behaviour-cloned policy {cfg.init}")
         session = len(list((run / "logs").glob("session_*")))
         fmts = ["csv"] + (["tensorboard"] if tb else [])
@@ -568,10 +581,10 @@ def train(cfg: RunConfig, out: str, resume: bool = False, log: Callable[[str], N
         # A resumed run's workers are new processes: their CPU time starts from zero.
 
         def cpu_now() -> float:
-            return base["cpu_s"] + (time.process_time() - cpu0) + _worker_cpu(vec)
+            return float(base["cpu_s"]) + (time.process_time() - cpu0) + _worker_cpu(vec)
 
         def train_cpu() -> float:
-            return cpu_now() - state["eval_cpu_s"]
+            return cpu_now() - float(state["eval_cpu_s"])
 
         curve = run / "learning_curve.csv"
         best_path = run / "best.npz"
@@ -598,7 +611,10 @@ def train(cfg: RunConfig, out: str, resume: bool = False, log: Callable[[str], N
                             "steps": steps,
                             "train_cpu_s": round(train_cpu(), 1),
                             "wall_s": round(base["wall_s"] + time.perf_counter() - wall0, 1),
-                            **{k: (round(v, 4) if isinstance(v, float) else v) for k, v in r.items()},
+                            **{
+                                k: (round(v, 4) if isinstance(v, float) else v)
+                                for k, v in r.items()
+                            },
                             "policy": str(file),
                         }
                     )
@@ -610,7 +626,10 @@ def train(cfg: RunConfig, out: str, resume: bool = False, log: Callable[[str], N
             plot_curve(curve, run / "learning_curve.png")
             log(
                 f"eval at {steps} steps, {train_cpu():.0f} training CPU s: "
-                + ", ".join(f"{r['opponent']} {r['win_rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]" for r in rows)
+                + ", ".join(
+                    f"{r['opponent']} {r['win_rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]"
+                    for r in rows
+                )
             )
             return rows
 
@@ -635,14 +654,18 @@ def train(cfg: RunConfig, out: str, resume: bool = False, log: Callable[[str], N
 
         train_csv = run / "train.csv"
 
-        class Hooks(BaseCallback):  # type: ignore[misc]
+        class Hooks(BaseCallback):  # type: ignore[misc,unused-ignore]
             def __init__(self) -> None:
                 super().__init__()
                 self.wins: list[float] = []
                 self.rews: list[float] = []
-                self.next_ck = (model.num_timesteps // cfg.checkpoint_every + 1) * cfg.checkpoint_every
+                self.next_ck = (
+                    model.num_timesteps // cfg.checkpoint_every + 1
+                ) * cfg.checkpoint_every
                 self.next_ev = (model.num_timesteps // cfg.eval_every + 1) * cfg.eval_every
-                self.next_snap = (model.num_timesteps // cfg.snapshot_every + 1) * cfg.snapshot_every
+                self.next_snap = (
+                    model.num_timesteps // cfg.snapshot_every + 1
+                ) * cfg.snapshot_every
 
             def _on_step(self) -> bool:
                 for info in self.locals.get("infos", ()):
@@ -765,15 +788,22 @@ def record_decisions(
     return {
         "obs": np.asarray(obs_l, np.float32).reshape(-1, env.obs_size),
         "mask": np.packbits(np.asarray(mask_l, np.int8).reshape(-1, size).astype(bool), axis=1),
-        "n_actions": np.int64(size),
+        "n_actions": np.asarray(size, np.int64),
         "action": np.asarray(act_l, np.int64),
         "seat": np.asarray(seat_l, np.int64),
         "game": np.asarray(game_l, np.int64),
         "outcome": np.asarray(outcome_l, np.float32),
-        "unmapped": np.int64(unmapped),
-        "meta": np.str_(
+        "unmapped": np.asarray(unmapped, np.int64),
+        "meta": np.asarray(
             json.dumps(
-                {"rules": rules, "players": n, "options": dict(options or {}), "teachers": list(teachers), "games": games, "seed": seed}
+                {
+                    "rules": rules,
+                    "players": n,
+                    "options": dict(options or {}),
+                    "teachers": list(teachers),
+                    "games": games,
+                    "seed": seed,
+                }
             )
         ),
     }
@@ -781,7 +811,7 @@ def record_decisions(
 
 def save_dataset(path: str | os.PathLike[str], data: Mapping[str, NDArray[Any]]) -> None:
     with open(path, "wb") as f:
-        np.savez_compressed(f, **data)
+        np.savez_compressed(f, **data)  # type: ignore[arg-type,unused-ignore]
 
 
 def load_dataset(path: str | os.PathLike[str]) -> dict[str, NDArray[Any]]:
@@ -861,7 +891,7 @@ def behaviour_clone(
             logits, value = forward(b)
             loss = F.cross_entropy(logits, y[b]) + 0.5 * F.mse_loss(value, v_target[b])
             opt.zero_grad()
-            loss.backward()
+            loss.backward()  # type: ignore[no-untyped-call,unused-ignore]
             opt.step()
             total += float(loss.detach()) * len(b)
         acc = accuracy(test_i)
