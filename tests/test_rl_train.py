@@ -130,3 +130,12 @@ def test_bad_config_is_refused(tmp_path: Path) -> None:
         t.train(small(pool=["no-such-bot"]), str(tmp_path / "y"))
     with pytest.raises(ConfigError, match="nothing to resume"):
         t.train(small(), str(tmp_path / "z"), resume=True)
+
+
+def test_ray_backend_is_imported_only_when_chosen(tmp_path: Path) -> None:
+    import importlib.util
+
+    if importlib.util.find_spec("bohnanza.rl.ray_vec") is not None:
+        pytest.skip("bohnanza.rl.ray_vec exists: its own tests cover it")
+    with pytest.raises(ConfigError, match="ray backend"):
+        t.train(small(backend="ray"), str(tmp_path / "r"), log=lambda s: None)
