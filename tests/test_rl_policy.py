@@ -196,3 +196,24 @@ def test_playing_and_the_command_line_need_no_torch() -> None:
     src = str(Path(__file__).resolve().parent.parent / "src")
     env = {**__import__("os").environ, "PYTHONPATH": src}
     subprocess.run([sys.executable, "-c", code], check=True, env=env, timeout=120)
+
+
+SHIPPED = sorted(
+    (Path(__file__).resolve().parent.parent / "src/bohnanza/data/policies").glob("*.npz")
+)
+
+
+@pytest.mark.parametrize("file", SHIPPED, ids=[p.stem for p in SHIPPED])
+def test_shipped_policies_play(file: Path) -> None:
+    import json
+
+    side = json.loads(file.with_suffix(".json").read_text())
+    assert side["command"] and side["commit"]
+    meta = load_policy(str(file)).meta
+    n = int(meta["players"])
+    agents = (f"rl:{file}", *(["heuristic-v1"] * (n - 1)))
+    spec = GameSpec(
+        meta["rules"], n, options_tuple(meta.get("options", {})), agents, None, fail_fast=True
+    )
+    out = play_one(spec, 900_001)
+    assert len(out.scores) == n

@@ -8,6 +8,7 @@ that ``bohnanza --help`` works without the ``rl`` and ``train`` extras. The reci
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 import click
@@ -346,8 +347,11 @@ def bc_cmd(
     try:
         cfg.check()
         Path(out).mkdir(parents=True, exist_ok=True)
+        record_cpu = None
         if data is None:
+            start = time.process_time()
             ds = t.record_decisions(rules, cfg.players, cfg.options, _specs(teacher), games, seed)
+            record_cpu = round(time.process_time() - start, 1)
             data = str(Path(out) / "dataset.npz")
             t.save_dataset(data, ds)
             click.echo(
@@ -366,6 +370,7 @@ def bc_cmd(
     except BohnanzaError as exc:
         _fail(str(exc))
     summary.pop("config", None)
+    summary["record_cpu_s"] = record_cpu
     click.echo(json.dumps(summary, indent=2))
 
 
