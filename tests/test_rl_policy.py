@@ -208,7 +208,7 @@ def test_shipped_policies_play(file: Path) -> None:
     import json
 
     side = json.loads(file.with_suffix(".json").read_text())
-    assert side["command"] and side["commit"]
+    assert side["commands"] and side["commit"]
     meta = load_policy(str(file)).meta
     n = int(meta["players"])
     agents = (f"rl:{file}", *(["heuristic-v1"] * (n - 1)))

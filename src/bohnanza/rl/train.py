@@ -921,7 +921,10 @@ def behaviour_clone(
 
 def command_line() -> str:
     """The command as typed, for the run's provenance."""
-    return " ".join([Path(sys.argv[0]).name, *sys.argv[1:]])
+    name = Path(sys.argv[0]).name
+    if name in ("__main__.py", "cli.py"):  # python -m bohnanza
+        name = "bohnanza"
+    return " ".join([name, *sys.argv[1:]])
 
 
 __all__ = [
