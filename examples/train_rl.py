@@ -27,6 +27,11 @@ the 1/players line. The curve and the final evaluation are played against each o
 ``--eval-opponents`` (default: ``random``, ``autarky``, ``heuristic-v1``, ``heuristic``;
 the learner in seat 0, every other seat that bot), each with its 95% Wilson interval.
 The final numbers are printed.
+
+This is the small, dependency-free example. The full pipeline (MaskablePPO over worker
+processes, a league of opponents, behaviour cloning, checkpoints and resume, the numpy
+policy agent ``rl:PATH``) is ``bohnanza train`` (:mod:`bohnanza.rl.train`, the ``train``
+extra); its recipe is in docs/rl.md ("Training with bohnanza train").
 """
 
 from __future__ import annotations

@@ -418,6 +418,7 @@ def _register_optional_commands() -> None:
     from .tournament.balance_command import balance
     from .tournament.benchmark_command import benchmark
     from .tournament.command import tournament
+    from .train_command import train
     from .web.command import serve
     from .web.load import load
 
@@ -426,6 +427,7 @@ def _register_optional_commands() -> None:
     main.add_command(tournament)
     main.add_command(benchmark)
     main.add_command(balance)
+    main.add_command(train)
 
 
 _register_optional_commands()

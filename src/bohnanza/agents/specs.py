@@ -259,6 +259,8 @@ _CACHE: dict[str, Resolved] = {}
 #: registry, so that the web lobby does not offer them).
 OPTIONAL: dict[str, str] = {
     "openspiel-ismcts": "bohnanza.rl.openspiel:ISMCTSAgent",  # needs open-spiel (docs/rl.md)
+    # A trained policy file (bohnanza train export): rl:PATH, rl:PATH:sample; numpy only.
+    "rl": "bohnanza.rl.policy:PolicyAgent",
 }
 
 

@@ -1,0 +1,340 @@
+"""A trained policy as an agent, with numpy only: the spec ``rl:PATH``.
+
+``PATH`` is a policy file written by ``bohnanza train export`` (:func:`save_policy`): an
+``.npz`` holding the policy network's weights (an MLP: hidden layers, then the action
+logits) and, as JSON, what the network was trained on (rule set, players, options,
+action mode, observation and action sizes, trade rounds) and where it came from (the
+training commit and command). Playing needs numpy and the ``rl`` extra's encoding, never
+torch, so that a tournament, the web lobby or a spawned worker can load it cheaply.
+
+At each question the agent builds the environment's observation and mask from its view
+(:class:`bohnanza.rl.encoding.Encoding`), runs the network, and plays the masked
+arg-max (``rl:PATH``; deterministic) or samples from the masked softmax with its seed
+(``rl:PATH:sample``, or ``rl:PATH:t0.5`` for a temperature). The index is decoded into an
+engine action exactly as the environment does.
+
+The observation's trading-round count is the environment's public counter, which a view
+does not carry; the agent counts its own questions in phase 2 of a turn instead (each
+round asks every seat once, R-TRADE-6, so the count matches the environment's in the
+driver's schedule).
+
+Specs spell the path in full; ``rl:PATH`` in a worker process (any start method) loads
+the file again there (files are cached per process by path and modification time).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..actions import Action, ActionType
+from ..agents.base import Agent
+from ..errors import ConfigError
+from ..rules import GameConfig
+from ..views import View
+from .encoding import Encoding
+
+#: The format tag in every policy file (bumped when the layout changes).
+FORMAT = "bohnanza-policy-1"
+ACTIVATIONS = ("tanh", "relu")
+
+
+class NumpyPolicy:
+    """An MLP policy read from a policy file: ``logits(obs)`` and masked choices."""
+
+    def __init__(
+        self,
+        hidden: Sequence[tuple[NDArray[np.float32], NDArray[np.float32]]],
+        action: tuple[NDArray[np.float32], NDArray[np.float32]],
+        activation: str,
+        meta: Mapping[str, Any],
+    ) -> None:
+        if activation not in ACTIVATIONS:
+            raise ConfigError(f"unknown activation {activation!r}: use {', '.join(ACTIVATIONS)}")
+        self.hidden = [(np.asarray(w, np.float32), np.asarray(b, np.float32)) for w, b in hidden]
+        self.action = (np.asarray(action[0], np.float32), np.asarray(action[1], np.float32))
+        self.activation = activation
+        self.meta = dict(meta)
+        width = self.hidden[0][0].shape[1] if self.hidden else self.action[0].shape[1]
+        if int(self.meta.get("obs_size") or width) != width:
+            raise ConfigError(
+                f"policy file: obs_size {self.meta.get('obs_size')} but the first layer takes {width}"
+            )
+
+    @property
+    def obs_size(self) -> int:
+        w = self.hidden[0][0] if self.hidden else self.action[0]
+        return int(w.shape[1])
+
+    @property
+    def n_actions(self) -> int:
+        return int(self.action[0].shape[0])
+
+    def logits(self, obs: NDArray[np.float32]) -> NDArray[np.float32]:
+        """Action logits of one observation (or a batch, one per row)."""
+        h = np.asarray(obs, dtype=np.float32)
+        for w, b in self.hidden:
+            h = h @ w.T + b
+            h = np.tanh(h) if self.activation == "tanh" else np.maximum(h, 0.0)
+        out: NDArray[np.float32] = h @ self.action[0].T + self.action[1]
+        return out
+
+    def choose(
+        self,
+        obs: NDArray[np.float32],
+        mask: NDArray[np.int8],
+        rng: np.random.Generator | None = None,
+        temperature: float = 0.0,
+    ) -> int:
+        """The masked arg-max (``temperature`` 0), or a sample from the masked softmax."""
+        z = self.logits(obs).astype(np.float64)
+        legal = mask.astype(bool)
+        if not legal.any():
+            raise ValueError("no legal action in the mask")
+        z = np.where(legal, z, -np.inf)
+        if temperature <= 0 or rng is None:
+            return int(np.argmax(z))
+        z = (z - z[legal].max()) / temperature
+        p = np.exp(z)
+        p /= p.sum()
+        return int(rng.choice(len(p), p=p))
+
+    # ------------------------------------------------------------------ files
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the policy file (see :func:`save_policy`)."""
+        save_policy(path, self.hidden, self.action, self.activation, self.meta)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> NumpyPolicy:
+        """Read a policy file, or raise ConfigError saying what is wrong with it."""
+        p = Path(path)
+        if not p.is_file():
+            raise ConfigError(f"no policy file {str(p)!r}")
+        try:
+            with np.load(p, allow_pickle=False) as data:
+                meta = json.loads(str(data["meta"]))
+                n = int(data["n_hidden"])
+                hidden = [(data[f"w{i}"], data[f"b{i}"]) for i in range(n)]
+                action = (data["w_action"], data["b_action"])
+                activation = str(data["activation"])
+        except (OSError, KeyError, ValueError) as exc:
+            raise ConfigError(f"{str(p)!r} is not a policy file: {exc}") from None
+        if meta.get("format") != FORMAT:
+            raise ConfigError(f"{str(p)!r}: format {meta.get('format')!r}, expected {FORMAT!r}")
+        return cls(hidden, action, activation, meta)
+
+
+def save_policy(
+    path: str | os.PathLike[str],
+    hidden: Sequence[tuple[NDArray[Any], NDArray[Any]]],
+    action: tuple[NDArray[Any], NDArray[Any]],
+    activation: str,
+    meta: Mapping[str, Any],
+) -> None:
+    """Write a policy file: the weights as float32 arrays (``w0``, ``b0``, … for the hidden
+    layers, ``w_action``/``b_action`` for the logits, each weight ``out × in``) and
+    ``meta`` as JSON (the training configuration and provenance)."""
+    arrays: dict[str, Any] = {
+        "n_hidden": np.int64(len(hidden)),
+        "activation": np.str_(activation),
+        "meta": np.str_(json.dumps({**meta, "format": FORMAT}, sort_keys=True)),
+        "w_action": np.asarray(action[0], np.float32),
+        "b_action": np.asarray(action[1], np.float32),
+    }
+    for i, (w, b) in enumerate(hidden):
+        arrays[f"w{i}"] = np.asarray(w, np.float32)
+        arrays[f"b{i}"] = np.asarray(b, np.float32)
+    with open(path, "wb") as f:
+        np.savez_compressed(f, **arrays)
+
+
+_POLICIES: dict[str, tuple[float, NumpyPolicy]] = {}
+_ENCODINGS: dict[tuple[int, int], Encoding] = {}
+
+
+def load_policy(path: str) -> NumpyPolicy:
+    """:meth:`NumpyPolicy.load`, cached per process by path and modification time."""
+    key = os.path.abspath(path)
+    try:
+        mtime = os.path.getmtime(key)
+    except OSError:
+        raise ConfigError(f"no policy file {path!r}") from None
+    hit = _POLICIES.get(key)
+    if hit is not None and hit[0] == mtime:
+        return hit[1]
+    policy = NumpyPolicy.load(key)
+    _POLICIES[key] = (mtime, policy)
+    return policy
+
+
+def encoding_for(config: GameConfig, max_trade_rounds: int) -> Encoding:
+    """One :class:`Encoding` per configuration and process (building one takes a while)."""
+    key = (id(config), max_trade_rounds)
+    enc = _ENCODINGS.get(key)
+    if enc is None or enc.config is not config:
+        enc = _ENCODINGS[key] = Encoding(config, max_trade_rounds)
+    return enc
+
+
+# ---------------------------------------------------------------------------- actions
+
+
+def action_index(
+    enc: Encoding, view: View, action: Action | None, mask: NDArray[np.int8]
+) -> int | None:
+    """The flat index that plays ``action`` (``None``: pass) in ``view``, or ``None`` when
+    the encoding cannot name it or the mask forbids it.
+
+    An offer maps to its template (:meth:`Encoding.offer_index`) when it gives one or two
+    cards of one give class for nothing or one card: the template's canonical cards may
+    be other cards of the same class. Every accept of an offer maps to its canonical
+    payment, as in :meth:`Encoding.index_of`. Behaviour cloning uses it to label a bot's
+    choices."""
+    if action is None:
+        i: int | None = enc.base("pass") if "pass" in enc.segments else None
+    elif action.type is ActionType.PROPOSE:
+        i = _offer_template(enc, view, action)
+    else:
+        i = enc.index_of(view, action)
+    if i is None or not 0 <= i < len(mask) or not mask[i]:
+        return None
+    return i
+
+
+def _offer_template(enc: Encoding, view: View, action: Action) -> int | None:
+    offer = action.offer
+    if offer is None or view.seat is None or "offer" not in enc.segments:
+        return None
+    k = len(offer.give)
+    if k not in (1, 2) or len(offer.want) > 1 or (offer.want and offer.want[0][1] != 1):
+        return None
+    declared = bool(offer.declared)
+    table = enc._card_declared_classes if declared else enc._card_classes
+    classes = table[offer.give[0]]
+    if not classes:
+        return None
+    g = classes[0]
+    if any(g not in table[c] for c in offer.give):
+        return None
+    w = None
+    if offer.want:
+        v = offer.want[0][0]
+        if v not in enc.varieties:
+            return None
+        w = enc.varieties.index(v)
+    partner = (offer.to - view.seat) % enc.n
+    if partner == 0:
+        return None
+    return enc.offer_index(partner, g, k, w)
+
+
+# ---------------------------------------------------------------------------- agent
+
+
+def policy_parameters(text: str) -> dict[str, Any]:
+    """``PATH`` (greedy), ``PATH:sample`` (sample at temperature 1) or ``PATH:tT``
+    (sample at temperature T; ``t0`` is greedy). The path is everything before a
+    recognised last part, so it may hold colons."""
+    path, sep, last = text.rpartition(":")
+    temperature = 0.0
+    if sep and last == "sample":
+        temperature = 1.0
+    elif sep and last == "greedy":
+        temperature = 0.0
+    elif sep and last.startswith("t") and _is_number(last[1:]):
+        temperature = float(last[1:])
+        if temperature < 0:
+            raise ConfigError("rl: a temperature must be 0 or more")
+    else:
+        path = text
+    path = path.strip()
+    if not path:
+        raise ConfigError("rl: needs a policy file, rl:PATH (written by bohnanza train export)")
+    load_policy(path)  # a missing or broken file fails here, before any game starts
+    return {"path": path, "temperature": temperature}
+
+
+def _is_number(s: str) -> bool:
+    try:
+        float(s)
+    except ValueError:
+        return False
+    return True
+
+
+class PolicyAgent(Agent):
+    """A trained policy (``rl:PATH``): the masked arg-max of its network over the
+    environment's flat encoding, or seeded samples (``rl:PATH:sample``)."""
+
+    name = "rl"
+    # It builds its offer templates from the view, as the environment does.
+    proposes = False
+    spec_params = staticmethod(policy_parameters)
+
+    def __init__(self, seed: int = 0, path: str = "", temperature: float = 0.0) -> None:
+        super().__init__(seed)
+        if not path:
+            raise ConfigError("rl: needs a policy file, rl:PATH")
+        self.path = path
+        self.policy = load_policy(path)
+        self.temperature = float(temperature)
+        self.rng = np.random.default_rng(seed)
+        meta = self.policy.meta
+        if meta.get("action_mode", "flat") != "flat" or meta.get("memory", False):
+            raise ConfigError(
+                f"{path!r}: only flat-mode policies without memory can play as agents"
+            )
+        self.max_trade_rounds = int(meta.get("max_trade_rounds", 6))
+        self._enc: Encoding | None = None
+        self._round_key: tuple[int, int] = (-1, -1)
+        self._rounds = 0
+
+    def _encoding(self, view: View) -> Encoding:
+        enc = self._enc
+        if enc is None or enc.config is not view.config:
+            enc = encoding_for(view.config, self.max_trade_rounds)
+            p = self.policy
+            if enc.obs_size != p.obs_size or enc.n_actions != p.n_actions:
+                meta = p.meta
+                raise ConfigError(
+                    f"policy {self.path!r} was trained for {meta.get('rules')!r} with "
+                    f"{meta.get('players')} players ({p.obs_size} observation values, "
+                    f"{p.n_actions} actions); this game needs {enc.obs_size} and {enc.n_actions}"
+                )
+            self._enc = enc
+        return enc
+
+    def act(self, view: View, legal: Sequence[Action], required: bool) -> Action | None:
+        enc = self._encoding(view)
+        trade_round = 0
+        if view.phase == "trade" and view.pending is None:
+            key = (view.turn, view.active)
+            if key != self._round_key:
+                self._round_key, self._rounds = key, 0
+            trade_round = min(self._rounds, self.max_trade_rounds)
+            self._rounds += 1
+        obs = enc.observe(view, trade_round)
+        mask = enc.mask(view, legal, not required)
+        if not mask.any():  # nothing the encoding can name: the engine's first choice
+            return legal[0] if legal else None
+        index = self.policy.choose(obs, mask, self.rng, self.temperature)
+        return enc.decode(view, index)
+
+
+__all__ = [
+    "FORMAT",
+    "NumpyPolicy",
+    "PolicyAgent",
+    "action_index",
+    "encoding_for",
+    "load_policy",
+    "policy_parameters",
+    "save_policy",
+]

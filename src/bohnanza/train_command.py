@@ -1,0 +1,435 @@
+"""``bohnanza train``: behaviour cloning, MaskablePPO with a league, export, evaluation.
+
+The heavy imports (torch, sb3-contrib, the environment) happen inside the commands, so
+that ``bohnanza --help`` works without the ``rl`` and ``train`` extras. The recipe is in
+``docs/rl.md``; the machinery in :mod:`bohnanza.rl.train`.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import click
+
+from .errors import BohnanzaError
+
+
+def _fail(message: str) -> Any:
+    from .cli import fail
+
+    return fail(message)
+
+
+def _train_module() -> Any:
+    try:
+        from .rl import train as t
+    except ImportError as exc:
+        _fail(str(exc))
+    return t
+
+
+def _specs(text: str) -> list[str]:
+    return [s.strip() for s in text.split(",") if s.strip()]
+
+
+def _ints(text: str) -> list[int]:
+    try:
+        out = [int(s) for s in text.split(",") if s.strip()]
+    except ValueError:
+        _fail(f"--hidden takes layer widths like 256,256, not {text!r}")
+    if not out or min(out) < 1:
+        _fail("--hidden needs at least one positive width")
+    return out
+
+
+def _game(f: Any) -> Any:
+    f = click.option(
+        "--option", "options", multiple=True, metavar="KEY=VALUE", help="Rule-set option."
+    )(f)
+    f = click.option("--players", "-p", type=int, default=3, show_default=True, help="Players.")(f)
+    f = click.option("--rules", "-r", default="classic", show_default=True, help="Rule set.")(f)
+    return f
+
+
+def _network(f: Any) -> Any:
+    f = click.option(
+        "--activation", type=click.Choice(["relu", "tanh"]), default="relu", show_default=True
+    )(f)
+    f = click.option(
+        "--hidden",
+        default="256,256",
+        show_default=True,
+        help="Hidden layer widths (policy and value nets).",
+    )(f)
+    f = click.option("--seed", type=int, default=0, show_default=True, help="Seed of the run.")(f)
+    f = click.option("--threads", type=int, default=1, show_default=True, help="Torch threads.")(f)
+    return f
+
+
+@click.group("train")
+def train() -> None:
+    """Train a policy (needs the extras rl and train): bc records a bot and imitates it,
+    ppo runs MaskablePPO (from scratch, from --init, or --resume), export writes the
+    numpy policy file that the agent spec rl:PATH plays, eval plays it on held-out seeds."""
+
+
+@train.command("ppo")
+@click.option(
+    "--out", "out", type=click.Path(file_okay=False), default=None, help="New run folder."
+)
+@click.option(
+    "--resume",
+    type=click.Path(file_okay=False, exists=True),
+    default=None,
+    help="Continue the run in this folder from its last checkpoint, with its saved configuration (--total-steps may raise the goal).",
+)
+@_game
+@_network
+@click.option(
+    "--total-steps",
+    type=int,
+    default=200_000,
+    show_default=True,
+    help="Environment steps (of the learning seat) in all.",
+)
+@click.option(
+    "--n-envs",
+    type=int,
+    default=1,
+    show_default=True,
+    help="Environments (one worker process each with subproc).",
+)
+@click.option(
+    "--backend",
+    type=click.Choice(["subproc", "dummy", "ray"]),
+    default="subproc",
+    show_default=True,
+    help="subproc: spawned worker processes; dummy: in this process; ray: Ray actors (bohnanza.rl.ray_vec).",
+)
+@click.option(
+    "--opponents",
+    default="random,autarky,heuristic-v1,heuristic",
+    show_default=True,
+    help="The pool each other seat draws its agent spec from, per episode.",
+)
+@click.option(
+    "--league/--no-league",
+    default=True,
+    show_default=True,
+    help="Also draw earlier snapshots of the policy (rl:PATH) as opponents.",
+)
+@click.option(
+    "--league-share",
+    type=float,
+    default=0.25,
+    show_default=True,
+    help="Chance that a seat draws a snapshot, once there are any.",
+)
+@click.option(
+    "--snapshot-every",
+    type=int,
+    default=50_000,
+    show_default=True,
+    help="Steps between league snapshots.",
+)
+@click.option(
+    "--seat",
+    default="random",
+    show_default=True,
+    help="The learning seat: random (drawn per episode) or a number.",
+)
+@click.option("--reward", type=click.Choice(["win", "coins"]), default="win", show_default=True)
+@click.option("--lr", type=float, default=3e-4, show_default=True, help="Learning rate.")
+@click.option(
+    "--n-steps",
+    type=int,
+    default=1024,
+    show_default=True,
+    help="Steps per environment per rollout.",
+)
+@click.option("--batch-size", type=int, default=256, show_default=True)
+@click.option("--epochs", type=int, default=4, show_default=True, help="PPO epochs per rollout.")
+@click.option("--gamma", type=float, default=0.995, show_default=True)
+@click.option("--ent-coef", type=float, default=0.005, show_default=True)
+@click.option("--clip", type=float, default=0.2, show_default=True)
+@click.option(
+    "--target-kl",
+    type=float,
+    default=0.03,
+    show_default=True,
+    help="Stop a rollout's epochs past this KL (0: never).",
+)
+@click.option("--checkpoint-every", type=int, default=20_000, show_default=True)
+@click.option(
+    "--eval-every",
+    type=int,
+    default=20_000,
+    show_default=True,
+    help="Steps between evaluations (0: only at the end).",
+)
+@click.option(
+    "--eval-games",
+    type=int,
+    default=100,
+    show_default=True,
+    help="Games per evaluation opponent (held-out seeds from 900001, learner seat rotating).",
+)
+@click.option(
+    "--eval-opponents",
+    default="autarky,heuristic-v1",
+    show_default=True,
+    help="Evaluation opponents: each fills every other seat in turn.",
+)
+@click.option(
+    "--init",
+    type=click.Path(dir_okay=False, exists=True),
+    default=None,
+    help="Start from a behaviour-cloned policy (bc_policy.pt of bohnanza train bc).",
+)
+def ppo_cmd(
+    out: str | None,
+    resume: str | None,
+    rules: str,
+    players: int,
+    options: tuple[str, ...],
+    activation: str,
+    hidden: str,
+    seed: int,
+    threads: int,
+    total_steps: int,
+    n_envs: int,
+    backend: str,
+    opponents: str,
+    league: bool,
+    league_share: float,
+    snapshot_every: int,
+    seat: str,
+    reward: str,
+    lr: float,
+    n_steps: int,
+    batch_size: int,
+    epochs: int,
+    gamma: float,
+    ent_coef: float,
+    clip: float,
+    target_kl: float,
+    checkpoint_every: int,
+    eval_every: int,
+    eval_games: int,
+    eval_opponents: str,
+    init: str | None,
+) -> None:
+    """MaskablePPO on the CPU against a league of opponents; checkpoints, CSV (and
+    TensorBoard) logs, a learning curve on held-out seeds."""
+    from .cli import parse_options
+
+    if (out is None) == (resume is None):
+        _fail("give either --out DIR (a new run) or --resume DIR")
+    t = _train_module()
+    cfg = t.RunConfig(
+        rules=rules,
+        players=players,
+        options=parse_options(options),
+        seat=seat,
+        pool=_specs(opponents),
+        league=league,
+        league_share=league_share,
+        snapshot_every=max(1, snapshot_every),
+        total_steps=total_steps,
+        n_envs=n_envs,
+        backend=backend,
+        seed=seed,
+        reward=reward,
+        learning_rate=lr,
+        n_steps=n_steps,
+        batch_size=batch_size,
+        n_epochs=epochs,
+        gamma=gamma,
+        ent_coef=ent_coef,
+        clip_range=clip,
+        target_kl=target_kl or None,
+        hidden=_ints(hidden),
+        activation=activation,
+        checkpoint_every=max(1, checkpoint_every),
+        eval_every=eval_every if eval_every > 0 else 10**12,
+        eval_games=eval_games,
+        eval_opponents=_specs(eval_opponents),
+        init=init,
+        torch_threads=threads,
+        command=t.command_line(),
+    )
+    try:
+        summary = t.train(
+            cfg, resume or out, resume=resume is not None, log=lambda s: click.echo(s, err=True)
+        )
+    except BohnanzaError as exc:
+        _fail(str(exc))
+    click.echo(json.dumps(summary, indent=2, default=str))
+
+
+@train.command("bc")
+@click.option(
+    "--out",
+    "out",
+    type=click.Path(file_okay=False),
+    required=True,
+    help="Folder for the data set and the cloned policy.",
+)
+@_game
+@_network
+@click.option(
+    "--teacher",
+    default="heuristic",
+    show_default=True,
+    help="Agent specs whose decisions are recorded, one per seat or repeated (e.g. heuristic or heuristic,search).",
+)
+@click.option(
+    "--games",
+    type=int,
+    default=200,
+    show_default=True,
+    help="Games to record (every seat's decisions).",
+)
+@click.option(
+    "--data",
+    type=click.Path(dir_okay=False, exists=True),
+    default=None,
+    help="Use this recorded data set (.npz) instead of recording.",
+)
+@click.option("--epochs", type=int, default=10, show_default=True)
+@click.option("--lr", type=float, default=1e-3, show_default=True)
+@click.option(
+    "--holdout",
+    type=float,
+    default=0.1,
+    show_default=True,
+    help="Share of the games held out for the imitation accuracy.",
+)
+def bc_cmd(
+    out: str,
+    rules: str,
+    players: int,
+    options: tuple[str, ...],
+    activation: str,
+    hidden: str,
+    seed: int,
+    threads: int,
+    teacher: str,
+    games: int,
+    data: str | None,
+    epochs: int,
+    lr: float,
+    holdout: float,
+) -> None:
+    """Behaviour cloning: record a bot's decisions through the environment's encoding
+    (observation, mask, the index of its choice), save them (dataset.npz), train the
+    policy network to imitate them and report the held-out imitation accuracy. Start
+    PPO from it with bohnanza train ppo --init OUT/bc_policy.pt (same --hidden)."""
+    from pathlib import Path
+
+    from .cli import parse_options
+
+    t = _train_module()
+    cfg = t.RunConfig(
+        rules=rules,
+        players=players,
+        options=parse_options(options),
+        seed=seed,
+        hidden=_ints(hidden),
+        activation=activation,
+        torch_threads=threads,
+        pool=["random"],
+        eval_opponents=[],
+        command=t.command_line(),
+    )
+    try:
+        cfg.check()
+        Path(out).mkdir(parents=True, exist_ok=True)
+        record_cpu = None
+        if data is None:
+            start = time.process_time()
+            ds = t.record_decisions(rules, cfg.players, cfg.options, _specs(teacher), games, seed)
+            record_cpu = round(time.process_time() - start, 1)
+            data = str(Path(out) / "dataset.npz")
+            t.save_dataset(data, ds)
+            click.echo(
+                f"recorded {len(ds['action'])} decisions of {games} games into {data} ({int(ds['unmapped'])} choices beyond the encoding skipped)",
+                err=True,
+            )
+        summary = t.behaviour_clone(
+            cfg,
+            t.load_dataset(data),
+            out,
+            epochs,
+            lr,
+            holdout,
+            log=lambda s: click.echo(s, err=True),
+        )
+    except BohnanzaError as exc:
+        _fail(str(exc))
+    summary.pop("config", None)
+    summary["record_cpu_s"] = record_cpu
+    click.echo(json.dumps(summary, indent=2))
+
+
+@train.command("export")
+@click.argument("checkpoint", type=click.Path(dir_okay=False, exists=True))
+@click.argument("out", type=click.Path(dir_okay=False))
+@click.option(
+    "--run",
+    "run_dir",
+    type=click.Path(file_okay=False, exists=True),
+    default=None,
+    help="The run folder (default: the checkpoint's folder's parent).",
+)
+def export_cmd(checkpoint: str, out: str, run_dir: str | None) -> None:
+    """Write a checkpoint's policy as a numpy policy file (play it as rl:OUT)."""
+    t = _train_module()
+    try:
+        meta = t.export_checkpoint(checkpoint, out, run_dir)
+    except BohnanzaError as exc:
+        _fail(str(exc))
+    click.echo(json.dumps(meta, indent=2))
+
+
+@train.command("eval")
+@click.argument("policy", type=click.Path(dir_okay=False, exists=True))
+@click.option(
+    "--opponents",
+    default="autarky,heuristic-v1",
+    show_default=True,
+    help="Each fills every other seat in turn.",
+)
+@click.option("--games", type=int, default=200, show_default=True)
+@click.option("--seed", type=int, default=950_001, show_default=True, help="First held-out seed.")
+def eval_cmd(policy: str, opponents: str, games: int, seed: int) -> None:
+    """Play rl:POLICY against each opponent set on held-out seeds (learner seat rotating):
+    win rates with 95% Wilson intervals."""
+    t = _train_module()
+    from .rl.policy import load_policy
+
+    try:
+        meta = load_policy(policy).meta
+        rows = [
+            t.evaluate(
+                policy, meta["rules"], int(meta["players"]), meta.get("options", {}), o, games, seed
+            )
+            for o in _specs(opponents)
+        ]
+    except BohnanzaError as exc:
+        _fail(str(exc))
+    click.echo(json.dumps(rows, indent=2))
+
+
+@train.command("plot")
+@click.argument("run", type=click.Path(file_okay=False, exists=True))
+def plot_cmd(run: str) -> None:
+    """Draw RUN/learning_curve.png from RUN/learning_curve.csv."""
+    from pathlib import Path
+
+    t = _train_module()
+    if not t.plot_curve(Path(run) / "learning_curve.csv", Path(run) / "learning_curve.png"):
+        _fail("plotting needs matplotlib")
+    click.echo(str(Path(run) / "learning_curve.png"))

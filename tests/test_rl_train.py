@@ -1,0 +1,141 @@
+"""``bohnanza.rl.train`` (needs torch and sb3-contrib, the ``train`` extra): a short run
+writes checkpoints and a learning curve and resumes; behaviour-cloning data round-trips
+and trains; the export plays the same logits as the torch policy."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+np = pytest.importorskip("numpy")
+pytest.importorskip("gymnasium")
+pytest.importorskip("pettingzoo")
+torch = pytest.importorskip("torch")
+pytest.importorskip("sb3_contrib")
+
+from bohnanza.errors import ConfigError  # noqa: E402
+from bohnanza.rl import train as t  # noqa: E402
+from bohnanza.rl.policy import NumpyPolicy  # noqa: E402
+
+
+def small(**kw: object) -> t.RunConfig:
+    base: dict[str, object] = {
+        "players": 3,
+        "backend": "dummy",
+        "pool": ["autarky", "random"],
+        "hidden": [32, 32],
+        "n_steps": 64,
+        "batch_size": 32,
+        "n_epochs": 1,
+        "total_steps": 128,
+        "checkpoint_every": 64,
+        "eval_every": 128,
+        "eval_games": 2,
+        "eval_opponents": ["autarky"],
+        "snapshot_every": 64,
+    }
+    base.update(kw)
+    return t.RunConfig(**base)  # type: ignore[arg-type]
+
+
+def test_short_run_checkpoints_resumes_and_exports(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    out = t.train(small(), str(run), log=lambda s: None)
+    assert out["steps"] >= 128
+    cks = sorted((run / "checkpoints").glob("ppo_*.zip"))
+    assert cks and (run / "checkpoints" / f"ppo_{out['steps']}.json").is_file()
+    rows = list(csv.DictReader((run / "learning_curve.csv").open()))
+    assert {r["steps"] for r in rows} == {"0", str(out["steps"])}
+    assert all(
+        0 <= float(r["ci_low"]) <= float(r["win_rate"]) <= float(r["ci_high"]) <= 1 for r in rows
+    )
+    assert (run / "final.npz").is_file() and (run / "best.npz").is_file()
+    assert list((run / "league").glob("snap_*.npz"))
+    # A second run into the same folder is refused; --resume continues it.
+    with pytest.raises(ConfigError, match="resume"):
+        t.train(small(), str(run), log=lambda s: None)
+    again = t.train(t.RunConfig(total_steps=256), str(run), resume=True, log=lambda s: None)
+    assert again["steps"] >= 256
+    assert json.loads((run / "config.json").read_text())["hidden"] == [32, 32]
+    assert (run / "checkpoints" / f"ppo_{again['steps']}.zip").is_file()
+    assert again["train_cpu_s"] >= out["train_cpu_s"]
+    # The export of the last checkpoint gives the torch policy's logits.
+    from sb3_contrib import MaskablePPO
+
+    ck = run / "checkpoints" / f"ppo_{again['steps']}.zip"
+    meta = t.export_checkpoint(str(ck), str(tmp_path / "p.npz"))
+    assert meta["steps"] == again["steps"] and meta["rules"] == "classic"
+    model = MaskablePPO.load(str(ck), device="cpu")
+    p = NumpyPolicy.load(tmp_path / "p.npz")
+    x = np.random.default_rng(0).random((4, p.obs_size), dtype=np.float32)
+    with torch.no_grad():
+        feats = model.policy.extract_features(
+            torch.as_tensor(x), model.policy.pi_features_extractor
+        )
+        ref = model.policy.action_net(model.policy.mlp_extractor.forward_actor(feats)).numpy()
+    assert np.allclose(p.logits(x), ref, atol=1e-4)
+
+
+def test_subproc_backend_spawns(tmp_path: Path) -> None:
+    out = t.train(
+        small(backend="subproc", eval_every=10**9, total_steps=64),
+        str(tmp_path / "r"),
+        log=lambda s: None,
+    )
+    assert out["steps"] >= 64
+
+
+def test_bc_data_round_trips_and_trains(tmp_path: Path) -> None:
+    data = t.record_decisions("classic", 3, None, ["heuristic"], 3, seed=1)
+    n = len(data["action"])
+    assert n > 100 and data["obs"].shape[0] == n
+    masks = t.dataset_masks(data)
+    assert masks[np.arange(n), data["action"]].all()  # every label is a legal index
+    assert (masks.sum(1) > 1).all()
+    assert set(np.unique(data["outcome"])) <= {-1.0, 0.0, 1.0}
+    t.save_dataset(tmp_path / "d.npz", data)
+    back = t.load_dataset(tmp_path / "d.npz")
+    assert set(back) == set(data)
+    for k in data:
+        assert np.array_equal(back[k], data[k]), k
+    assert np.array_equal(t.dataset_masks(back), masks)
+    cfg = small()
+    summary = t.behaviour_clone(cfg, back, str(tmp_path / "bc"), epochs=3, log=lambda s: None)
+    # Better than picking a legal index at random (about 1/50 of the mask here).
+    chance = float(np.mean(1 / masks.sum(1)))
+    assert summary["heldout_accuracy"] > chance * 3
+    assert (tmp_path / "bc" / "bc_policy.pt").is_file()
+    # PPO starts from it.
+    out = t.train(
+        small(init=str(tmp_path / "bc" / "bc_policy.pt"), total_steps=64, eval_every=10**9),
+        str(tmp_path / "r"),
+        log=lambda s: None,
+    )
+    assert out["steps"] >= 64
+    with pytest.raises(ConfigError, match="does not fit"):
+        t.train(
+            small(init=str(tmp_path / "bc" / "bc_policy.pt"), hidden=[16]),
+            str(tmp_path / "r2"),
+            log=lambda s: None,
+        )
+
+
+def test_bad_config_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="backend"):
+        t.train(small(backend="mpi"), str(tmp_path / "x"))
+    with pytest.raises(ConfigError):
+        t.train(small(pool=["no-such-bot"]), str(tmp_path / "y"))
+    with pytest.raises(ConfigError, match="nothing to resume"):
+        t.train(small(), str(tmp_path / "z"), resume=True)
+
+
+def test_ray_backend_is_imported_only_when_chosen(tmp_path: Path) -> None:
+    import importlib.util
+
+    if importlib.util.find_spec("bohnanza.rl.ray_vec") is not None:
+        pytest.skip("bohnanza.rl.ray_vec exists: its own tests cover it")
+    with pytest.raises(ConfigError, match="ray backend"):
+        t.train(small(backend="ray"), str(tmp_path / "r"), log=lambda s: None)
