@@ -204,9 +204,12 @@ class _Context:
     stage): the cards that must go, placed greedily, by the field codes and the cards'
     classes in order -> (value change, field codes after)."""
 
-    __slots__ = ("must", "place", "vals")
+    __slots__ = ("lt", "must", "place", "q", "vals", "vt")
 
-    def __init__(self) -> None:
+    def __init__(self, q: list[float], t: Tables) -> None:
+        self.q = q
+        self.vt = [[-1.0] * (n + 2) for n in t.total]
+        self.lt = [[-1.0] * (n + 2) for n in t.total] if t.top_card_pays else []
         #: (field codes, card class) -> :meth:`Position.place` of such a card there.
         self.place: dict[tuple[tuple[int, ...], int], tuple[float, int, bool]] = {}
         #: Field code -> :meth:`Position.fval` of such a field.
@@ -270,6 +273,7 @@ class Position:
         "q",
         "scores",
         "simple",
+        "state",
         "t",
         "view",
         "vt",
@@ -303,19 +307,15 @@ class Position:
         self.hidden = sum(a for a in avail if a > 0)
         hidden = self.hidden or 1
         self.scores: list[float] | None = None
-        # q[v]: the chance that a field of v gets one more card before it must go, from
-        # the share of v among the cards still out and how many cards a field "sees".
-        k = KCARDS * stage
-        self.q = [1.0 - (1.0 - a / hidden) ** k if a > 0 else 0.0 for a in avail]
+        #: (cards to plant this turn, front of the hand), :meth:`HeuristicAgent._state`.
+        self.state: tuple[list[int], list[int]] | None = None
         self.fields: Fields = [list(f) for f in view.seats[me].fields]
-        # Base payouts only: field values depend on (variety, size) alone, memoised here.
         self.simple = t.simple
-        self.vt = [[-1.0] * (n + 2) for n in t.total] if t.fast else []
-        self.lt = [[-1.0] * (n + 2) for n in t.total] if t.fast and t.top_card_pays else []
         self.memo: dict[tuple[tuple[int, ...], tuple[int, ...]], float] = {}
-        # Placements depend on the fields' codes, the card's class and (through the
-        # chances ``q``) on the card counts and the stage alone: shared by every position
-        # of the same context (the seats asked in turn, the asks of one trading phase).
+        # Placements, field values and the chances ``q`` depend on the fields' codes, the
+        # card's class, the card counts and the stage alone: with ``fast`` tables they
+        # are shared by every position of the same context (the seats asked in turn, the
+        # asks of one trading phase), issue 34.
         ctx: _Context | None = None
         if t.fast:
             key = (tuple(avail), stage, KCARDS, GAMMA, HORIZON)
@@ -323,8 +323,24 @@ class Position:
             if ctx is None:
                 if len(t.contexts) >= 64:
                     t.contexts.clear()
-                ctx = t.contexts[key] = _Context()
+                ctx = t.contexts[key] = _Context(self._chances(avail, hidden, stage), t)
+            self.q = ctx.q
+            # Base payouts (and Fasolufka's lady payouts): field values by (variety,
+            # size), memoised.
+            self.vt = ctx.vt
+            self.lt = ctx.lt
+        else:
+            self.q = self._chances(avail, hidden, stage)
+            self.vt = []
+            self.lt = []
         self.ctx = ctx
+
+    @staticmethod
+    def _chances(avail: list[int], hidden: int, stage: float) -> list[float]:
+        """q[v]: the chance that a field of v gets one more card before it must go, from
+        the share of v among the cards still out and how many cards a field "sees"."""
+        k = KCARDS * stage
+        return [1.0 - (1.0 - a / hidden) ** k if a > 0 else 0.0 for a in avail]
 
     def third_field_worth(self, gain: float | None = None) -> float:
         """Expected extra coins from a third field for the rest of the game: the seat's
@@ -1253,12 +1269,16 @@ class HeuristicAgent(Agent):
         return self._kingmaker(pos, o.proposer, theirs, gain)
 
     def _state(self, pos: Position) -> tuple[list[int], list[int]]:
-        """(cards to plant this turn, hand): the trade area plus, when active, the drawn."""
-        view = pos.view
-        must = list(view.seats[pos.me].trade_area)
-        if view.active == pos.me:
-            must += list(view.drawn)
-        return must, self._hand(view)
+        """(cards to plant this turn, hand): the trade area plus, when active, the drawn.
+        Kept on the position (its callers only read the lists)."""
+        state = pos.state
+        if state is None:
+            view = pos.view
+            must = list(view.seats[pos.me].trade_area)
+            if view.active == pos.me:
+                must += list(view.drawn)
+            state = pos.state = (must, self._hand(view))
+        return state
 
     def trade_gain(
         self,
@@ -1272,8 +1292,11 @@ class HeuristicAgent(Agent):
         must, hand = self._state(pos)
         if base is None:
             base = pos.plan(pos.fields, must, hand)
-        m2 = [c for c in must if c not in give]
-        h2 = [c for c in hand if c not in give]
+        if give:
+            m2 = [c for c in must if c not in give]
+            h2 = [c for c in hand if c not in give]
+        else:  # nothing leaves: the same cards (``plan`` only reads them)
+            m2, h2 = must, hand
         options: list[list[tuple[int, float]]] = [
             list(e) if isinstance(e, list) else [e]  # type: ignore[list-item]
             for e in get
@@ -1442,6 +1465,11 @@ class HeuristicAgent(Agent):
         for p in partners:
             drawn_p = list(view.drawn) if p == active else []
             w = self._weight(pos, p)
+            # What does not change from gift to gift (the same numbers as computed in
+            # place): the varieties ``p`` grows, and per (variety, count) the drawn cards
+            # it would lose, what losing them costs it and the chance it holds them.
+            grows = {cv[f[-1]] for f in view.seats[p].fields if f}
+            asked: dict[tuple[int, int], tuple[float | None, float]] = {}
             for g, give in gifts:
                 declared = self._declare(pos, p, give[0]) if len(give) == 1 else ()
                 stand = [t.rep.get((cv[c], "red"), c) if declared else c for c in give]
@@ -1456,13 +1484,18 @@ class HeuristicAgent(Agent):
                         gain = swaps.get((give, v, count), 0.0)
                         if gain <= EPS:
                             continue
-                        lost = [d for d in drawn_p if cv[d] == v][:count]
-                        their2 = their - count * HeuristicAgent._grows(view, p, v)
-                        if lost:
-                            their2 += pos.seat_gain(p, [], lost)
+                        got = asked.get((v, count))
+                        if got is None:
+                            lost = [d for d in drawn_p if cv[d] == v][:count]
+                            loss = pos.seat_gain(p, [], lost) if lost else None
+                            has = 1.0 if len(lost) == count else pos.holds(p, v) ** count
+                            got = asked[(v, count)] = (loss, has)
+                        loss, has = got
+                        their2 = their - count * (1.0 if v in grows else 0.0)
+                        if loss is not None:
+                            their2 += loss
                         if self._kingmaker(pos, p, their2, gain):
                             continue
-                        has = 1.0 if len(lost) == count else pos.holds(p, v) ** count
                         offer = Offer(p, give, ((names[v], count),), declared)
                         score = HeuristicAgent._score(gain, their2, w, False, has)
                         cands.append((score, offer))
