@@ -263,6 +263,7 @@ class Position:
     __slots__ = (
         "alpha",
         "avail",
+        "codes",
         "ctx",
         "fields",
         "hidden",
@@ -307,6 +308,8 @@ class Position:
         self.hidden = sum(a for a in avail if a > 0)
         hidden = self.hidden or 1
         self.scores: list[float] | None = None
+        #: Per seat, the codes of its fields (``fast`` tables; the fields do not change).
+        self.codes: dict[int, tuple[int, ...]] = {}
         #: (cards to plant this turn, front of the hand), :meth:`HeuristicAgent._state`.
         self.state: tuple[list[int], list[int]] | None = None
         self.fields: Fields = [list(f) for f in view.seats[me].fields]
@@ -686,7 +689,10 @@ class Position:
         """:meth:`_plan` on field codes: the same choices in the same order, so the same
         value to the last bit."""
         t = self.t
-        codes = [_field_code(t, f) for f in fields]
+        if fields is self.fields:
+            codes = list(self.seat_codes(self.me))
+        else:
+            codes = [_field_code(t, f) for f in fields]
         total = 0.0
         if must:
             # The cards that must go, greedily best first (ties to the first): memoised
@@ -757,14 +763,23 @@ class Position:
             scores = self.scores = [s.coins + 0.5 * sum(s.payouts) for s in self.view.seats]
         return scores
 
+    def seat_codes(self, seat: int) -> tuple[int, ...]:
+        """The codes of ``seat``'s fields as the view shows them (``fast`` tables)."""
+        got = self.codes.get(seat)
+        if got is None:
+            t = self.t
+            got = self.codes[seat] = tuple(
+                [_field_code(t, f) for f in self.view.seats[seat].fields]
+            )
+        return got
+
     def seat_gain(self, seat: int, received: Sequence[int], lost_drawn: Sequence[int]) -> float:
         """What ``seat`` gains on its visible fields from a trade (its hand is unseen)."""
         ctx = self.ctx
         if ctx is not None:
             # By field codes: the same placements as below (no Farmer field here, whose
             # worth would read ``self.fields``).
-            t = self.t
-            start = [_field_code(t, f) for f in self.view.seats[seat].fields]
+            start = list(self.seat_codes(seat))
             gain = 0.0
             if lost_drawn:
                 before = start[:]
