@@ -29,6 +29,23 @@ def test_heuristic_plays_the_pinned_games(
     assert got == PIN[table_key(rules, players, agents)]
 
 
+@pytest.mark.parametrize("memo", [True, False])
+def test_both_ways_of_planning_play_the_same(memo: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Plain Python memoises placements in dicts, the compiled bot computes them
+    # (heuristic.MEMO): both must play the pinned games (plain Python tries both).
+    import bohnanza.agents.heuristic as heuristic
+    from bohnanza import compiled_core
+
+    if compiled_core():
+        if memo != heuristic.MEMO:
+            pytest.skip("a compiled module's constant cannot be switched")
+    else:
+        monkeypatch.setattr(heuristic, "MEMO", memo)
+    for rules, players, options, agents, games in (PINNED[0], PINNED[4]):
+        got = table_digest(rules, players, options, agents, games)
+        assert got == PIN[table_key(rules, players, agents)]
+
+
 def test_digest_tells_other_play_apart() -> None:
     # The digest is sensitive: another bot on the same deal, or another deal, differs.
     mine = game_digest("classic", 4, {}, ("heuristic",) * 4, 1)

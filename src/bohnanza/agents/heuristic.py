@@ -34,7 +34,7 @@ discarded.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -47,6 +47,7 @@ from ..modules.duel import DISCARD_CARD, END_REVEAL, PLANT_REVEALED, SKIP_DISCAR
 from ..modules.fasolkopajaki import race_coins
 from ..modules.fasolufka import MOVE_LADY_TYPE, PLACE_CHILD_TYPE
 from ..rules import GameConfig
+from ..shuffle import COMPILED
 from ..views import OfferView, View
 from .base import Agent
 
@@ -111,6 +112,12 @@ WARY = (0.5, 4.0, 1.0)
 
 
 Fields = list[list[int]]
+
+#: Whether plans memoise placements in dicts (:class:`_Context`). They pay as plain
+#: Python, where a dict lookup is cheaper than the few calls it saves; compiled (mypyc),
+#: the calls are cheap and the lookups' boxed keys cost more than they save, so the
+#: compiled bot computes every placement. Both give the same numbers (issue 34).
+MEMO: Final = not COMPILED
 
 
 class Tables:
@@ -526,8 +533,46 @@ class Position:
         pay = t.pay[v]
         return float(pay[min(n, len(pay) - 1)])
 
+    def _place_n(self, codes: Sequence[int], card: int) -> tuple[float, int, bool]:
+        """:meth:`_place` by field codes, computed (the compiled bot's way)."""
+        t = self.t
+        v = t.cv[card]
+        one = self._cval(t.code1[card])
+        top = t.kidx[card] << 8
+        best = -1e9
+        best_i = -1
+        best_h = False
+        multi = False
+        for c in codes:
+            if (c >> 12) & 0xFF > 1:
+                multi = True
+                break
+        empty_done = False
+        i = -1
+        for c in codes:
+            i += 1
+            if not c:
+                if empty_done:
+                    continue
+                empty_done = True
+                if one > best:
+                    best, best_i, best_h = one, i, False
+                continue
+            old = self._cval(c)
+            if c >> 20 == v:
+                d = self._cval(((c + (1 << 12)) & ~0xFFF) | top | ((c & 0xFFF) >> 4)) - old
+                if d > best:
+                    best, best_i, best_h = d, i, False
+            if (c >> 12) & 0xFF > 1 or not multi:
+                d = self._ccoins(c) - old + one
+                if d > best:
+                    best, best_i, best_h = d, i, True
+        return best, best_i, best_h
+
     def _place_c(self, codes: Sequence[int], card: int) -> tuple[float, int, bool]:
-        """:meth:`_place` by field codes."""
+        """:meth:`_place` by field codes, field values memoised in dicts (plain Python)."""
+        if not MEMO:
+            return self._place_n(codes, card)
         t = self.t
         ctx = self.ctx
         assert ctx is not None
@@ -694,6 +739,27 @@ class Position:
         else:
             codes = [_field_code(t, f) for f in fields]
         total = 0.0
+        if not MEMO:
+            if must:
+                rest = list(must)
+                while rest:
+                    if len(rest) == 1:
+                        total += self._do_code(ctx, codes, rest[0])
+                        break
+                    best = -1e9
+                    bi = 0
+                    k = -1
+                    for c in rest:
+                        k += 1
+                        d = self._place_n(codes, c)[0]
+                        if d > best:
+                            best, bi = d, k
+                    total += self._do_code(ctx, codes, rest.pop(bi))
+            w = GAMMA
+            for c in seq[:HORIZON]:
+                total += w * self._do_code(ctx, codes, c)
+                w *= GAMMA
+            return total
         if must:
             # The cards that must go, greedily best first (ties to the first): memoised
             # by the codes and the cards' classes in order.
@@ -732,11 +798,14 @@ class Position:
     def _do_code(self, ctx: _Context, codes: list[int], card: int) -> float:
         """:meth:`do_place` on field codes (the placements memoised per context)."""
         t = self.t
-        key = (tuple(codes), t.cclass[card])
-        got = ctx.place.get(key)
-        if got is None:
-            got = ctx.place[key] = self._place_c(key[0], card)
-        d, i, h = got
+        if MEMO:
+            key = (tuple(codes), t.cclass[card])
+            got = ctx.place.get(key)
+            if got is None:
+                got = ctx.place[key] = self._place_c(key[0], card)
+            d, i, h = got
+        else:
+            d, i, h = self._place_n(codes, card)
         if i < 0:
             return 0.0
         old = codes[i]
