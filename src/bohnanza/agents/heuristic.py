@@ -34,7 +34,7 @@ discarded.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -47,6 +47,7 @@ from ..modules.duel import DISCARD_CARD, END_REVEAL, PLANT_REVEALED, SKIP_DISCAR
 from ..modules.fasolkopajaki import race_coins
 from ..modules.fasolufka import MOVE_LADY_TYPE, PLACE_CHILD_TYPE
 from ..rules import GameConfig
+from ..shuffle import COMPILED
 from ..views import OfferView, View
 from .base import Agent
 
@@ -112,6 +113,12 @@ WARY = (0.5, 4.0, 1.0)
 
 Fields = list[list[int]]
 
+#: Whether plans memoise placements in dicts (:class:`_Context`). They pay as plain
+#: Python, where a dict lookup is cheaper than the few calls it saves; compiled (mypyc),
+#: the calls are cheap and the lookups' boxed keys cost more than they save, so the
+#: compiled bot computes every placement. Both give the same numbers (issue 34).
+MEMO: Final = not COMPILED
+
 
 class Tables:
     """Per-config data the bot needs often: payout steps, card counts, stand-in cards."""
@@ -169,6 +176,52 @@ class Tables:
         #: The module's own phases (a pile turn, R-DUEL-3), played by ``_pile_turn``.
         self.module_phases = frozenset(info.phases)
         self.pile_turn = info.encoding.pile_turn
+        # Plans by field codes (issue 34): where a field's value and payout depend on its
+        # variety, its size and the kinds of its top three cards alone (base payouts, and
+        # Fasolufka's top-card payouts; not a Fasolkopajaki race nor a Farmer pair), a
+        # planted field is an int (:func:`_field_code`) and a card a class (variety and
+        # kind), and :meth:`Position.place` is memoised by them (:class:`_Context`).
+        self.fast = self.spider < 0 and self.farmer < 0
+        kind_index: dict[str, int] = {}
+        if self.top_card_pays:
+            for k in sorted(set(self.kind)):
+                kind_index[k] = len(kind_index) + 1
+        assert len(kind_index) < 16 and nv < 2048
+        #: Per card: its kind's number (1…; 0 where kinds do not matter), its class
+        #: (variety × 16 + kind number) and the code of a field of it alone.
+        self.kidx = [kind_index.get(self.kind[c], 0) for c in range(len(self.cv))]
+        self.cclass = [self.cv[c] * 16 + self.kidx[c] for c in range(len(self.cv))]
+        self.code1 = [_CODE1(self.cv[c], self.kidx[c]) for c in range(len(self.cv))]
+        #: The kind numbers of a lady and of a child (-1: no such kind).
+        self.lady = kind_index.get("lady", -1)
+        self.child = kind_index.get("child", -1)
+        #: Field code -> what harvesting such a field banks (:meth:`Position.coins`).
+        self.coin_memo: dict[int, float] = {}
+        #: Memos per valuation context (:meth:`Position.__init__`).
+        self.contexts: dict[tuple[Any, ...], _Context] = {}
+
+
+def _CODE1(v: int, k: int) -> int:
+    """The code of a field of one card of variety ``v`` and kind number ``k``."""
+    return (v << 20) | (1 << 12) | (k << 8)
+
+
+class _Context:
+    """What plans found for one valuation context (the same tables, card counts and
+    stage): the cards that must go, placed greedily, by the field codes and the cards'
+    classes in order -> (value change, field codes after)."""
+
+    __slots__ = ("lt", "must", "place", "q", "vals", "vt")
+
+    def __init__(self, q: list[float], t: Tables) -> None:
+        self.q = q
+        self.vt = [[-1.0] * (n + 2) for n in t.total]
+        self.lt = [[-1.0] * (n + 2) for n in t.total] if t.top_card_pays else []
+        #: (field codes, card class) -> :meth:`Position.place` of such a card there.
+        self.place: dict[tuple[tuple[int, ...], int], tuple[float, int, bool]] = {}
+        #: Field code -> :meth:`Position.fval` of such a field.
+        self.vals: dict[int, float] = {}
+        self.must: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[float, list[int]]] = {}
 
 
 def _steps(table: Sequence[int]) -> list[tuple[int, float]]:
@@ -214,7 +267,25 @@ def turns_left(view: View) -> float:
 class Position:
     """One decision's context: the seat's fields and cards, and how fields are valued."""
 
-    __slots__ = ("alpha", "avail", "fields", "me", "memo", "q", "simple", "t", "view", "vt")
+    __slots__ = (
+        "alpha",
+        "avail",
+        "codes",
+        "ctx",
+        "fields",
+        "hidden",
+        "left",
+        "lt",
+        "me",
+        "memo",
+        "q",
+        "scores",
+        "simple",
+        "state",
+        "t",
+        "view",
+        "vt",
+    )
 
     def __init__(self, view: View, t: Tables, out: Sequence[int] = ()) -> None:
         self.view = view
@@ -223,6 +294,8 @@ class Position:
         assert me is not None
         self.me = me
         left = turns_left(view)
+        #: :func:`turns_left` of the view, which several decisions read.
+        self.left = left
         stage = min(1.0, left / 1.5)
         self.alpha = stage
         # Cards of each variety that may still reach this seat: all, less those on fields
@@ -239,16 +312,45 @@ class Position:
         for c in out:
             avail[cv[c]] -= 1
         self.avail = avail
-        hidden = sum(a for a in avail if a > 0) or 1
-        # q[v]: the chance that a field of v gets one more card before it must go, from
-        # the share of v among the cards still out and how many cards a field "sees".
-        k = KCARDS * stage
-        self.q = [1.0 - (1.0 - a / hidden) ** k if a > 0 else 0.0 for a in avail]
+        self.hidden = sum(a for a in avail if a > 0)
+        hidden = self.hidden or 1
+        self.scores: list[float] | None = None
+        #: Per seat, the codes of its fields (``fast`` tables; the fields do not change).
+        self.codes: dict[int, tuple[int, ...]] = {}
+        #: (cards to plant this turn, front of the hand), :meth:`HeuristicAgent._state`.
+        self.state: tuple[list[int], list[int]] | None = None
         self.fields: Fields = [list(f) for f in view.seats[me].fields]
-        # Base payouts only: field values depend on (variety, size) alone, memoised here.
         self.simple = t.simple
-        self.vt = [[-1.0] * (n + 2) for n in t.total] if t.simple else []
         self.memo: dict[tuple[tuple[int, ...], tuple[int, ...]], float] = {}
+        # Placements, field values and the chances ``q`` depend on the fields' codes, the
+        # card's class, the card counts and the stage alone: with ``fast`` tables they
+        # are shared by every position of the same context (the seats asked in turn, the
+        # asks of one trading phase), issue 34.
+        ctx: _Context | None = None
+        if t.fast:
+            key = (tuple(avail), stage, KCARDS, GAMMA, HORIZON)
+            ctx = t.contexts.get(key)
+            if ctx is None:
+                if len(t.contexts) >= 64:
+                    t.contexts.clear()
+                ctx = t.contexts[key] = _Context(self._chances(avail, hidden, stage), t)
+            self.q = ctx.q
+            # Base payouts (and Fasolufka's lady payouts): field values by (variety,
+            # size), memoised.
+            self.vt = ctx.vt
+            self.lt = ctx.lt
+        else:
+            self.q = self._chances(avail, hidden, stage)
+            self.vt = []
+            self.lt = []
+        self.ctx = ctx
+
+    @staticmethod
+    def _chances(avail: list[int], hidden: int, stage: float) -> list[float]:
+        """q[v]: the chance that a field of v gets one more card before it must go, from
+        the share of v among the cards still out and how many cards a field "sees"."""
+        k = KCARDS * stage
+        return [1.0 - (1.0 - a / hidden) ** k if a > 0 else 0.0 for a in avail]
 
     def third_field_worth(self, gain: float | None = None) -> float:
         """Expected extra coins from a third field for the rest of the game: the seat's
@@ -263,7 +365,7 @@ class Position:
         turns = view.turn / view.config.players
         earned = me.coins + 0.5 * sum(me.payouts)
         rate = (earned + 1.0) / (turns + 2.0)
-        return gain * rate * turns_left(view)
+        return gain * rate * self.left
 
     def fv(self, v: int, n: int) -> float:
         """:meth:`fval` of a field of ``n`` cards of ``v`` (base payouts only)."""
@@ -363,6 +465,163 @@ class Position:
 
     def place(self, fields: Fields, card: int) -> tuple[float, int, bool]:
         """The best way to plant ``card``: (value change, field, harvest first)."""
+        if self.ctx is None:
+            return self._place(fields, card)
+        t = self.t
+        return self._place_c([_field_code(t, f) for f in fields], card)
+
+    # Field values by field codes (``fast`` tables, issue 34): the same numbers as
+    # :meth:`fval`, :meth:`coins` and :meth:`_place` compute from the cards, to the bit.
+
+    def _tv(self, v: int, n: int) -> float:
+        """:meth:`_table_val` of the base payouts, memoised (``n`` at least 1)."""
+        row = self.vt[v]
+        t = self.t
+        if n >= len(row):
+            return self._table_val(t.pay[v], t.steps[v], v, n)
+        x = row[n]
+        if x < 0.0:
+            x = row[n] = self._table_val(t.pay[v], t.steps[v], v, n)
+        return x
+
+    def _lv(self, v: int, n: int) -> float:
+        """:meth:`_lady_val`, memoised."""
+        t = self.t
+        if v == t.gardener:
+            return n + 1.0 + self.q[v]
+        row = self.lt[v]
+        if n >= len(row):
+            return self._table_val(t.lady_pay[v], t.lady_steps[v], v, n)
+        x = row[n]
+        if x < 0.0:
+            x = row[n] = self._table_val(t.lady_pay[v], t.lady_steps[v], v, n)
+        return x
+
+    def _cval(self, code: int) -> float:
+        """:meth:`fval` of a field by its code."""
+        if not code:
+            return 0.0
+        v = code >> 20
+        n = (code >> 12) & 0xFF
+        if self.simple:
+            return self._tv(v, n)
+        t = self.t
+        k = (code >> 8) & 15
+        if k == t.child:
+            lady = t.lady
+            if (n > 2 and (code >> 4) & 15 == lady) or (n > 3 and code & 15 == lady):
+                return 0.5 * self._lv(v, n)
+            return 0.5 * self._tv(v, n)
+        if k == t.lady:
+            return self._lv(v, n)
+        return self._tv(v, n)
+
+    def _ccoins(self, code: int) -> float:
+        """:meth:`coins` of a (planted) field by its code."""
+        v = code >> 20
+        n = (code >> 12) & 0xFF
+        t = self.t
+        if not self.simple:
+            k = (code >> 8) & 15
+            if k == t.child:
+                return 0.0
+            if k == t.lady:
+                if v == t.gardener:
+                    return n + 1.0
+                lp = t.lady_pay[v]
+                return float(lp[min(n, len(lp) - 1)])
+        pay = t.pay[v]
+        return float(pay[min(n, len(pay) - 1)])
+
+    def _place_n(self, codes: Sequence[int], card: int) -> tuple[float, int, bool]:
+        """:meth:`_place` by field codes, computed (the compiled bot's way)."""
+        t = self.t
+        v = t.cv[card]
+        one = self._cval(t.code1[card])
+        top = t.kidx[card] << 8
+        best = -1e9
+        best_i = -1
+        best_h = False
+        multi = False
+        for c in codes:
+            if (c >> 12) & 0xFF > 1:
+                multi = True
+                break
+        empty_done = False
+        i = -1
+        for c in codes:
+            i += 1
+            if not c:
+                if empty_done:
+                    continue
+                empty_done = True
+                if one > best:
+                    best, best_i, best_h = one, i, False
+                continue
+            old = self._cval(c)
+            if c >> 20 == v:
+                d = self._cval(((c + (1 << 12)) & ~0xFFF) | top | ((c & 0xFFF) >> 4)) - old
+                if d > best:
+                    best, best_i, best_h = d, i, False
+            if (c >> 12) & 0xFF > 1 or not multi:
+                d = self._ccoins(c) - old + one
+                if d > best:
+                    best, best_i, best_h = d, i, True
+        return best, best_i, best_h
+
+    def _place_c(self, codes: Sequence[int], card: int) -> tuple[float, int, bool]:
+        """:meth:`_place` by field codes, field values memoised in dicts (plain Python)."""
+        if not MEMO:
+            return self._place_n(codes, card)
+        t = self.t
+        ctx = self.ctx
+        assert ctx is not None
+        vals = ctx.vals
+        coin_memo = t.coin_memo
+        v = t.cv[card]
+        c1 = t.code1[card]
+        one = vals.get(c1)
+        if one is None:
+            one = vals[c1] = self._cval(c1)
+        top = t.kidx[card] << 8
+        best = -1e9
+        best_i = -1
+        best_h = False
+        multi = False
+        for c in codes:
+            if (c >> 12) & 0xFF > 1:
+                multi = True
+                break
+        empty_done = False
+        for i, c in enumerate(codes):
+            if not c:
+                if empty_done:
+                    continue
+                empty_done = True
+                if one > best:
+                    best, best_i, best_h = one, i, False
+                continue
+            old = vals.get(c)
+            if old is None:
+                old = vals[c] = self._cval(c)
+            if c >> 20 == v:
+                g = ((c + (1 << 12)) & ~0xFFF) | top | ((c & 0xFFF) >> 4)
+                x = vals.get(g)
+                if x is None:
+                    x = vals[g] = self._cval(g)
+                d = x - old
+                if d > best:
+                    best, best_i, best_h = d, i, False
+            if (c >> 12) & 0xFF > 1 or not multi:
+                x = coin_memo.get(c)
+                if x is None:
+                    x = coin_memo[c] = self._ccoins(c)
+                d = x - old + one
+                if d > best:
+                    best, best_i, best_h = d, i, True
+        return best, best_i, best_h
+
+    def _place(self, fields: Fields, card: int) -> tuple[float, int, bool]:
         t = self.t
         cv = t.cv
         v = cv[card]
@@ -444,6 +703,9 @@ class Position:
         return self._plan(fields, must, seq)
 
     def _plan(self, fields: Fields, must: Sequence[int], seq: Sequence[int]) -> float:
+        ctx = self.ctx
+        if ctx is not None:
+            return self._plan_codes(ctx, fields, must, seq)
         fields = [f[:] for f in fields]
         total = 0.0
         if must:
@@ -466,18 +728,135 @@ class Position:
             w *= GAMMA
         return total
 
+    def _plan_codes(
+        self, ctx: _Context, fields: Fields, must: Sequence[int], seq: Sequence[int]
+    ) -> float:
+        """:meth:`_plan` on field codes: the same choices in the same order, so the same
+        value to the last bit."""
+        t = self.t
+        if fields is self.fields:
+            codes = list(self.seat_codes(self.me))
+        else:
+            codes = [_field_code(t, f) for f in fields]
+        total = 0.0
+        if not MEMO:
+            if must:
+                rest = list(must)
+                while rest:
+                    if len(rest) == 1:
+                        total += self._do_code(ctx, codes, rest[0])
+                        break
+                    best = -1e9
+                    bi = 0
+                    k = -1
+                    for c in rest:
+                        k += 1
+                        d = self._place_n(codes, c)[0]
+                        if d > best:
+                            best, bi = d, k
+                    total += self._do_code(ctx, codes, rest.pop(bi))
+            w = GAMMA
+            for c in seq[:HORIZON]:
+                total += w * self._do_code(ctx, codes, c)
+                w *= GAMMA
+            return total
+        if must:
+            # The cards that must go, greedily best first (ties to the first): memoised
+            # by the codes and the cards' classes in order.
+            cclass = t.cclass
+            mkey = (tuple(codes), tuple([cclass[c] for c in must]))
+            got = ctx.must.get(mkey)
+            if got is None:
+                rest = list(must)
+                while rest:
+                    if len(rest) == 1:
+                        total += self._do_code(ctx, codes, rest[0])
+                        break
+                    best = -1e9
+                    bi = 0
+                    here = tuple(codes)
+                    memo = ctx.place
+                    for k, c in enumerate(rest):
+                        key = (here, cclass[c])
+                        got_p = memo.get(key)
+                        if got_p is None:
+                            got_p = memo[key] = self._place_c(here, c)
+                        d = got_p[0]
+                        if d > best:
+                            best, bi = d, k
+                    total += self._do_code(ctx, codes, rest.pop(bi))
+                ctx.must[mkey] = (total, codes[:])
+            else:
+                total = got[0]
+                codes = got[1][:]
+        w = GAMMA
+        for c in seq[:HORIZON]:
+            total += w * self._do_code(ctx, codes, c)
+            w *= GAMMA
+        return total
+
+    def _do_code(self, ctx: _Context, codes: list[int], card: int) -> float:
+        """:meth:`do_place` on field codes (the placements memoised per context)."""
+        t = self.t
+        if MEMO:
+            key = (tuple(codes), t.cclass[card])
+            got = ctx.place.get(key)
+            if got is None:
+                got = ctx.place[key] = self._place_c(key[0], card)
+            d, i, h = got
+        else:
+            d, i, h = self._place_n(codes, card)
+        if i < 0:
+            return 0.0
+        old = codes[i]
+        if h or not old:
+            codes[i] = t.code1[card]
+        else:
+            codes[i] = ((old + (1 << 12)) & ~0xFFF) | (t.kidx[card] << 8) | ((old & 0xFFF) >> 4)
+        return d
+
     # ---------------------------------------------------------------- other seats
 
     def holds(self, seat: int, v: int) -> float:
         """Chance that ``seat``'s hand holds a card of ``v`` (from the unseen shares)."""
         avail = self.avail
-        hidden = sum(a for a in avail if a > 0)
+        hidden = self.hidden
         if hidden <= 0 or avail[v] <= 0:
             return 0.0
         return 1.0 - (1.0 - avail[v] / hidden) ** self.view.seats[seat].hand_size
 
+    def standing_scores(self) -> list[float]:
+        """Per seat: its coins plus half of what its fields would pay now."""
+        scores = self.scores
+        if scores is None:
+            scores = self.scores = [s.coins + 0.5 * sum(s.payouts) for s in self.view.seats]
+        return scores
+
+    def seat_codes(self, seat: int) -> tuple[int, ...]:
+        """The codes of ``seat``'s fields as the view shows them (``fast`` tables)."""
+        got = self.codes.get(seat)
+        if got is None:
+            t = self.t
+            got = self.codes[seat] = tuple(
+                [_field_code(t, f) for f in self.view.seats[seat].fields]
+            )
+        return got
+
     def seat_gain(self, seat: int, received: Sequence[int], lost_drawn: Sequence[int]) -> float:
         """What ``seat`` gains on its visible fields from a trade (its hand is unseen)."""
+        ctx = self.ctx
+        if ctx is not None:
+            # By field codes: the same placements as below (no Farmer field here, whose
+            # worth would read ``self.fields``).
+            start = list(self.seat_codes(seat))
+            gain = 0.0
+            if lost_drawn:
+                before = start[:]
+                for c in lost_drawn:
+                    gain -= self._do_code(ctx, before, c)
+            for c in received:
+                gain += self._do_code(ctx, start, c)
+            return gain
         fields = [list(f) for f in self.view.seats[seat].fields]
         save = self.fields
         self.fields = fields
@@ -492,6 +871,21 @@ class Position:
             return gain
         finally:
             self.fields = save
+
+
+def _field_code(t: Tables, f: Sequence[int]) -> int:
+    """A field as an int (0: empty): its top card's variety, its size and the kind
+    numbers of its top three cards (:class:`Tables`, ``fast``)."""
+    n = len(f)
+    if not n:
+        return 0
+    code = t.code1[f[-1]] + ((n - 1) << 12)
+    if n > 1 and t.top_card_pays:
+        kidx = t.kidx
+        code |= kidx[f[-2]] << 4
+        if n > 2:
+            code |= kidx[f[-3]]
+    return code
 
 
 def _stand_ins(
@@ -910,7 +1304,7 @@ class HeuristicAgent(Agent):
     def _standing(self, pos: Position, seat: int) -> float:
         """How far ``seat`` leads everyone else (negative: behind), in coins and in what
         its fields would pay now."""
-        score = [s.coins + 0.5 * sum(s.payouts) for s in pos.view.seats]
+        score = pos.standing_scores()
         return score[seat] - max(x for k, x in enumerate(score) if k != seat)
 
     def _weight(self, pos: Position, seat: int) -> float:
@@ -923,7 +1317,7 @@ class HeuristicAgent(Agent):
     def _feeds_leader(self, pos: Position, seat: int, their: float) -> bool:
         """Near the end, never hand a seat level with the best half a coin (nor the sole
         leader, with ``kingmaking``; without, :meth:`_kingmaker` judges that)."""
-        if their <= 0.5 or turns_left(pos.view) >= ENDGAME:
+        if their <= 0.5 or pos.left >= ENDGAME:
             return False
         standing = self._standing(pos, seat)
         return standing == 0 or (standing > 0 and self.kingmaking)
@@ -936,10 +1330,10 @@ class HeuristicAgent(Agent):
         if self.kingmaking or their <= EPS:
             return False
         view = pos.view
-        left = turns_left(view)
+        left = pos.left
         if left >= max(ENDGAME, KING_TURNS / view.players) or self._standing(pos, partner) <= 0:
             return False
-        score = [s.coins + 0.5 * sum(s.payouts) for s in view.seats]
+        score = pos.standing_scores()
         behind = score[partner] - score[pos.me] + their - gain
         return not (gain > their and behind <= 0.0)
 
@@ -959,12 +1353,16 @@ class HeuristicAgent(Agent):
         return self._kingmaker(pos, o.proposer, theirs, gain)
 
     def _state(self, pos: Position) -> tuple[list[int], list[int]]:
-        """(cards to plant this turn, hand): the trade area plus, when active, the drawn."""
-        view = pos.view
-        must = list(view.seats[pos.me].trade_area)
-        if view.active == pos.me:
-            must += list(view.drawn)
-        return must, self._hand(view)
+        """(cards to plant this turn, hand): the trade area plus, when active, the drawn.
+        Kept on the position (its callers only read the lists)."""
+        state = pos.state
+        if state is None:
+            view = pos.view
+            must = list(view.seats[pos.me].trade_area)
+            if view.active == pos.me:
+                must += list(view.drawn)
+            state = pos.state = (must, self._hand(view))
+        return state
 
     def trade_gain(
         self,
@@ -978,8 +1376,11 @@ class HeuristicAgent(Agent):
         must, hand = self._state(pos)
         if base is None:
             base = pos.plan(pos.fields, must, hand)
-        m2 = [c for c in must if c not in give]
-        h2 = [c for c in hand if c not in give]
+        if give:
+            m2 = [c for c in must if c not in give]
+            h2 = [c for c in hand if c not in give]
+        else:  # nothing leaves: the same cards (``plan`` only reads them)
+            m2, h2 = must, hand
         options: list[list[tuple[int, float]]] = [
             list(e) if isinstance(e, list) else [e]  # type: ignore[list-item]
             for e in get
@@ -1148,6 +1549,11 @@ class HeuristicAgent(Agent):
         for p in partners:
             drawn_p = list(view.drawn) if p == active else []
             w = self._weight(pos, p)
+            # What does not change from gift to gift (the same numbers as computed in
+            # place): the varieties ``p`` grows, and per (variety, count) the drawn cards
+            # it would lose, what losing them costs it and the chance it holds them.
+            grows = {cv[f[-1]] for f in view.seats[p].fields if f}
+            asked: dict[tuple[int, int], tuple[float | None, float]] = {}
             for g, give in gifts:
                 declared = self._declare(pos, p, give[0]) if len(give) == 1 else ()
                 stand = [t.rep.get((cv[c], "red"), c) if declared else c for c in give]
@@ -1162,13 +1568,18 @@ class HeuristicAgent(Agent):
                         gain = swaps.get((give, v, count), 0.0)
                         if gain <= EPS:
                             continue
-                        lost = [d for d in drawn_p if cv[d] == v][:count]
-                        their2 = their - count * HeuristicAgent._grows(view, p, v)
-                        if lost:
-                            their2 += pos.seat_gain(p, [], lost)
+                        got = asked.get((v, count))
+                        if got is None:
+                            lost = [d for d in drawn_p if cv[d] == v][:count]
+                            loss = pos.seat_gain(p, [], lost) if lost else None
+                            has = 1.0 if len(lost) == count else pos.holds(p, v) ** count
+                            got = asked[(v, count)] = (loss, has)
+                        loss, has = got
+                        their2 = their - count * (1.0 if v in grows else 0.0)
+                        if loss is not None:
+                            their2 += loss
                         if self._kingmaker(pos, p, their2, gain):
                             continue
-                        has = 1.0 if len(lost) == count else pos.holds(p, v) ** count
                         offer = Offer(p, give, ((names[v], count),), declared)
                         score = HeuristicAgent._score(gain, their2, w, False, has)
                         cands.append((score, offer))
