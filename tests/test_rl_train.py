@@ -132,10 +132,20 @@ def test_bad_config_is_refused(tmp_path: Path) -> None:
         t.train(small(), str(tmp_path / "z"), resume=True)
 
 
-def test_ray_backend_is_imported_only_when_chosen(tmp_path: Path) -> None:
-    import importlib.util
-
-    if importlib.util.find_spec("bohnanza.rl.ray_vec") is not None:
-        pytest.skip("bohnanza.rl.ray_vec exists: its own tests cover it")
-    with pytest.raises(ConfigError, match="ray backend"):
-        t.train(small(backend="ray"), str(tmp_path / "r"), log=lambda s: None)
+def test_ray_backend_trains_two_iterations_on_a_local_cluster(tmp_path: Path) -> None:
+    """The trainer's Ray path end to end (issue 29): two PPO iterations with the
+    environments in two Ray actors of a local cluster, their CPU counted in the run."""
+    ray = pytest.importorskip("ray")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        out = t.train(
+            small(backend="ray", n_envs=2, envs_per_actor=1, total_steps=256, eval_every=256),
+            str(tmp_path / "r"),
+            log=lambda s: None,
+        )
+    finally:
+        ray.shutdown()
+    assert out["steps"] >= 256
+    assert sorted((tmp_path / "r" / "checkpoints").glob("ppo_*.zip"))
+    meta = json.loads((tmp_path / "r" / "config.json").read_text())
+    assert meta["backend"] == "ray" and meta["envs_per_actor"] == 1

@@ -109,6 +109,18 @@ def train() -> None:
     help="subproc: spawned worker processes; dummy: in this process; ray: Ray actors (bohnanza.rl.ray_vec).",
 )
 @click.option(
+    "--ray-address",
+    default=None,
+    help="With --backend ray: the cluster (auto, HOST:PORT or ray://HOST:10001); default a local one or RAY_ADDRESS.",
+)
+@click.option(
+    "--envs-per-actor",
+    type=int,
+    default=1,
+    show_default=True,
+    help="With --backend ray: environments per Ray actor (fewer, busier actors cost less CPU per step).",
+)
+@click.option(
     "--opponents",
     default="random,autarky,heuristic-v1,heuristic",
     show_default=True,
@@ -201,6 +213,8 @@ def ppo_cmd(
     total_steps: int,
     n_envs: int,
     backend: str,
+    ray_address: str | None,
+    envs_per_actor: int,
     opponents: str,
     league: bool,
     league_share: float,
@@ -240,6 +254,8 @@ def ppo_cmd(
         total_steps=total_steps,
         n_envs=n_envs,
         backend=backend,
+        ray_address=ray_address,
+        envs_per_actor=envs_per_actor,
         seed=seed,
         reward=reward,
         learning_rate=lr,

@@ -127,6 +127,10 @@ class RunConfig:
     total_steps: int = 200_000
     n_envs: int = 1
     backend: str = "subproc"
+    ray_address: str | None = (
+        None  # ray: None = a local cluster (or RAY_ADDRESS); "auto"; "ray://host:10001"
+    )
+    envs_per_actor: int = 1  # ray: environments per actor (each actor call costs ~1.5 ms of CPU)
     seed: int = 0
     reward: str = "win"
     max_trade_rounds: int = MAX_TRADE_ROUNDS
@@ -155,8 +159,8 @@ class RunConfig:
             raise ConfigError(f"backend must be one of {', '.join(BACKENDS)}, not {self.backend!r}")
         if self.activation not in ("tanh", "relu"):
             raise ConfigError("activation must be tanh or relu")
-        if self.n_envs < 1 or self.total_steps < 1:
-            raise ConfigError("n_envs and total_steps must be at least 1")
+        if self.n_envs < 1 or self.total_steps < 1 or self.envs_per_actor < 1:
+            raise ConfigError("n_envs, envs_per_actor and total_steps must be at least 1")
         if self.seat != "random" and not self.seat.isdigit():
             raise ConfigError(f"seat must be 'random' or a seat number, not {self.seat!r}")
         if not self.pool:
@@ -314,14 +318,17 @@ def make_vec_env(cfg: RunConfig, league_dir: str | None, seed_offset: int = 0) -
             from .ray_vec import RayVecEnv  # type: ignore[import-not-found,unused-ignore]
         except ImportError as exc:
             raise ConfigError(f"the ray backend is not available: {exc}") from None
-        return RayVecEnv(fns)
+        return RayVecEnv(fns, address=cfg.ray_address, envs_per_actor=cfg.envs_per_actor)
     from stable_baselines3.common.vec_env import SubprocVecEnv
 
     return SubprocVecEnv(fns, start_method="spawn")
 
 
 def _worker_cpu(vec: Any) -> float:
-    """CPU seconds of a SubprocVecEnv's worker processes so far (0 where unknown)."""
+    """CPU seconds of the environments' worker processes so far: a SubprocVecEnv's read
+    from /proc, a RayVecEnv's actors' as they report them (0 where unknown)."""
+    if hasattr(vec, "worker_cpu"):
+        return float(vec.worker_cpu())
     total = 0.0
     tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
     for p in getattr(vec, "processes", []) or []:
