@@ -144,7 +144,12 @@ def play(
     # Agents that keep Agent.wants_offers answer with their class's ``proposes``.
     fixed = [a.proposes if type(a).wants_offers is Agent.wants_offers else None for a in agents]
     time_up = TIME_UP
-    for question in loop:
+    # ``loop.next()`` rather than ``for question in loop``: in the compiled core a direct
+    # method call, with no iterator protocol per question.
+    while True:
+        question = loop.next()
+        if question is None:
+            break
         seat = question.seat
         if not question.required:
             # A phase-2 round slot: one action or a pass.

@@ -82,7 +82,7 @@ A driver loop, with agents that pass on every slot:
 from __future__ import annotations
 
 import copy
-from collections.abc import Container, Iterable, Iterator
+from collections.abc import Container, Iterable
 from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Final
@@ -363,39 +363,39 @@ class AskLoop:
 
     def next(self) -> Ask | None:
         """The next question (None: over, or nobody in ``only`` is asked now)."""
-        return self.scheduler.next(self.game, self.only)
+        game = self.game
+        scheduler = self.scheduler
+        if self.only is None and scheduler.turn == -1 and game.pending is None:
+            phase = game.phase
+            if phase != TRADE and phase != OVER:
+                # The hot path, as :meth:`TradeScheduler.next` answers it outside phase 2
+                # with no rounds to forget (phases 1 and 3 take most of a game's
+                # questions): the first seat the game waits for must answer. Written
+                # here, in a plain method, so that a compiled driver calls it directly.
+                waiting = game.hooks.waiting_for(game)
+                if not waiting:
+                    raise RuntimeError(f"nobody can act in {game!r}")
+                seat = waiting[0]
+                return _WAITING[seat] if seat < _SEATS else Ask(seat, True, AskKind.WAITING)
+        return scheduler.next(game, self.only)
 
     def answered(self, acted: bool) -> None:
         """The seat asked for the last phase-2 slot acted (True) or passed (False)."""
         self.scheduler.report(acted)
 
-    def __iter__(self) -> Iterator[Ask]:
-        scheduler, game, only = self.scheduler, self.game, self.only
-        waiting_for = game.hooks.waiting_for
-        asks, seats = _WAITING, _SEATS
-        fast = only is None
-        while True:
-            phase = game.phase
-            if (
-                fast
-                and phase != TRADE
-                and phase != OVER
-                and game.pending is None
-                and scheduler.turn == -1
-            ):
-                # The hot path, as :meth:`TradeScheduler.next` answers it outside phase 2
-                # with no rounds to forget (phases 1 and 3 take most of a game's
-                # questions): the first seat the game waits for must answer.
-                waiting = waiting_for(game)
-                if not waiting:
-                    raise RuntimeError(f"nobody can act in {game!r}")
-                seat = waiting[0]
-                yield asks[seat] if seat < seats else Ask(seat, True, AskKind.WAITING)
-                continue
-            ask = scheduler.next(game, only)
-            if ask is None:
-                return
-            yield ask
+    # The loop is its own iterator (a class, not a generator: mypyc compiles a class's
+    # ``__next__`` to a C slot, while a generator's every resume costs a frame object's
+    # worth of bookkeeping). Its state is the scheduler's, so iterating it again, or
+    # mixing ``for`` with :meth:`next`, goes on where it stopped.
+
+    def __iter__(self) -> AskLoop:
+        return self
+
+    def __next__(self) -> Ask:
+        ask = self.next()
+        if ask is None:
+            raise StopIteration
+        return ask
 
     def copy(self, game: Game) -> AskLoop:
         """The same loop for a copy of its game (the rounds' bookkeeping copied)."""
