@@ -146,6 +146,8 @@ class Ask:
 _SEATS: Final = 16
 _WAITING: Final = [Ask(s, True, AskKind.WAITING) for s in range(_SEATS)]
 _PENDING: Final = [Ask(s, True, AskKind.PENDING) for s in range(_SEATS)]
+#: The same for phase-2 slots that a seat may pass (random play asks hundreds a game).
+_SLOTS: Final = [Ask(s, False, AskKind.SLOT) for s in range(_SEATS)]
 
 
 def _required(asks: list[Ask], seat: int, kind: AskKind) -> Ask:
@@ -286,13 +288,18 @@ class TradeScheduler:
                 continue
             seat = (active + self.pos) % n
             self.pos += 1
-            if (only is not None and seat not in only) or not self.under_limit(seat):
+            limit = self.action_limit
+            if (only is not None and seat not in only) or (
+                limit is not None and self.actions.get(seat, 0) >= limit
+            ):
                 skipped += 1
                 if skipped > n:  # a whole round without anybody to ask (self_ending)
                     return None
                 continue
             self._asked = seat
-            return Ask(seat, seat == active and active in self.self_ending, AskKind.SLOT)
+            if seat == active and active in self.self_ending:
+                return Ask(seat, True, AskKind.SLOT)
+            return _SLOTS[seat] if seat < _SEATS else Ask(seat, False, AskKind.SLOT)
         if only is None or active in only:
             return Ask(active, True, AskKind.TIME_UP)
         return None
