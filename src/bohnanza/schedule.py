@@ -98,6 +98,13 @@ if TYPE_CHECKING:
 #: Phase-2 rounds before the trading time is up (R-TRADE-6), for every driver.
 MAX_TRADE_ROUNDS: Final = 6
 
+# The phases compared on every question, held as plain ``str`` constants: compiled, a
+# comparison of two ``str`` is a C string check (the same object, at once), where the
+# game's module-level enum members would be looked up in its globals and compared
+# through Python's generic comparison every time.
+_TRADE: Final[str] = TRADE
+_OVER: Final[str] = OVER
+
 
 class AskKind(Enum):
     """Why a seat is asked."""
@@ -148,6 +155,7 @@ _WAITING: Final = [Ask(s, True, AskKind.WAITING) for s in range(_SEATS)]
 _PENDING: Final = [Ask(s, True, AskKind.PENDING) for s in range(_SEATS)]
 #: The same for phase-2 slots that a seat may pass (random play asks hundreds a game).
 _SLOTS: Final = [Ask(s, False, AskKind.SLOT) for s in range(_SEATS)]
+_TIME_UPS: Final = [Ask(s, True, AskKind.TIME_UP) for s in range(_SEATS)]
 
 
 def _required(asks: list[Ask], seat: int, kind: AskKind) -> Ask:
@@ -231,7 +239,7 @@ class TradeScheduler:
 
     def trade_round(self, game: Game) -> int:
         """Finished rounds of this turn's phase 2 (0 outside phase 2)."""
-        return self.rounds if game.phase == TRADE and self.turn == game.turn else 0
+        return self.rounds if game.phase == _TRADE and self.turn == game.turn else 0
 
     def under_limit(self, seat: int) -> bool:
         """Whether ``seat`` may still act in this trade phase (``action_limit``)."""
@@ -247,10 +255,10 @@ class TradeScheduler:
         A phase-2 slot asked before, and not reported, counts as a pass.
         """
         phase = game.phase
-        if phase == OVER:
+        if phase == _OVER:
             return None
         self._asked = None
-        trading = phase == TRADE
+        trading = phase == _TRADE
         if trading:
             self._sync(game)
             if self.pos >= game.players:
@@ -301,7 +309,7 @@ class TradeScheduler:
                 return Ask(seat, True, AskKind.SLOT)
             return _SLOTS[seat] if seat < _SEATS else Ask(seat, False, AskKind.SLOT)
         if only is None or active in only:
-            return Ask(active, True, AskKind.TIME_UP)
+            return _required(_TIME_UPS, active, AskKind.TIME_UP)
         return None
 
     def _end_round(self, game: Game) -> None:
@@ -332,7 +340,7 @@ class TradeScheduler:
         """``seat`` acted in phase 2 outside its slot (the web pump's answer to an offer
         made to a bot): it counts towards ``action_limit`` and makes the round not quiet.
         Outside phase 2 this does nothing."""
-        if game.phase != TRADE or game.over:
+        if game.phase != _TRADE or game.over:
             return
         self._sync(game)
         self.acted = True
@@ -374,7 +382,7 @@ class AskLoop:
         scheduler = self.scheduler
         if self.only is None and scheduler.turn == -1 and game.pending is None:
             phase = game.phase
-            if phase != TRADE and phase != OVER:
+            if phase != _TRADE and phase != _OVER:
                 # The hot path, as :meth:`TradeScheduler.next` answers it outside phase 2
                 # with no rounds to forget (phases 1 and 3 take most of a game's
                 # questions): the first seat the game waits for must answer. Written
