@@ -108,7 +108,6 @@ def play(
     actions = log.actions
     if events:
         game.record_events()
-    apply = game.apply
 
     def ask(seat: int, required: bool) -> bool:
         agent = agents[seat]
@@ -130,21 +129,26 @@ def play(
         if contain:
             _apply_answer(game, seat, agent, choice, choice in legal)
         else:
-            apply(seat, choice, trusted=choice in legal)
+            game.apply(seat, choice, trusted=choice in legal)
         actions.append((seat, choice))
         if len(actions) > max_actions:
             raise AgentError(f"game exceeded {max_actions} actions; an agent is looping")
         return True
 
     loop = AskLoop(game, TradeScheduler(max_trade_rounds))
-    # The hot path's methods, bound once (phases 1 and 3 take most of a game's actions).
-    legal_actions = game.hooks.legal_actions
-    view = game.view
-    log_action = actions.append
+    # The hot path calls the game's methods directly, never through bound methods held in
+    # locals: in the compiled core a direct call is a C call, a bound method a Python one
+    # (with its keyword arguments parsed on every action).
+    hooks = game.hooks
     # Agents that keep Agent.wants_offers answer with their class's ``proposes``.
     fixed = [a.proposes if type(a).wants_offers is Agent.wants_offers else None for a in agents]
     time_up = TIME_UP
-    for question in loop:
+    # ``loop.next()`` rather than ``for question in loop``: in the compiled core a direct
+    # method call, with no iterator protocol per question.
+    while True:
+        question = loop.next()
+        if question is None:
+            break
         seat = question.seat
         if not question.required:
             # A phase-2 round slot: one action or a pass.
@@ -154,26 +158,26 @@ def play(
             # The trading time is up (R-TRADE-6): the active seat's decision is made.
             forced = question.forced
             assert forced is not None
-            apply(seat, forced)
-            log_action((seat, forced))
+            game.apply(seat, forced)
+            actions.append((seat, forced))
             continue
         # The hot path (phases 1 and 3, and pending decisions): one required decision.
         agent = agents[seat]
         proposes = fixed[seat]
         if proposes is None:
             proposes = agent.wants_offers(game.turn)
-        legal = legal_actions(game, seat, proposes)
+        legal = hooks.legal_actions(game, seat, proposes)
         if contain:
-            choice = _decide(agent, seat, view(seat, True), legal, True)
+            choice = _decide(agent, seat, game.view(seat, True), legal, True)
         else:
-            choice = agent.act(view(seat, True), legal, True)
+            choice = agent.act(game.view(seat, True), legal, True)
         if choice is None:
             raise AgentFailed(f"agent {agent!r} at seat {seat} must act but passed", seat=seat)
         if contain:
             _apply_answer(game, seat, agent, choice, choice in legal)
         else:
-            apply(seat, choice, trusted=choice in legal)
-        log_action((seat, choice))
+            game.apply(seat, choice, trusted=choice in legal)
+        actions.append((seat, choice))
         if len(actions) > max_actions:
             raise AgentError(f"game exceeded {max_actions} actions; an agent is looping")
     return log

@@ -82,7 +82,7 @@ A driver loop, with agents that pass on every slot:
 from __future__ import annotations
 
 import copy
-from collections.abc import Container, Iterable, Iterator
+from collections.abc import Container, Iterable
 from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Final
@@ -97,6 +97,13 @@ if TYPE_CHECKING:
 
 #: Phase-2 rounds before the trading time is up (R-TRADE-6), for every driver.
 MAX_TRADE_ROUNDS: Final = 6
+
+# The phases compared on every question, held as plain ``str`` constants: compiled, a
+# comparison of two ``str`` is a C string check (the same object, at once), where the
+# game's module-level enum members would be looked up in its globals and compared
+# through Python's generic comparison every time.
+_TRADE: Final[str] = TRADE
+_OVER: Final[str] = OVER
 
 
 class AskKind(Enum):
@@ -146,6 +153,9 @@ class Ask:
 _SEATS: Final = 16
 _WAITING: Final = [Ask(s, True, AskKind.WAITING) for s in range(_SEATS)]
 _PENDING: Final = [Ask(s, True, AskKind.PENDING) for s in range(_SEATS)]
+#: The same for phase-2 slots that a seat may pass (random play asks hundreds a game).
+_SLOTS: Final = [Ask(s, False, AskKind.SLOT) for s in range(_SEATS)]
+_TIME_UPS: Final = [Ask(s, True, AskKind.TIME_UP) for s in range(_SEATS)]
 
 
 def _required(asks: list[Ask], seat: int, kind: AskKind) -> Ask:
@@ -229,7 +239,7 @@ class TradeScheduler:
 
     def trade_round(self, game: Game) -> int:
         """Finished rounds of this turn's phase 2 (0 outside phase 2)."""
-        return self.rounds if game.phase == TRADE and self.turn == game.turn else 0
+        return self.rounds if game.phase == _TRADE and self.turn == game.turn else 0
 
     def under_limit(self, seat: int) -> bool:
         """Whether ``seat`` may still act in this trade phase (``action_limit``)."""
@@ -245,10 +255,10 @@ class TradeScheduler:
         A phase-2 slot asked before, and not reported, counts as a pass.
         """
         phase = game.phase
-        if phase == OVER:
+        if phase == _OVER:
             return None
         self._asked = None
-        trading = phase == TRADE
+        trading = phase == _TRADE
         if trading:
             self._sync(game)
             if self.pos >= game.players:
@@ -286,15 +296,20 @@ class TradeScheduler:
                 continue
             seat = (active + self.pos) % n
             self.pos += 1
-            if (only is not None and seat not in only) or not self.under_limit(seat):
+            limit = self.action_limit
+            if (only is not None and seat not in only) or (
+                limit is not None and self.actions.get(seat, 0) >= limit
+            ):
                 skipped += 1
                 if skipped > n:  # a whole round without anybody to ask (self_ending)
                     return None
                 continue
             self._asked = seat
-            return Ask(seat, seat == active and active in self.self_ending, AskKind.SLOT)
+            if seat == active and active in self.self_ending:
+                return Ask(seat, True, AskKind.SLOT)
+            return _SLOTS[seat] if seat < _SEATS else Ask(seat, False, AskKind.SLOT)
         if only is None or active in only:
-            return Ask(active, True, AskKind.TIME_UP)
+            return _required(_TIME_UPS, active, AskKind.TIME_UP)
         return None
 
     def _end_round(self, game: Game) -> None:
@@ -325,7 +340,7 @@ class TradeScheduler:
         """``seat`` acted in phase 2 outside its slot (the web pump's answer to an offer
         made to a bot): it counts towards ``action_limit`` and makes the round not quiet.
         Outside phase 2 this does nothing."""
-        if game.phase != TRADE or game.over:
+        if game.phase != _TRADE or game.over:
             return
         self._sync(game)
         self.acted = True
@@ -363,39 +378,39 @@ class AskLoop:
 
     def next(self) -> Ask | None:
         """The next question (None: over, or nobody in ``only`` is asked now)."""
-        return self.scheduler.next(self.game, self.only)
+        game = self.game
+        scheduler = self.scheduler
+        if self.only is None and scheduler.turn == -1 and game.pending is None:
+            phase = game.phase
+            if phase != _TRADE and phase != _OVER:
+                # The hot path, as :meth:`TradeScheduler.next` answers it outside phase 2
+                # with no rounds to forget (phases 1 and 3 take most of a game's
+                # questions): the first seat the game waits for must answer. Written
+                # here, in a plain method, so that a compiled driver calls it directly.
+                waiting = game.hooks.waiting_for(game)
+                if not waiting:
+                    raise RuntimeError(f"nobody can act in {game!r}")
+                seat = waiting[0]
+                return _WAITING[seat] if seat < _SEATS else Ask(seat, True, AskKind.WAITING)
+        return scheduler.next(game, self.only)
 
     def answered(self, acted: bool) -> None:
         """The seat asked for the last phase-2 slot acted (True) or passed (False)."""
         self.scheduler.report(acted)
 
-    def __iter__(self) -> Iterator[Ask]:
-        scheduler, game, only = self.scheduler, self.game, self.only
-        waiting_for = game.hooks.waiting_for
-        asks, seats = _WAITING, _SEATS
-        fast = only is None
-        while True:
-            phase = game.phase
-            if (
-                fast
-                and phase != TRADE
-                and phase != OVER
-                and game.pending is None
-                and scheduler.turn == -1
-            ):
-                # The hot path, as :meth:`TradeScheduler.next` answers it outside phase 2
-                # with no rounds to forget (phases 1 and 3 take most of a game's
-                # questions): the first seat the game waits for must answer.
-                waiting = waiting_for(game)
-                if not waiting:
-                    raise RuntimeError(f"nobody can act in {game!r}")
-                seat = waiting[0]
-                yield asks[seat] if seat < seats else Ask(seat, True, AskKind.WAITING)
-                continue
-            ask = scheduler.next(game, only)
-            if ask is None:
-                return
-            yield ask
+    # The loop is its own iterator (a class, not a generator: mypyc compiles a class's
+    # ``__next__`` to a C slot, while a generator's every resume costs a frame object's
+    # worth of bookkeeping). Its state is the scheduler's, so iterating it again, or
+    # mixing ``for`` with :meth:`next`, goes on where it stopped.
+
+    def __iter__(self) -> AskLoop:
+        return self
+
+    def __next__(self) -> Ask:
+        ask = self.next()
+        if ask is None:
+            raise StopIteration
+        return ask
 
     def copy(self, game: Game) -> AskLoop:
         """The same loop for a copy of its game (the rounds' bookkeeping copied)."""
