@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, NewType, Self
 
 from mypy_extensions import mypyc_attr
 
+from ._live import retire
 from .actions import Action, ActionType, Offer, shape_error
 from .errors import (
     ConfigError,
@@ -48,7 +49,6 @@ from .shuffle import (
     make_generator,
     save_generator,
 )
-from ._live import retire
 from .views import OfferViews, SeatView, View, live_view, make_view
 
 if TYPE_CHECKING:

@@ -106,6 +106,7 @@ class View:
 
     __slots__ = (
         "_active",
+        "_config",
         "_discard_size",
         "_discard_top",
         "_draw_size",
@@ -127,12 +128,11 @@ class View:
         "_treasury",
         "_turn",
         "_winners",
-        "config",
     )
 
     _fields: ClassVar[tuple[str, ...]] = VIEW_FIELDS
 
-    config: GameConfig
+    _config: GameConfig
     _seat: int | None
     _game: Game | None
     _todo: int
@@ -182,7 +182,7 @@ class View:
     ) -> None:
         """A complete view from its parts (the named tuple's constructor, kept)."""
         self._seat = seat
-        self.config = config
+        self._config = config
         self._game = None
         self._todo = 0
         self._phase = phase
@@ -262,6 +262,10 @@ class View:
     @property
     def seat(self) -> int | None:
         return self._seat
+
+    @property
+    def config(self) -> GameConfig:
+        return self._config
 
     @property
     def phase(self) -> str:
@@ -386,7 +390,7 @@ class View:
             self._fill(self._todo)
         return (
             self._seat,
-            self.config,
+            self._config,
             self._phase,
             self._active,
             self._turn,
@@ -618,7 +622,7 @@ def live_view(game: Game, seat: int | None) -> View:
     game, completes it before it next changes: :meth:`View._freeze`)."""
     view = View.__new__(View)
     view._seat = seat
-    view.config = game.config
+    view._config = game.config
     view._phase = game.phase
     view._game = game
     view._todo = _ALL
