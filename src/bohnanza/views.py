@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 from .actions import Offer
 from .frozen import FrozenDict
 from .rules import GameConfig
+from .shuffle import COMPILED
 
 if TYPE_CHECKING:
     from .game import Game, Pending
@@ -620,10 +621,16 @@ def _view_of(*values: Any) -> View:
 def live_view(game: Game, seat: int | None) -> View:
     """``seat``'s view, computed part by part from ``game`` when read (the caller, the
     game, completes it before it next changes: :meth:`View._freeze`)."""
-    view = View.__new__(View)
-    view._seat = seat
-    view._config = game.config
-    view._phase = game.phase
+    if COMPILED:  # a native class: its constructor is a plain C call (its __new__ runs it)
+        # The parts after the phase are placeholders, never shown: each part's bit in
+        # ``View._todo`` says that it is still to compute.
+        e = _EMPTY
+        view = View(seat, game.config, game.phase, 0, 0, 0, 0, False, 0, 0, None, 0, None, (), (), (), None, e, None, None, None)  # fmt: skip
+    else:  # plain Python: four slots, not a constructor call of 21 arguments
+        view = View.__new__(View)
+        view._seat = seat
+        view._config = game.config
+        view._phase = game.phase
     view._game = game
     view._todo = _ALL
     return view
