@@ -735,23 +735,29 @@ class Game:
 
     # ------------------------------------------------------------------ views
 
-    def view(self, seat: int | None, cached: bool = False) -> View:
+    def view(self, seat: int | None, cached: bool = False, lazy: bool = True) -> View:
         """What ``seat`` may know (``None``: a spectator), as a :class:`bohnanza.views.View`.
 
         ``cached=True`` reuses the public parts of seats that no action touched since the
-        last cached view (the driver's hot path). The game owns that cache: it is valid
+        last cached view (the driver's hot path), and makes a live view, whose parts are
+        computed when read (issue 34; ``lazy=False``: all at once, for a reader that reads
+        every part, such as the RL encoding). The game owns that cache: it is valid
         while every change goes through :meth:`apply`; code that edits the state directly
         calls :meth:`invalidate_views` afterwards (or uses the default).
         """
         if type(seat) is int:
             if cached and 0 <= seat < len(self._seat_views):  # the driver's hot path
-                return self._live_view(seat)
+                if lazy:
+                    return self._live_view(seat)
+                return make_view(self, seat, self._seat_views, self._offer_views)
             if not 0 <= seat < self.config.players:
                 raise IllegalAction(f"there is no seat {seat!r} in a {self.players}-player game")
         elif seat is not None:
             raise IllegalAction(f"there is no seat {seat!r} in a {self.players}-player game")
         if cached:
-            return self._live_view(seat)
+            if lazy:
+                return self._live_view(seat)
+            return make_view(self, seat, self._seat_views, self._offer_views)
         return make_view(self, seat)
 
     def _live_view(self, seat: int | None) -> View:

@@ -215,6 +215,10 @@ class View:
         assert game is not None
         seat = self._seat
         todo = self._todo
+        if todo != _ALL:
+            # A second part read: a reader that reads two reads most (the heuristic bots,
+            # the RL encoding); one pass over what is left beats a call per part.
+            parts = todo
         if parts & _HEAD:
             self._active = game.active
             self._turn = game.turn
