@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, NewType, Self
 
 from mypy_extensions import mypyc_attr
 
+from ._live import retire
 from .actions import Action, ActionType, Offer, shape_error
 from .errors import (
     ConfigError,
@@ -48,7 +49,7 @@ from .shuffle import (
     make_generator,
     save_generator,
 )
-from .views import OfferViews, SeatView, View, make_view
+from .views import OfferViews, SeatView, View, live_view, make_view
 
 if TYPE_CHECKING:
     import random
@@ -297,6 +298,7 @@ class Game:
 
     __slots__ = (
         "_events",
+        "_live_views",
         "_offer_views",
         "_seat_views",
         "active",
@@ -357,6 +359,9 @@ class Game:
     _events: list[Event] | None
     _seat_views: list[SeatView | None]
     _offer_views: OfferViews
+    #: The live views handed out since the last action (completed before the next one:
+    #: :func:`bohnanza._live.retire`).
+    _live_views: list[View]
 
     # ------------------------------------------------------------------ creation
 
@@ -441,6 +446,7 @@ class Game:
         self._events = None
         self._seat_views = [None] * n
         self._offer_views = {}
+        self._live_views = []
         self.hooks.setup(self)
         self.hooks.start_turn(self, 0)
         if events:  # from the first action on (the deal and the first turn are not logged)
@@ -579,6 +585,8 @@ class Game:
             raise AssertionError(f"check accepted seat {seat!r} with {action!r}")
         if not trusted:
             self.check(seat, action)
+        if self._live_views:  # views handed out of this state: complete those still held
+            retire(self._live_views)
         events = self._events
         start = len(events) if events is not None else 0
         proposer = None
@@ -727,24 +735,40 @@ class Game:
 
     # ------------------------------------------------------------------ views
 
-    def view(self, seat: int | None, cached: bool = False) -> View:
+    def view(self, seat: int | None, cached: bool = False, lazy: bool = True) -> View:
         """What ``seat`` may know (``None``: a spectator), as a :class:`bohnanza.views.View`.
 
         ``cached=True`` reuses the public parts of seats that no action touched since the
-        last cached view (the driver's hot path). The game owns that cache: it is valid
+        last cached view (the driver's hot path), and makes a live view, whose parts are
+        computed when read (issue 34; ``lazy=False``: all at once, for a reader that reads
+        every part, such as the RL encoding). The game owns that cache: it is valid
         while every change goes through :meth:`apply`; code that edits the state directly
         calls :meth:`invalidate_views` afterwards (or uses the default).
         """
         if type(seat) is int:
             if cached and 0 <= seat < len(self._seat_views):  # the driver's hot path
+                if lazy:
+                    return self._live_view(seat)
                 return make_view(self, seat, self._seat_views, self._offer_views)
             if not 0 <= seat < self.config.players:
                 raise IllegalAction(f"there is no seat {seat!r} in a {self.players}-player game")
         elif seat is not None:
             raise IllegalAction(f"there is no seat {seat!r} in a {self.players}-player game")
         if cached:
+            if lazy:
+                return self._live_view(seat)
             return make_view(self, seat, self._seat_views, self._offer_views)
         return make_view(self, seat)
+
+    def _live_view(self, seat: int | None) -> View:
+        """A view whose parts are computed when read (:func:`bohnanza.views.live_view`);
+        the game completes it before it next changes, if anybody still holds it."""
+        live = self._live_views
+        if len(live) >= 64:  # many views of one state (a reader that never acts)
+            retire(live)
+        view = live_view(self, seat)
+        live.append(view)
+        return view
 
     def cached_seat_views(self) -> tuple[SeatView | None, ...]:
         """The cached public seat views (``None``: stale), for the invariant checker."""
@@ -753,6 +777,8 @@ class Game:
     def invalidate_views(self) -> None:
         """Forget the cached public seat and offer views (after editing the state
         directly)."""
+        if self._live_views:
+            retire(self._live_views)
         self._seat_views = [None] * self.config.players
         self._offer_views = {}
 
@@ -792,6 +818,7 @@ class Game:
         g._events = None
         g._seat_views = self._seat_views[:]
         g._offer_views = dict(self._offer_views)
+        g._live_views = []
         return g
 
     @staticmethod
@@ -896,6 +923,7 @@ class Game:
             g._events = [] if events else None
             g._seat_views = [None] * config.players
             g._offer_views = {}
+            g._live_views = []
         except RecordError:
             raise
         except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:

@@ -90,7 +90,7 @@ class AutarkyAgent(Agent):
                 return _autarky_pile_turn(view, legal, info)
         # One pass (this runs for every decision of a simulation): the first plant onto a
         # field already growing that variety wins; else note the alternatives.
-        fields = view.seats[view.seat].fields  # type: ignore[index]
+        fields = view.me().fields  # the own seat alone (a live view computes no other)
         first_plant = stop = other = None
         harvests: list[Action] = []
         for a in legal:

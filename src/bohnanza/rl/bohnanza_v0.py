@@ -339,7 +339,8 @@ class raw_env(AECEnv):  # type: ignore[misc]
         s = self.seat if seat is None else seat
         v = self._views.get(s)
         if v is None:
-            v = self._views[s] = self._g.view(s, cached=True)
+            # Whole at once: the encoding reads every part, and the env keeps it.
+            v = self._views[s] = self._g.view(s, cached=True, lazy=False)
         return v
 
     def legal_actions(self, offers: bool = False) -> list[Action]:

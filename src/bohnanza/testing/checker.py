@@ -76,7 +76,7 @@ from ..refusals import REASONS
 from ..rules import GameConfig, all_rulesets, make_config
 from ..seeding import agent_seed, checker_seed, game_seeds
 from ..shapes import BASE_SHAPES, ActionShape
-from ..views import View, seat_view
+from ..views import VIEW_FIELDS, View, seat_view
 
 _T = ActionType
 
@@ -1185,6 +1185,14 @@ def _find_reference(value: Any, forbidden: dict[int, str], path: str = "view") -
             found = _find_reference(v, forbidden, f"{path}[{k!r}]")
             if found:
                 return found
+    elif isinstance(value, View):  # its parts; a live view's game is the state itself
+        if value._game is not None:
+            return f"the game at {path}._game (a live view)"
+        for name, v in zip(VIEW_FIELDS, value, strict=True):
+            if type(v) is not int:
+                found = _find_reference(v, forbidden, f"{path}.{name}")
+                if found:
+                    return found
     elif isinstance(value, tuple) and hasattr(value, "_fields"):  # a named tuple
         for name, v in zip(value._fields, value, strict=True):
             if type(v) is not int:
