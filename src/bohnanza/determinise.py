@@ -33,6 +33,7 @@ real game, so it cannot leak a hidden card (tests/test_determinise.py).
 
 from __future__ import annotations
 
+import math
 import random
 from collections import Counter
 from typing import TYPE_CHECKING, Any
@@ -262,13 +263,141 @@ class SeenCards:
             self._claimed_at[o.proposer] = (c.turn, c.active)
 
 
+#: What each kind of evidence multiplies a seat's weight of a variety by (see
+#: :class:`HandInference`; tuned on seeds 1-10 and 101-108 by ``benchmarks/inference_report.py``).
+REFUSED = 0.6  # it refused to give a variety it does not grow
+REFUSED_GROWN = 0.85  # ... a variety it grows (it may keep it)
+ASKED = 4.0  # it asked for a variety it does not grow (it pairs hand cards up)
+ASKED_GROWN = 1.0  # ... one it grows (it wants more whatever its hand holds)
+UNSHOWN = 0.6  # it offered hand cards, none of this variety, which it does not grow
+#: How much of the evidence about a hand survives the seat's own turn (it plants from
+#: the hand and draws new cards, R-PLANT-1, R-DRAW-1).
+FADE = 0.5
+#: Log-weights are kept within these bounds (no variety is ruled out or in).
+LOG_BOUND = 2.5
+
+
+class HandInference:
+    """Soft evidence about the other seats' hidden hands, from what the seat saw them do
+    (a simple counting model: every observation multiplies a seat's weight of a
+    variety, and :class:`Determiniser` deals that seat's unconstrained hand cards with
+    probability proportional to the weights, without replacement).
+
+    Its evidence, read from the seat's successive views only (like :class:`SeenCards`):
+
+    * a refusal: an offer to a non-active seat asking it for a variety (which it would
+      give from its hand) vanished while trading went on and its hand did not shrink:
+      it probably holds none (:data:`REFUSED`; weaker where it grows that variety and
+      may keep it, :data:`REFUSED_GROWN`);
+    * a want: a seat asked for a variety it does not grow (the trading bots ask for the
+      varieties they hold, to pair them up): it probably holds some (:data:`ASKED`);
+    * an offer from the hand: the cards shown are certain (:class:`SeenCards` claims);
+      the varieties it did not offer and does not grow are a little less likely
+      (:data:`UNSHOWN`: it offers what it does not need).
+
+    The evidence fades (:data:`FADE`) at each of the seat's own turns: it plants from
+    its hand and draws new cards. These are likelihood ratios, not certainties: no
+    weight leaves ``exp(±LOG_BOUND)``, and the hard constraints stay the memory's.
+    """
+
+    def __init__(self) -> None:
+        #: seat -> log-weight of each variety (index into ``config.varieties``).
+        self.log: dict[int, list[float]] = {}
+        self._last: View | None = None
+        self._unshown: set[tuple[int, int]] = set()  # (seat, turn) already counted
+
+    def reset(self) -> None:
+        """Forget everything (a new game)."""
+        self.__init__()  # type: ignore[misc]
+
+    def weights(self, view: View) -> dict[int, list[float]]:
+        """Each other seat's weight of every variety (1.0: no evidence)."""
+        return {
+            s: [math.exp(x) for x in lw]
+            for s, lw in self.log.items()
+            if s != view.seat and any(x != 0.0 for x in lw)
+        }
+
+    def _add(self, seat: int, v: int, factor: float, nvar: int) -> None:
+        lw = self.log.setdefault(seat, [0.0] * nvar)
+        lw[v] = max(-LOG_BOUND, min(LOG_BOUND, lw[v] + math.log(factor)))
+
+    def update(self, view: View) -> None:
+        """Learn from ``view``, the seat's newest view."""
+        if view.seat is None:
+            raise ValueError("a spectator has no seat to infer for")
+        p = self._last
+        if p is not None and (
+            view.seat != p.seat
+            or view.turn < p.turn
+            or view.config.rules != p.config.rules
+            or view.players != p.players
+        ):
+            self.reset()
+            p = None
+        cfg = view.config
+        cv = cfg.card_variety
+        nvar = len(cfg.varieties)
+        index = {name: i for i, name in enumerate(cfg.varieties)}
+        me = view.seat
+
+        def grows(s: int, v: int) -> bool:
+            return any(f and cv[f[-1]] == v for f in view.seats[s].fields)
+
+        if p is not None and view.turn > p.turn:
+            # Turns ended: the seats whose own turns they were planted and drew.
+            n = view.players
+            for t in range(p.turn, view.turn):
+                s = (p.active + t - p.turn) % n
+                if s in self.log:
+                    self.log[s] = [x * FADE for x in self.log[s]]
+        if p is not None and p.phase == view.phase == _TRADE and p.turn == view.turn:
+            now = {o.offer_id for o in view.offers}
+            for o in p.offers:
+                s = o.to
+                if o.offer_id in now or s == me or s == p.active or not o.want:
+                    continue
+                if view.seats[s].hand_size < p.seats[s].hand_size:
+                    continue  # it gave cards: accepted (or gave elsewhere)
+                for name, _count in o.want:
+                    v = index.get(name)
+                    if v is not None:
+                        self._add(s, v, REFUSED_GROWN if grows(s, v) else REFUSED, nvar)
+        seen_before = {o.offer_id for o in p.offers} if p is not None else set()
+        for o in view.offers:
+            s = o.proposer
+            if s == me or o.offer_id in seen_before:
+                continue
+            for name, _count in o.want:
+                v = index.get(name)
+                if v is not None:
+                    self._add(s, v, ASKED_GROWN if grows(s, v) else ASKED, nvar)
+            hidden = [_claim(sh)[0] for g, sh in zip(o.give, o.shown, strict=True) if g is None]
+            if hidden and (s, view.turn) not in self._unshown:
+                self._unshown.add((s, view.turn))
+                shown = {index[x] for x in hidden if x in index}
+                for v in range(nvar):
+                    if v not in shown and not grows(s, v):
+                        self._add(s, v, UNSHOWN, nvar)
+        self._last = view
+
+
 class Determiniser:
     """Samples full states consistent with one view and, optionally, with what the seat
     remembers (:class:`SeenCards`). Build it once per decision, then :meth:`sample`."""
 
-    def __init__(self, view: View, seen: SeenCards | None = None) -> None:
+    def __init__(
+        self,
+        view: View,
+        seen: SeenCards | None = None,
+        weights: dict[int, list[float]] | None = None,
+    ) -> None:
         if view.seat is None:
             raise ValueError("a spectator view cannot be determinised")
+        #: Per other seat, a weight per variety (:class:`HandInference`): that seat's
+        #: unconstrained hand cards are dealt with probability proportional to it,
+        #: without replacement (None or a missing seat: uniformly, as before).
+        self.weights = {s: w for s, w in (weights or {}).items() if s != view.seat}
         self.view = view
         self.me = me = view.seat
         self.unseen = unseen_cards(view)
@@ -399,6 +528,9 @@ class Determiniser:
                 used.add(pick)
                 offer_cards[(k, i)] = pick
         for p in range(n):
+            w = self.weights.get(p)
+            if w is not None and len(hands[p]) < self.hand_sizes[p]:
+                self._weighted(rng, pool, hands[p], self.hand_sizes[p] - len(hands[p]), w)
             while len(hands[p]) < self.hand_sizes[p]:
                 hands[p].append(pool.pop())
             rng.shuffle(hands[p])
@@ -438,6 +570,21 @@ class Determiniser:
             "out": rest,
             "offers": offers,
         }
+
+    def _weighted(
+        self, rng: random.Random, pool: list[int], hand: list[int], k: int, w: list[float]
+    ) -> None:
+        """Move ``k`` cards from ``pool`` into ``hand``, each card drawn with probability
+        proportional to its variety's weight among those left (Efraimidis-Spirakis keys:
+        the ``k`` largest ``log(u) / w``). The pool's remaining order stays random."""
+        cv = self.view.config.card_variety
+        keys = sorted(
+            ((math.log(1.0 - rng.random()) / w[cv[c]], j) for j, c in enumerate(pool)),
+            reverse=True,
+        )[:k]
+        picked = sorted((j for _, j in keys), reverse=True)
+        for j in picked:
+            hand.append(pool.pop(j))
 
     def _template(self, dealt: dict[str, Any]) -> Game:
         """The engine's own state of a fresh game of this configuration, with the view's
@@ -502,4 +649,4 @@ def determinise(view: View, rng: random.Random, seen: SeenCards | None = None) -
     return Determiniser(view, seen).sample(rng)
 
 
-__all__ = ["Determiniser", "SeenCards", "determinise", "unseen_cards"]
+__all__ = ["Determiniser", "HandInference", "SeenCards", "determinise", "unseen_cards"]

@@ -46,10 +46,11 @@ import random
 import statistics
 import time
 from collections.abc import Sequence
+from typing import Any
 
 from ..actions import Action, ActionType, Offer
 from ..coins import with_coins
-from ..determinise import Determiniser, SeenCards, determinise, unseen_cards
+from ..determinise import Determiniser, HandInference, SeenCards, determinise, unseen_cards
 from ..errors import IllegalAction
 from ..game import Game
 from ..schedule import MAX_TRADE_ROUNDS
@@ -84,6 +85,9 @@ HAND_CARD = 0.1
 #: Candidates a ``wide`` search lists at most, and keeps for its second round.
 WIDE_CANDIDATES = 14
 KEEP = 3
+#: Extra candidates that ``pairs`` (2-for-2 offers) and ``spread`` (the best offer to
+#: each partner) may add beyond ``max_candidates``.
+EXTRA_CANDIDATES = 2
 #: What one coin of margin is worth in :func:`utility` (a win at the end is worth 1):
 #: the coach divides by it to report the search's values in coins.
 MARGIN_SCALE = 0.2
@@ -93,9 +97,47 @@ class _Stop(Exception):
     """Raised inside a roll-out when its depth is reached."""
 
 
+#: A roll-out player's offer list, keyed by everything it depends on (:func:`_cands_key`).
+CandidateCache = dict[tuple[Any, ...], list[tuple[float, Offer]]]
+#: Entries a decision's shared cache holds at most (it is emptied when full).
+CACHE_LIMIT = 20_000
+
+
+def _cands_key(player: HeuristicAgent, pos: Position, partners: tuple[int, ...]) -> tuple[Any, ...]:
+    """Everything a heuristic's offer list (``_candidates``) depends on: the player's
+    settings and the view without its offers (the list reads the seats, its own cards,
+    the pile sizes for the turns left and the modules' public state, never the open
+    offers)."""
+    view = pos.view
+    return (
+        player.hand_card,
+        player.rivalry,
+        player.kingmaking,
+        player.multi,
+        player.shed_width,
+        player.want_width,
+        partners,
+        view.seat,
+        view.turn,
+        view.active,
+        view.hand,
+        view.drawn,
+        view.draw_size,
+        view.discard_size,
+        view.runouts,
+        view.final_runout,
+        view.phase,
+        view.seats,
+        view.public,
+    )
+
+
 class _Rollout(HeuristicAgent):
     """A heuristic player that stops the roll-out once the turn limit is passed (and,
-    to keep roll-outs cheap, offers one card at a time)."""
+    to keep roll-outs cheap, offers one card at a time). With a ``cache`` shared by the
+    roll-outs of one decision it computes each distinct offer list once: the candidates
+    of one sample are played out from the same state with the same seeds, and their
+    roll-outs meet the same positions (up to the open offers) again and again."""
 
     multi = False
 
@@ -107,6 +149,7 @@ class _Rollout(HeuristicAgent):
         field_gain: float | None = None,
         rivalry: tuple[float, float, float] | None = None,
         hand_card: float | None = None,
+        cache: CandidateCache | None = None,
     ) -> None:
         super().__init__(
             seed,
@@ -118,6 +161,19 @@ class _Rollout(HeuristicAgent):
         self.limit = limit
         if full:
             self.multi = True
+        self.cache = cache
+
+    def _candidates(self, pos: Position, partners: tuple[int, ...]) -> list[tuple[float, Offer]]:
+        cache = self.cache
+        if cache is None:
+            return super()._candidates(pos, partners)
+        key = _cands_key(self, pos, partners)
+        got = cache.get(key)
+        if got is None:
+            if len(cache) >= CACHE_LIMIT:
+                cache.clear()
+            got = cache[key] = super()._candidates(pos, partners)
+        return got
 
     def act(self, view: View, legal: Sequence[Action], required: bool) -> Action | None:
         if view.turn > self.limit:
@@ -155,6 +211,10 @@ class SearchAgent(Agent):
         counting: bool = False,
         hand_card: float = HAND_CARD,
         kingmaking: bool = False,
+        infer: bool = False,
+        pairs: bool = False,
+        spread: bool = False,
+        cache: bool = True,
     ) -> None:
         super().__init__(seed)
         if rollouts is not None:
@@ -242,6 +302,22 @@ class SearchAgent(Agent):
             wanted=4 if wide else 2,
             kingmaking=kingmaking,
         )
+        #: Whether the samples weight the other seats' hands by what their offers,
+        #: wants and refusals imply (:class:`~bohnanza.determinise.HandInference`).
+        self.inference = HandInference() if infer else None
+        #: Whether it also tries 2-for-2 offers (the heuristic lists 1-for-1, 1-for-2
+        #: and 2-for-1): each two-card offer of its list asking for one card, asking
+        #: for two instead.
+        self.pairs = pairs
+        #: Whether, as the active seat, its offers to try include the best one to each
+        #: partner before the next best overall (the heuristic's list is ranked across
+        #: partners, so the top few often go to one seat).
+        self.spread = spread
+        #: Whether the roll-outs of one decision share their players' offer lists
+        #: (:class:`_Rollout`: the same choices, computed once; False: each roll-out
+        #: player computes its own, as before).
+        self.cache = cache
+        self._cache: CandidateCache | None = None
         self.searched = 0  # decisions that were searched (for reports)
         self.rollouts = 0
         self.overruled = 0  # searched decisions where it did not take the heuristic's choice
@@ -282,6 +358,8 @@ class SearchAgent(Agent):
 
     def act(self, view: View, legal: Sequence[Action], required: bool) -> Action | None:
         self.seen.update(view)
+        if self.inference is not None:
+            self.inference.update(view)
         if not legal:
             return None
         if required and len(legal) == 1:
@@ -322,12 +400,21 @@ class SearchAgent(Agent):
                 # Other offers the heuristic thought of: the roll-outs tell which ones
                 # the partner (played by the heuristic) would take. A wide search also
                 # tries those the heuristic rated too low to make.
-                for score, offer in self.heuristic.offer_candidates():
-                    if len(out) >= self.max_candidates - 1 or (score <= 0 and not self.wide):
+                budget = self.max_candidates - 1
+                for offer in self._offers(view):
+                    if len(out) >= budget:
                         break
                     alt = Action.propose(offer)
                     if alt not in out and self._makeable(view, offer):
                         out.append(alt)
+                if self.pairs:
+                    budget = min(len(out), budget) + EXTRA_CANDIDATES
+                    for offer in self._two_for_two(view):
+                        if len(out) >= budget:
+                            break
+                        alt = Action.propose(offer)
+                        if alt not in out and self._makeable(view, offer):
+                            out.append(alt)
                 if idle and len(out) == 1:
                     return out  # a pass, and no offer left to try
             if not required and None not in out:
@@ -338,7 +425,37 @@ class SearchAgent(Agent):
                 if a.type in _SKIP or a in out:
                     continue
                 out.append(a)
-        return out[: self.max_candidates]
+        cap = self.max_candidates + (EXTRA_CANDIDATES if self.pairs or self.spread else 0)
+        return out[:cap]
+
+    def _offers(self, view: View) -> list[Offer]:
+        """The heuristic's offers worth trying, best first (with ``wide`` also those it
+        rated too low to make); with ``spread`` the best one to each partner first."""
+        ranked = [
+            offer for score, offer in self.heuristic.offer_candidates() if score > 0 or self.wide
+        ]
+        if not self.spread or view.active != view.seat:
+            return ranked
+        firsts: dict[int, Offer] = {}
+        for offer in ranked:
+            firsts.setdefault(offer.to, offer)
+        head = list(firsts.values())
+        return head + [o for o in ranked if o not in head]
+
+    def _two_for_two(self, view: View) -> list[Offer]:
+        """2-for-2 offers: the heuristic's two-card offers that ask for one card of a
+        variety, asking for two of it instead (best rated first), where the partner may
+        hold two (the active seat's drawn cards and hidden hand, another seat's hand)."""
+        out: list[Offer] = []
+        for _score, offer in self.heuristic.offer_candidates():
+            if len(offer.give) != 2 or len(offer.want) != 1 or offer.want[0][1] != 1:
+                continue
+            if offer.to != view.active and view.seats[offer.to].hand_size < 2:
+                continue
+            two = Offer(offer.to, offer.give, ((offer.want[0][0], 2),), offer.declared)
+            if two not in out:
+                out.append(two)
+        return out
 
     def rollout_depth(self, view: View) -> int | None:
         """The roll-out length of a decision in ``view``: ``depth``, or to the end of the
@@ -376,11 +493,13 @@ class SearchAgent(Agent):
         me = view.seat
         assert me is not None
         started = time.perf_counter()
+        weights = self.inference.weights(view) if self.inference is not None else None
         try:
-            det = Determiniser(view, self.seen)
+            det = Determiniser(view, self.seen, weights)
         except (ValueError, IllegalAction):
             return default
         self.searched += 1
+        self._cache = {} if self.cache else None
         depth = self.rollout_depth(view)
         n = len(cands)
         deadline = time.perf_counter() + self.seconds if self.seconds is not None else math.inf
@@ -409,6 +528,7 @@ class SearchAgent(Agent):
             diffs = self._sample(det, me, cands, second, deadline, depth)
         else:
             diffs = self._sample(det, me, cands, limit, deadline, depth)
+        self._cache = None
         took = time.perf_counter() - started
         self.search_seconds += took
         self.search_times.append(took)
@@ -486,10 +606,13 @@ class SearchAgent(Agent):
         """A roll-out's players: every seat the trading heuristic (which writes nobody
         off), its own seat as it plays its own turns and with what it learnt of the
         others."""
+        cache = self._cache
         agents = [
-            _Rollout(seed + s, limit, self.full, self.field_gain, self.rivalry, self.hand_card)
+            _Rollout(
+                seed + s, limit, self.full, self.field_gain, self.rivalry, self.hand_card, cache
+            )
             if s == me
-            else _Rollout(seed + s, limit, self.full)
+            else _Rollout(seed + s, limit, self.full, cache=cache)
             for s in range(players)
         ]
         agents[me].restore(self.heuristic.snapshot())

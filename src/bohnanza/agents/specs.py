@@ -78,6 +78,12 @@ _SEARCH_WORDS: dict[str, tuple[str, Any]] = {
     "count": ("counting", True),
     "nocount": ("counting", False),
     "king": ("kingmaking", True),
+    "infer": ("infer", True),
+    "noinfer": ("infer", False),
+    "pairs": ("pairs", True),
+    "nopairs": ("pairs", False),
+    "spread": ("spread", True),
+    "nospread": ("spread", False),
 }
 
 
@@ -148,7 +154,10 @@ def search_parameters(text: str) -> dict[str, Any]:
     values a card in hand at 0.2 coins (it breaks ties on coins, R-END-4): in its own
     play giving one away costs that much, and a roll-out's end adds it per card in every
     seat's hand; ``king`` may accept trades that feed the sole leader late in the
-    game, as before issue 36; joined by ``:``."""
+    game, as before issue 36; ``infer`` weights the other seats' hidden hands in its
+    samples by what their offers, wants and refusals imply (``noinfer``: uniform);
+    ``pairs`` also tries 2-for-2 offers; ``spread`` tries the best offer to each partner
+    first (``nopairs``, ``nospread``: not); joined by ``:``."""
     kwargs: dict[str, Any] = {}
     for p in [p.strip() for p in text.split(":")]:
         try:
@@ -176,7 +185,7 @@ def search_parameters(text: str) -> dict[str, Any]:
                 kwargs["seconds"] = float(p[:-1] if p.endswith("s") else p)
         except ValueError:
             raise ConfigError(
-                f"bad search parameter {p!r}: use SECONDS (0.2), ITERATIONSit (50it), ROLLOUTSro (40ro), dTURNS (d8), turn, zSE (z1.5), fgGAIN (fg0.38), hand, nohand, strict, wide, trade, all, full, mean, best, wary, mild, eager, count, nocount, endTURNS (end1), hcCOINS (hc0.2) or king"
+                f"bad search parameter {p!r}: use SECONDS (0.2), ITERATIONSit (50it), ROLLOUTSro (40ro), dTURNS (d8), turn, zSE (z1.5), fgGAIN (fg0.38), hand, nohand, strict, wide, trade, all, full, mean, best, wary, mild, eager, count, nocount, endTURNS (end1), hcCOINS (hc0.2), king, infer, noinfer, pairs, nopairs, spread or nospread"
             ) from None
     if kwargs.get("seconds") is not None and kwargs["seconds"] <= 0:
         raise ConfigError("search seconds must be positive")
