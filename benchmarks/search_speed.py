@@ -24,17 +24,18 @@ from typing import Any
 
 import bohnanza
 from bohnanza import Action, Game, View
-from bohnanza.agents import make_agent
+from bohnanza.agents import Agent, make_agent
 from bohnanza.agents.search import SearchAgent
 from bohnanza.driver import play
 
 
-class Timed:
+class Timed(Agent):
     """A search whose searched decisions are timed in CPU seconds. It wraps the agent
     rather than subclassing it: the compiled core's classes cannot be subclassed by
     interpreted code, and this script times both builds."""
 
     def __init__(self, inner: SearchAgent) -> None:
+        super().__init__()
         self.inner = inner
         self.cpu: list[float] = []
 
