@@ -101,6 +101,17 @@ def _reshuffled(p: View, c: View) -> bool:
     return p.draw_size == 0 and (c.draw_size > 0 or c.runouts > p.runouts)
 
 
+def _another_game(last: View, view: View) -> bool:
+    """Whether ``view`` cannot follow ``last`` in one game of one seat (the memories start
+    afresh when an agent is reused for a new game or another seat)."""
+    return (
+        view.seat != last.seat
+        or view.turn < last.turn
+        or view.config.rules != last.config.rules
+        or view.players != last.players
+    )
+
+
 class SeenCards:
     """What one seat remembers of the cards it has seen, from its successive views.
 
@@ -143,12 +154,7 @@ class SeenCards:
         if view.seat is None:
             raise ValueError("a spectator has no seat to remember for")
         p = self._last
-        if p is not None and (
-            view.seat != p.seat
-            or view.turn < p.turn
-            or view.config.rules != p.config.rules
-            or view.players != p.players
-        ):
+        if p is not None and _another_game(p, view):
             self.reset()
             p = None
         visible = view.visible_cards()
@@ -327,12 +333,7 @@ class HandInference:
         if view.seat is None:
             raise ValueError("a spectator has no seat to infer for")
         p = self._last
-        if p is not None and (
-            view.seat != p.seat
-            or view.turn < p.turn
-            or view.config.rules != p.config.rules
-            or view.players != p.players
-        ):
+        if p is not None and _another_game(p, view):
             self.reset()
             p = None
         cfg = view.config

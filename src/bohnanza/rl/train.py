@@ -28,7 +28,6 @@ from __future__ import annotations
 import csv
 import dataclasses
 import json
-import math
 import os
 import random
 import shutil
@@ -47,6 +46,7 @@ from numpy.typing import NDArray
 from ..agents import make_agent
 from ..errors import ConfigError
 from ..schedule import MAX_TRADE_ROUNDS
+from ..tournament.stats import wilson
 from .bohnanza_v0 import raw_env
 from .policy import NumpyPolicy, action_index, save_policy
 from .single_agent import SingleAgentEnv
@@ -60,18 +60,6 @@ EVAL_SEED = 900_001
 #: Seeds of a final evaluation: held out too, and apart from the curve's.
 FINAL_SEED = 950_001
 BACKENDS = ("subproc", "dummy", "ray")
-Z95 = 1.959963984540054
-
-
-def wilson(successes: float, n: float, z: float = Z95) -> tuple[float, float]:
-    """The 95% Wilson score interval of a proportion."""
-    if n <= 0:
-        return (0.0, 1.0)
-    p = successes / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 def _need_train() -> None:
