@@ -30,6 +30,7 @@ a temporary folder and times that build; the baseline is timed as its source run
 from __future__ import annotations
 
 import argparse
+import gc
 import hashlib
 import json
 import os
@@ -129,6 +130,7 @@ def _worker(src: str, games: int, rl: bool, bare_rules: dict[str, Any]) -> dict[
     def games_of(agent: str, seeds: range) -> tuple[float, int, str]:
         one(seeds[0], agent)  # warm caches (configs, hooks) outside the timing
         digest = hashlib.sha256()
+        gc.collect()  # each measurement starts clean: no garbage billed to the next
         start = time.process_time()
         for s in seeds:
             _, outcome = one(s, agent)
@@ -144,6 +146,7 @@ def _worker(src: str, games: int, rl: bool, bare_rules: dict[str, Any]) -> dict[
         out[agent] = {"seconds": seconds, "units": n, "digest": digest}
 
     bare_game(games + 1, rules, plain)  # warm up
+    gc.collect()  # each measurement starts clean: no garbage billed to the next
     start = time.process_time()
     for s in range(1, games + 1):
         bare_game(s, rules, plain)
@@ -185,6 +188,7 @@ def _worker(src: str, games: int, rl: bool, bare_rules: dict[str, Any]) -> dict[
                 legal = game.legal_actions(seat)
             game.apply(seat, legal[0])
         clone = game.clone
+        gc.collect()  # each measurement starts clean: no garbage billed to the next
         start = time.process_time()
         for _ in range(clones):
             clone()
@@ -203,6 +207,7 @@ def _worker(src: str, games: int, rl: bool, bare_rules: dict[str, Any]) -> dict[
         rng = np.random.default_rng(0)
         done = 0
         g = 0
+        gc.collect()  # each measurement starts clean: no garbage billed to the next
         start = time.process_time()
         while done < steps:
             env.reset(seed=g)
