@@ -17,7 +17,9 @@ importing ``bohnanza`` from its own tree and timing, in CPU time
 
 It prints, per measurement, each tree's rate and the ratio new/old (above 1: the candidate
 is faster), and checks that both trees played the same games (same scores and turns; trees
-from before the SHA-256 generator deal other games). Each tree's engine/bare ratio uses
+from before the SHA-256 generator deal other games). Every measurement starts from a collected heap
+(``gc.collect()``): the cyclic garbage of one would otherwise be billed to whichever comes
+next, which made the RL figure swing from 0.6x to 1.4x between runs. Each tree's engine/bare ratio uses
 this checkout's bare loop, rules and generator, whatever the tree: it works against any
 tree back to the first release; what a tree cannot do (the legacy generator, the RL
 environment) is left out of the comparison.
