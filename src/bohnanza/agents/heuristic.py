@@ -333,14 +333,14 @@ class Position:
             if ctx is None:
                 if len(t.contexts) >= 64:
                     t.contexts.clear()
-                ctx = t.contexts[key] = _Context(self._chances(avail, hidden, stage), t)
+                ctx = t.contexts[key] = _Context(Position._chances(avail, hidden, stage), t)
             self.q = ctx.q
             # Base payouts (and Fasolufka's lady payouts): field values by (variety,
             # size), memoised.
             self.vt = ctx.vt
             self.lt = ctx.lt
         else:
-            self.q = self._chances(avail, hidden, stage)
+            self.q = Position._chances(avail, hidden, stage)
             self.vt = []
             self.lt = []
         self.ctx = ctx
