@@ -123,6 +123,22 @@ def test_bc_data_round_trips_and_trains(tmp_path: Path) -> None:
         )
 
 
+def test_bc_keeps_the_best_epoch_and_stops_on_patience(tmp_path: Path) -> None:
+    """The cloned network is the epoch's with the best held-out accuracy (a high
+    learning rate makes later epochs worse), and ``patience`` stops the epochs early."""
+    data = t.record_decisions("classic", 3, None, ["heuristic"], 4, seed=2)
+    summary = t.behaviour_clone(
+        small(), data, str(tmp_path / "bc"), epochs=6, lr=0.05, log=lambda s: None, patience=2
+    )
+    accs = [e["heldout_accuracy"] for e in summary["epochs"]]
+    best = max(range(len(accs)), key=lambda i: (accs[i], -i))
+    assert summary["best_epoch"] == best + 1
+    assert summary["best_epoch"] < len(accs)  # this seed's clone gets worse: a real restore
+    assert summary["heldout_accuracy"] == pytest.approx(accs[best])
+    # It stopped two epochs after the best one, or ran them all.
+    assert len(accs) == min(6, best + 3)
+
+
 def test_bad_config_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="backend"):
         t.train(small(backend="mpi"), str(tmp_path / "x"))

@@ -323,6 +323,12 @@ def ppo_cmd(
     show_default=True,
     help="Share of the games held out for the imitation accuracy.",
 )
+@click.option(
+    "--patience",
+    type=int,
+    default=None,
+    help="Stop after this many epochs without a better held-out accuracy (the best epoch's network is kept either way).",
+)
 def bc_cmd(
     out: str,
     rules: str,
@@ -338,6 +344,7 @@ def bc_cmd(
     epochs: int,
     lr: float,
     holdout: float,
+    patience: int | None,
 ) -> None:
     """Behaviour cloning: record a bot's decisions through the environment's encoding
     (observation, mask, the index of its choice), save them (dataset.npz), train the
@@ -382,6 +389,7 @@ def bc_cmd(
             lr,
             holdout,
             log=lambda s: click.echo(s, err=True),
+            patience=patience,
         )
     except BohnanzaError as exc:
         _fail(str(exc))

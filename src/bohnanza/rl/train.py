@@ -827,11 +827,15 @@ def behaviour_clone(
     lr: float = 1e-3,
     holdout: float = 0.1,
     log: Callable[[str], None] = print,
+    patience: int | None = None,
 ) -> dict[str, Any]:
     """Train ``cfg``'s policy network to imitate ``data``: cross-entropy of the masked
     logits on the teacher's index, plus the value head on the seat's final reward (so that
     PPO starts with a value estimate); the last ``holdout`` share of the games is held
     out for the imitation accuracy (the masked arg-max equals the teacher's index).
+    The network kept is the epoch's with the best held-out accuracy: cloning overfits
+    after a few epochs on a few hundred games, and the last epoch is then worse than an
+    earlier one. With ``patience`` it stops after that many epochs without a better one.
     Writes ``bc_policy.pt`` (the policy's state, ``--init`` of a PPO run), ``bc.npz``
     (numpy policy) and ``bc.json``."""
     _need_train()
@@ -877,6 +881,7 @@ def behaviour_clone(
         return hits / max(1, len(idx))
 
     history = []
+    best: tuple[float, int, dict[str, Any]] | None = None
     t0 = time.process_time()
     for epoch in range(epochs):
         perm = rng.permutation(train_i)
@@ -892,6 +897,13 @@ def behaviour_clone(
         acc = accuracy(test_i)
         history.append({"epoch": epoch + 1, "loss": total / len(perm), "heldout_accuracy": acc})
         log(f"bc epoch {epoch + 1}: loss {total / len(perm):.4f}, held-out accuracy {acc:.4f}")
+        if best is None or acc > best[0]:
+            state = {k: v.detach().clone() for k, v in pol.state_dict().items()}
+            best = (acc, epoch + 1, state)
+        elif patience is not None and epoch + 1 - best[1] >= patience:
+            break
+    if best is not None:
+        pol.load_state_dict(best[2])
     train_acc = accuracy(train_i)
     test_acc = accuracy(test_i)
     torch.save(pol.state_dict(), run / "bc_policy.pt")
@@ -905,6 +917,7 @@ def behaviour_clone(
         "unmapped": int(data["unmapped"]),
         "train_accuracy": train_acc,
         "heldout_accuracy": test_acc,
+        "best_epoch": best[1] if best is not None else 0,
         "epochs": history,
         "cpu_s": round(time.process_time() - t0, 1),
         "config": dataclasses.asdict(cfg),
