@@ -103,6 +103,41 @@ def test_choose_respects_the_mask_and_is_seeded(tmp_path: Path) -> None:
         p.choose(x, np.zeros(p.n_actions, dtype=np.int8))
 
 
+def test_grouped_choice_takes_the_likeliest_kind_of_action(tmp_path: Path) -> None:
+    """A kind spread over many indices wins a grouped choice when its total is larger,
+    though each of its indices is less likely than a lone index of another kind."""
+    p = NumpyPolicy.load(random_policy(tmp_path / "p.npz", ("classic", 3, {})))
+    n = p.n_actions
+    x = np.zeros(p.obs_size, dtype=np.float32)
+    p.action = (np.zeros_like(p.action[0]), np.zeros(n, dtype=np.float32))
+    bias = p.action[1]
+    bias[0] = np.log(4.0)  # one index of group 0: weight 4
+    bias[1:6] = np.log(1.0)  # five indices of group 1: weight 1 each, 5 in all
+    bias[6] = np.log(1.1)
+    mask = np.zeros(n, dtype=np.int8)
+    mask[:7] = 1
+    groups = np.zeros(n, dtype=np.intp)
+    groups[1:7] = 1
+    assert p.choose(x, mask) == 0  # the plain arg-max
+    assert p.choose(x, mask, groups=groups) == 6  # group 1 (6.1 > 4), its likeliest index
+    mask[6] = 0
+    mask[2:6] = 0  # group 1 now holds 1 in all: group 0 wins
+    assert p.choose(x, mask, groups=groups) == 0
+
+
+def test_grouped_spec_plays_legal_reproducible_games(tmp_path: Path) -> None:
+    file = random_policy(tmp_path / "p.npz", ("classic", 3, {}))
+    agent = make_agent(f"rl:{file}:grouped", 1)
+    assert isinstance(agent, PolicyAgent) and agent.grouped and agent.temperature == 0.0
+    spec = GameSpec(
+        "classic", 3, (), (f"rl:{file}:grouped", "heuristic", "autarky"), None, fail_fast=True
+    )
+    a, b = play_one(spec, 900_124), play_one(spec, 900_124)
+    assert (a.scores, a.actions, a.turns) == (b.scores, b.actions, b.turns)
+    plain = GameSpec("classic", 3, (), (f"rl:{file}", "heuristic", "autarky"), None, fail_fast=True)
+    assert play_one(plain, 900_124).actions != a.actions  # grouping changes the choices
+
+
 def test_same_seed_same_game(tmp_path: Path) -> None:
     file = random_policy(tmp_path / "p.npz", ("classic", 3, {}))
     for agent in (f"rl:{file}", f"rl:{file}:sample"):
