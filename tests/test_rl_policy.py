@@ -5,6 +5,7 @@ rl extra, never torch: the policies here have random weights."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -252,3 +253,34 @@ def test_shipped_policies_play(file: Path) -> None:
     )
     out = play_one(spec, 900_001)
     assert len(out.scores) == n
+
+
+def test_train_eval_plays_the_grouped_choice(tmp_path: Path) -> None:
+    """``bohnanza train eval --grouped`` evaluates rl:POLICY:grouped, and says so."""
+    from click.testing import CliRunner
+
+    from bohnanza.cli import main
+
+    file = random_policy(tmp_path / "p.npz", ("classic", 3, {}))
+    runs = {}
+    for flag in ([], ["--grouped"]):
+        res = CliRunner().invoke(
+            main,
+            [
+                "train",
+                "eval",
+                file,
+                "--opponents",
+                "heuristic",
+                "--games",
+                "3",
+                "--seed",
+                "7",
+                *flag,
+            ],
+        )
+        assert res.exit_code == 0, res.output
+        (row,) = json.loads(res.output[res.output.index("[") :])
+        assert row["games"] == 3 and row["grouped"] == bool(flag)
+        runs[bool(flag)] = row
+    assert 0.0 <= runs[True]["win_rate"] <= 1.0

@@ -428,7 +428,12 @@ def export_cmd(checkpoint: str, out: str, run_dir: str | None) -> None:
 )
 @click.option("--games", type=int, default=200, show_default=True)
 @click.option("--seed", type=int, default=950_001, show_default=True, help="First held-out seed.")
-def eval_cmd(policy: str, opponents: str, games: int, seed: int) -> None:
+@click.option(
+    "--grouped",
+    is_flag=True,
+    help="Play the policy as rl:POLICY:grouped (the likeliest kind of action first).",
+)
+def eval_cmd(policy: str, opponents: str, games: int, seed: int, grouped: bool) -> None:
     """Play rl:POLICY against each opponent set on held-out seeds (learner seat rotating):
     win rates with 95% Wilson intervals."""
     t = _train_module()
@@ -438,7 +443,14 @@ def eval_cmd(policy: str, opponents: str, games: int, seed: int) -> None:
         meta = load_policy(policy).meta
         rows = [
             t.evaluate(
-                policy, meta["rules"], int(meta["players"]), meta.get("options", {}), o, games, seed
+                policy,
+                meta["rules"],
+                int(meta["players"]),
+                meta.get("options", {}),
+                o,
+                games,
+                seed,
+                grouped,
             )
             for o in _specs(opponents)
         ]

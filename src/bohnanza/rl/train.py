@@ -426,17 +426,20 @@ def evaluate(
     opponent: str,
     games: int,
     first_seed: int = EVAL_SEED,
+    grouped: bool = False,
 ) -> dict[str, Any]:
     """Play ``rl:policy_file`` against ``opponent`` in every other seat, on the seeds
     ``first_seed``, ``first_seed + 1``, …, the learner's seat rotating with the game;
-    a shared win counts as a win. Through the engine's driver, as a tournament would."""
+    a shared win counts as a win. Through the engine's driver, as a tournament would.
+    ``grouped`` plays ``rl:policy_file:grouped`` (the likeliest kind of action first)."""
     from ..simulate import GameSpec, options_tuple, play_one
 
     wins = 0
     coins = 0.0
     for i in range(games):
         seat = i % players
-        agents = tuple(f"rl:{policy_file}" if k == seat else opponent for k in range(players))
+        me = f"rl:{policy_file}:grouped" if grouped else f"rl:{policy_file}"
+        agents = tuple(me if k == seat else opponent for k in range(players))
         spec = GameSpec(rules, players, options_tuple(options), agents, None, fail_fast=True)
         out = play_one(spec, first_seed + i)
         wins += seat in out.winners
@@ -444,6 +447,7 @@ def evaluate(
     lo, hi = wilson(wins, games)
     return {
         "opponent": opponent,
+        "grouped": grouped,
         "games": games,
         "wins": wins,
         "win_rate": wins / games if games else 0.0,
