@@ -211,7 +211,7 @@ class _Context:
     stage): the cards that must go, placed greedily, by the field codes and the cards'
     classes in order -> (value change, field codes after)."""
 
-    __slots__ = ("lt", "must", "place", "q", "vals", "vt")
+    __slots__ = ("lt", "must", "place", "q", "steps", "vals", "vt")
 
     def __init__(self, q: list[float], t: Tables) -> None:
         self.q = q
@@ -221,7 +221,11 @@ class _Context:
         self.place: dict[tuple[tuple[int, ...], int], tuple[float, int, bool]] = {}
         #: Field code -> :meth:`Position.fval` of such a field.
         self.vals: dict[int, float] = {}
-        self.must: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[float, list[int]]] = {}
+        #: (fields, cards in order) -> the cards that must go placed greedily: (value
+        #: change, fields after), fields as :func:`_pack` makes them one int.
+        self.must: dict[int, tuple[float, int]] = {}
+        #: (fields, card class) -> one card placed: (value change, fields after).
+        self.steps: dict[int, tuple[float, int]] = {}
 
 
 def _steps(table: Sequence[int]) -> list[tuple[int, float]]:
@@ -278,6 +282,7 @@ class Position:
         "lt",
         "me",
         "memo",
+        "packed",
         "q",
         "scores",
         "simple",
@@ -317,6 +322,7 @@ class Position:
         self.scores: list[float] | None = None
         #: Per seat, the codes of its fields (``fast`` tables; the fields do not change).
         self.codes: dict[int, tuple[int, ...]] = {}
+        self.packed: dict[int, int] = {}
         #: (cards to plant this turn, front of the hand), :meth:`HeuristicAgent._state`.
         self.state: tuple[list[int], list[int]] | None = None
         self.fields: Fields = [list(f) for f in view.seats[me].fields]
@@ -732,68 +738,96 @@ class Position:
         self, ctx: _Context, fields: Fields, must: Sequence[int], seq: Sequence[int]
     ) -> float:
         """:meth:`_plan` on field codes: the same choices in the same order, so the same
-        value to the last bit."""
+        value to the last bit. The fields are one int (:func:`_pack`), and each step (a
+        card placed onto such fields) and each greedy placement of the cards that must go
+        is memoised per context by ints: what they give depends on nothing else."""
         t = self.t
         if fields is self.fields:
-            codes = list(self.seat_codes(self.me))
+            st = self.seat_state(self.me)
         else:
-            codes = [_field_code(t, f) for f in fields]
+            st = _pack([_field_code(t, f) for f in fields])
+        cclass = t.cclass
         total = 0.0
-        if not MEMO:
-            if must:
-                rest = list(must)
-                while rest:
-                    if len(rest) == 1:
-                        total += self._do_code(ctx, codes, rest[0])
-                        break
-                    best = -1e9
-                    bi = 0
-                    k = -1
-                    for c in rest:
-                        k += 1
-                        d = self._place_n(codes, c)[0]
-                        if d > best:
-                            best, bi = d, k
-                    total += self._do_code(ctx, codes, rest.pop(bi))
-            w = GAMMA
-            for c in seq[:HORIZON]:
-                total += w * self._do_code(ctx, codes, c)
-                w *= GAMMA
-            return total
         if must:
-            # The cards that must go, greedily best first (ties to the first): memoised
-            # by the codes and the cards' classes in order.
-            cclass = t.cclass
-            mkey = (tuple(codes), tuple([cclass[c] for c in must]))
-            got = ctx.must.get(mkey)
-            if got is None:
-                rest = list(must)
-                while rest:
-                    if len(rest) == 1:
-                        total += self._do_code(ctx, codes, rest[0])
-                        break
-                    best = -1e9
-                    bi = 0
-                    here = tuple(codes)
-                    memo = ctx.place
-                    for k, c in enumerate(rest):
-                        key = (here, cclass[c])
-                        got_p = memo.get(key)
-                        if got_p is None:
-                            got_p = memo[key] = self._place_c(here, c)
-                        d = got_p[0]
-                        if d > best:
-                            best, bi = d, k
-                    total += self._do_code(ctx, codes, rest.pop(bi))
-                ctx.must[mkey] = (total, codes[:])
+            if len(must) == 1:
+                key = (st << 16) | cclass[must[0]]
+                step = ctx.steps.get(key)
+                if step is None:
+                    step = self._step(ctx, st, must[0], key)
+                total += step[0]
+                st = step[1]
             else:
+                # The cards that must go, greedily best first (ties to the first): by the
+                # fields and the cards' classes in order.
+                mkey = st
+                for c in must:
+                    mkey = (mkey << 16) | cclass[c]
+                mkey = (mkey << 8) | len(must)
+                got = ctx.must.get(mkey)
+                if got is None:
+                    got = self._must(ctx, st, must, mkey)
                 total = got[0]
-                codes = got[1][:]
+                st = got[1]
+        # Hand cards are planted in later turns (after unknown drawn cards): discounted.
         w = GAMMA
+        steps = ctx.steps
         for c in seq[:HORIZON]:
-            total += w * self._do_code(ctx, codes, c)
+            key = (st << 16) | cclass[c]
+            step = steps.get(key)
+            if step is None:
+                step = self._step(ctx, st, c, key)
+            total += w * step[0]
+            st = step[1]
             w *= GAMMA
         return total
+
+    def _step(self, ctx: _Context, st: int, card: int, key: int) -> tuple[float, int]:
+        """One card placed onto the fields ``st``: (value change, fields after), memoised
+        in ``ctx.steps`` under ``key``."""
+        codes = _unpack(st)
+        d, i, h = self._place_c(codes, card)
+        if i < 0:
+            got = ctx.steps[key] = (0.0, st)
+            return got
+        self._apply(codes, card, i, h)
+        got = ctx.steps[key] = (d, _pack(codes))
+        return got
+
+    def _apply(self, codes: list[int], card: int, i: int, h: bool) -> None:
+        """Plant ``card`` onto field ``i`` of ``codes`` (after harvesting it: ``h``)."""
+        t = self.t
+        old = codes[i]
+        if h or not old:
+            codes[i] = t.code1[card]
+        else:
+            codes[i] = ((old + (1 << 12)) & ~0xFFF) | (t.kidx[card] << 8) | ((old & 0xFFF) >> 4)
+
+    def _must(self, ctx: _Context, st: int, must: Sequence[int], mkey: int) -> tuple[float, int]:
+        """The cards ``must`` placed greedily onto the fields ``st``, best first (ties to
+        the first): (value change, fields after), memoised in ``ctx.must``."""
+        codes = _unpack(st)
+        total = 0.0
+        rest = list(must)
+        while rest:
+            best = -1e9
+            bi = 0
+            bp = (0.0, -1, False)
+            k = -1
+            for c in rest:
+                k += 1
+                p = self._place_c(codes, c)
+                if p[0] > best:
+                    best, bi, bp = p[0], k, p
+                if len(rest) == 1:
+                    bp = p
+            card = rest.pop(bi)
+            if bp[1] >= 0:
+                self._apply(codes, card, bp[1], bp[2])
+                total += bp[0]
+            else:
+                total += 0.0
+        got = ctx.must[mkey] = (total, _pack(codes))
+        return got
 
     def _do_code(self, ctx: _Context, codes: list[int], card: int) -> float:
         """:meth:`do_place` on field codes (the placements memoised per context)."""
@@ -842,6 +876,13 @@ class Position:
             )
         return got
 
+    def seat_state(self, seat: int) -> int:
+        """:meth:`seat_codes` packed (:func:`_pack`)."""
+        got = self.packed.get(seat)
+        if got is None:
+            got = self.packed[seat] = _pack(list(self.seat_codes(seat)))
+        return got
+
     def seat_gain(self, seat: int, received: Sequence[int], lost_drawn: Sequence[int]) -> float:
         """What ``seat`` gains on its visible fields from a trade (its hand is unseen)."""
         ctx = self.ctx
@@ -886,6 +927,26 @@ def _field_code(t: Tables, f: Sequence[int]) -> int:
         if n > 2:
             code |= kidx[f[-3]]
     return code
+
+
+def _pack(codes: list[int]) -> int:
+    """Field codes (each below 2**31) as one int: their number in the low 3 bits, then
+    31 bits per field."""
+    st = 0
+    for c in reversed(codes):
+        st = (st << 31) | c
+    return (st << 3) | len(codes)
+
+
+def _unpack(st: int) -> list[int]:
+    """The field codes :func:`_pack` packed."""
+    n = st & 7
+    st >>= 3
+    out: list[int] = []
+    for _ in range(n):
+        out.append(st & 0x7FFFFFFF)
+        st >>= 31
+    return out
 
 
 def _stand_ins(
