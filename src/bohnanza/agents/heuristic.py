@@ -211,7 +211,7 @@ class _Context:
     stage): the cards that must go, placed greedily, by the field codes and the cards'
     classes in order -> (value change, field codes after)."""
 
-    __slots__ = ("lt", "must", "place", "q", "steps", "vals", "vt")
+    __slots__ = ("ids", "lt", "must", "place", "q", "states", "steps", "vals", "vt")
 
     def __init__(self, q: list[float], t: Tables) -> None:
         self.q = q
@@ -221,10 +221,15 @@ class _Context:
         self.place: dict[tuple[tuple[int, ...], int], tuple[float, int, bool]] = {}
         #: Field code -> :meth:`Position.fval` of such a field.
         self.vals: dict[int, float] = {}
-        #: (fields, cards in order) -> the cards that must go placed greedily: (value
-        #: change, fields after), fields as :func:`_pack` makes them one int.
-        self.must: dict[int, tuple[float, int]] = {}
-        #: (fields, card class) -> one card placed: (value change, fields after).
+        #: Plans step through fields by number (:meth:`Position.state_id`): the fields'
+        #: codes -> their number, and per number the codes (never changed).
+        self.ids: dict[tuple[int, ...], int] = {}
+        self.states: list[list[int]] = []
+        #: (fields' number, cards' classes in order) -> the cards that must go placed
+        #: greedily: (value change, fields' number after).
+        self.must: dict[tuple[int, tuple[int, ...]], tuple[float, int]] = {}
+        #: fields' number × 2**16 + card class -> one card placed: (value change,
+        #: fields' number after).
         self.steps: dict[int, tuple[float, int]] = {}
 
 
@@ -738,20 +743,21 @@ class Position:
         self, ctx: _Context, fields: Fields, must: Sequence[int], seq: Sequence[int]
     ) -> float:
         """:meth:`_plan` on field codes: the same choices in the same order, so the same
-        value to the last bit. The fields are one int (:func:`_pack`), and each step (a
+        value to the last bit. Fields go by number (:meth:`state_id`), and each step (a
         card placed onto such fields) and each greedy placement of the cards that must go
-        is memoised per context by ints: what they give depends on nothing else."""
+        is memoised per context: what they give depends on nothing else."""
         t = self.t
         if fields is self.fields:
             st = self.seat_state(self.me)
         else:
-            st = _pack([_field_code(t, f) for f in fields])
+            st = self.state_id(ctx, [_field_code(t, f) for f in fields])
         cclass = t.cclass
+        steps = ctx.steps
         total = 0.0
         if must:
             if len(must) == 1:
                 key = (st << 16) | cclass[must[0]]
-                step = ctx.steps.get(key)
+                step = steps.get(key)
                 if step is None:
                     step = self._step(ctx, st, must[0], key)
                 total += step[0]
@@ -759,10 +765,7 @@ class Position:
             else:
                 # The cards that must go, greedily best first (ties to the first): by the
                 # fields and the cards' classes in order.
-                mkey = st
-                for c in must:
-                    mkey = (mkey << 16) | cclass[c]
-                mkey = (mkey << 8) | len(must)
+                mkey = (st, tuple([cclass[c] for c in must]))
                 got = ctx.must.get(mkey)
                 if got is None:
                     got = self._must(ctx, st, must, mkey)
@@ -770,7 +773,6 @@ class Position:
                 st = got[1]
         # Hand cards are planted in later turns (after unknown drawn cards): discounted.
         w = GAMMA
-        steps = ctx.steps
         for c in seq[:HORIZON]:
             key = (st << 16) | cclass[c]
             step = steps.get(key)
@@ -781,16 +783,26 @@ class Position:
             w *= GAMMA
         return total
 
+    def state_id(self, ctx: _Context, codes: list[int]) -> int:
+        """The number of the fields ``codes`` in ``ctx`` (``codes`` is kept: not to be
+        changed after)."""
+        key = tuple(codes)
+        got = ctx.ids.get(key)
+        if got is None:
+            got = ctx.ids[key] = len(ctx.states)
+            ctx.states.append(codes)
+        return got
+
     def _step(self, ctx: _Context, st: int, card: int, key: int) -> tuple[float, int]:
-        """One card placed onto the fields ``st``: (value change, fields after), memoised
-        in ``ctx.steps`` under ``key``."""
-        codes = _unpack(st)
+        """One card placed onto the fields numbered ``st``: (value change, fields'
+        number after), memoised in ``ctx.steps`` under ``key``."""
+        codes = ctx.states[st][:]
         d, i, h = self._place_c(codes, card)
         if i < 0:
             got = ctx.steps[key] = (0.0, st)
             return got
         self._apply(codes, card, i, h)
-        got = ctx.steps[key] = (d, _pack(codes))
+        got = ctx.steps[key] = (d, self.state_id(ctx, codes))
         return got
 
     def _apply(self, codes: list[int], card: int, i: int, h: bool) -> None:
@@ -802,31 +814,40 @@ class Position:
         else:
             codes[i] = ((old + (1 << 12)) & ~0xFFF) | (t.kidx[card] << 8) | ((old & 0xFFF) >> 4)
 
-    def _must(self, ctx: _Context, st: int, must: Sequence[int], mkey: int) -> tuple[float, int]:
-        """The cards ``must`` placed greedily onto the fields ``st``, best first (ties to
-        the first): (value change, fields after), memoised in ``ctx.must``."""
-        codes = _unpack(st)
+    def _must(
+        self, ctx: _Context, st: int, must: Sequence[int], mkey: tuple[int, tuple[int, ...]]
+    ) -> tuple[float, int]:
+        """The cards ``must`` placed greedily onto the fields numbered ``st``, best first
+        (ties to the first): (value change, fields' number after), memoised in
+        ``ctx.must``. Each try is a step (:meth:`_step`): fields always have a place for a
+        card, so a step's value change is the placement's."""
+        cclass = self.t.cclass
+        steps = ctx.steps
         total = 0.0
         rest = list(must)
         while rest:
             best = -1e9
             bi = 0
-            bp = (0.0, -1, False)
+            first: tuple[float, int] | None = None
+            chosen: tuple[float, int] | None = None
             k = -1
             for c in rest:
                 k += 1
-                p = self._place_c(codes, c)
-                if p[0] > best:
-                    best, bi, bp = p[0], k, p
-                if len(rest) == 1:
-                    bp = p
-            card = rest.pop(bi)
-            if bp[1] >= 0:
-                self._apply(codes, card, bp[1], bp[2])
-                total += bp[0]
-            else:
-                total += 0.0
-        got = ctx.must[mkey] = (total, _pack(codes))
+                key = (st << 16) | cclass[c]
+                step = steps.get(key)
+                if step is None:
+                    step = self._step(ctx, st, c, key)
+                if first is None:
+                    first = step
+                if step[0] > best:
+                    best, bi, chosen = step[0], k, step
+            rest.pop(bi)
+            if chosen is None:
+                chosen = first
+            assert chosen is not None
+            total += chosen[0]
+            st = chosen[1]
+        got = ctx.must[mkey] = (total, st)
         return got
 
     def _do_code(self, ctx: _Context, codes: list[int], card: int) -> float:
@@ -877,10 +898,12 @@ class Position:
         return got
 
     def seat_state(self, seat: int) -> int:
-        """:meth:`seat_codes` packed (:func:`_pack`)."""
+        """The number of ``seat``'s fields (:meth:`state_id`)."""
         got = self.packed.get(seat)
         if got is None:
-            got = self.packed[seat] = _pack(list(self.seat_codes(seat)))
+            ctx = self.ctx
+            assert ctx is not None
+            got = self.packed[seat] = self.state_id(ctx, list(self.seat_codes(seat)))
         return got
 
     def seat_gain(self, seat: int, received: Sequence[int], lost_drawn: Sequence[int]) -> float:
@@ -889,14 +912,27 @@ class Position:
         if ctx is not None:
             # By field codes: the same placements as below (no Farmer field here, whose
             # worth would read ``self.fields``).
-            start = list(self.seat_codes(seat))
+            start = self.seat_state(seat)
+            cclass = self.t.cclass
+            steps = ctx.steps
             gain = 0.0
             if lost_drawn:
-                before = start[:]
+                st = start
                 for c in lost_drawn:
-                    gain -= self._do_code(ctx, before, c)
+                    key = (st << 16) | cclass[c]
+                    step = steps.get(key)
+                    if step is None:
+                        step = self._step(ctx, st, c, key)
+                    gain -= step[0]
+                    st = step[1]
+            st = start
             for c in received:
-                gain += self._do_code(ctx, start, c)
+                key = (st << 16) | cclass[c]
+                step = steps.get(key)
+                if step is None:
+                    step = self._step(ctx, st, c, key)
+                gain += step[0]
+                st = step[1]
             return gain
         fields = [list(f) for f in self.view.seats[seat].fields]
         save = self.fields
@@ -927,26 +963,6 @@ def _field_code(t: Tables, f: Sequence[int]) -> int:
         if n > 2:
             code |= kidx[f[-3]]
     return code
-
-
-def _pack(codes: list[int]) -> int:
-    """Field codes (each below 2**31) as one int: their number in the low 3 bits, then
-    31 bits per field."""
-    st = 0
-    for c in reversed(codes):
-        st = (st << 31) | c
-    return (st << 3) | len(codes)
-
-
-def _unpack(st: int) -> list[int]:
-    """The field codes :func:`_pack` packed."""
-    n = st & 7
-    st >>= 3
-    out: list[int] = []
-    for _ in range(n):
-        out.append(st & 0x7FFFFFFF)
-        st >>= 31
-    return out
 
 
 def _stand_ins(
