@@ -197,6 +197,12 @@ class Tables:
         self.child = kind_index.get("child", -1)
         #: Field code -> what harvesting such a field banks (:meth:`Position.coins`).
         self.coin_memo: dict[int, float] = {}
+        #: The seats' views of the last position made without cards counted out, and
+        #: its card counts (:meth:`Position.__init__`).
+        self.seen_seats: tuple[Any, ...] = ()
+        self.seen_avail: list[int] = []
+        self.seen_hidden = 0
+        self.seen_key: tuple[int, ...] = ()
         #: Memos per valuation context (:meth:`Position.__init__`).
         self.contexts: dict[tuple[Any, ...], _Context] = {}
 
@@ -208,17 +214,15 @@ def _CODE1(v: int, k: int) -> int:
 
 class _Context:
     """What plans found for one valuation context (the same tables, card counts and
-    stage): the cards that must go, placed greedily, by the field codes and the cards'
-    classes in order -> (value change, field codes after)."""
+    stage): field values, and (plain Python, :data:`MEMO`) each card placed onto fields
+    and the cards that must go placed greedily."""
 
-    __slots__ = ("ids", "lt", "must", "place", "q", "states", "steps", "vals", "vt")
+    __slots__ = ("ids", "lt", "must", "q", "states", "steps", "vals", "vt")
 
     def __init__(self, q: list[float], t: Tables) -> None:
         self.q = q
         self.vt = [[-1.0] * (n + 2) for n in t.total]
         self.lt = [[-1.0] * (n + 2) for n in t.total] if t.top_card_pays else []
-        #: (field codes, card class) -> :meth:`Position.place` of such a card there.
-        self.place: dict[tuple[tuple[int, ...], int], tuple[float, int, bool]] = {}
         #: Field code -> :meth:`Position.fval` of such a field.
         self.vals: dict[int, float] = {}
         #: Plans step through fields by number (:meth:`Position.state_id`): the fields'
@@ -311,18 +315,33 @@ class Position:
         # Cards of each variety that may still reach this seat: all, less those on fields
         # and in trade areas (its own too: they are already counted there), and less
         # ``out``: cards it saw go to the discard pile or a treasury (``counting``).
-        avail = t.total[:]
-        cv = t.cv
-        for s in view.seats:
-            for f in s.fields:
-                for c in f:
+        seats = view.seats
+        if not out and seats == t.seen_seats:
+            # The same fields and trade areas as the last position's (the game keeps a
+            # seat's view while it does not change, so this is mostly an identity check).
+            avail = t.seen_avail
+            self.hidden = t.seen_hidden
+            avail_key = t.seen_key
+        else:
+            avail = t.total[:]
+            cv = t.cv
+            for s in seats:
+                for f in s.fields:
+                    for c in f:
+                        avail[cv[c]] -= 1
+                for c in s.trade_area:
                     avail[cv[c]] -= 1
-            for c in s.trade_area:
+            for c in out:
                 avail[cv[c]] -= 1
-        for c in out:
-            avail[cv[c]] -= 1
+            self.hidden = sum(a for a in avail if a > 0)
+            avail_key = tuple(avail)
+            if not out:
+                t.seen_seats = seats
+                t.seen_avail = avail
+                t.seen_hidden = self.hidden
+                t.seen_key = avail_key
+        #: Read only (shared by the positions of the same fields and trade areas).
         self.avail = avail
-        self.hidden = sum(a for a in avail if a > 0)
         hidden = self.hidden or 1
         self.scores: list[float] | None = None
         #: Per seat, the codes of its fields (``fast`` tables; the fields do not change).
@@ -339,7 +358,7 @@ class Position:
         # asks of one trading phase), issue 34.
         ctx: _Context | None = None
         if t.fast:
-            key = (tuple(avail), stage, KCARDS, GAMMA, HORIZON)
+            key = (avail_key, stage, KCARDS, GAMMA, HORIZON)
             ctx = t.contexts.get(key)
             if ctx is None:
                 if len(t.contexts) >= 64:
@@ -544,7 +563,7 @@ class Position:
         pay = t.pay[v]
         return float(pay[min(n, len(pay) - 1)])
 
-    def _place_n(self, codes: Sequence[int], card: int) -> tuple[float, int, bool]:
+    def _place_n(self, codes: list[int], card: int) -> tuple[float, int, bool]:
         """:meth:`_place` by field codes, computed (the compiled bot's way)."""
         t = self.t
         v = t.cv[card]
@@ -580,7 +599,7 @@ class Position:
                     best, best_i, best_h = d, i, True
         return best, best_i, best_h
 
-    def _place_c(self, codes: Sequence[int], card: int) -> tuple[float, int, bool]:
+    def _place_c(self, codes: list[int], card: int) -> tuple[float, int, bool]:
         """:meth:`_place` by field codes, field values memoised in dicts (plain Python)."""
         if not MEMO:
             return self._place_n(codes, card)
@@ -747,6 +766,8 @@ class Position:
         card placed onto such fields) and each greedy placement of the cards that must go
         is memoised per context: what they give depends on nothing else."""
         t = self.t
+        if not MEMO:
+            return self._plan_n(fields, must, seq)
         if fields is self.fields:
             st = self.seat_state(self.me)
         else:
@@ -780,6 +801,56 @@ class Position:
                 step = self._step(ctx, st, c, key)
             total += w * step[0]
             st = step[1]
+            w *= GAMMA
+        return total
+
+    def _plan_n(self, fields: Fields, must: Sequence[int], seq: Sequence[int]) -> float:
+        """:meth:`_plan_codes` computed, not memoised (the compiled bot's way: compiled,
+        the memos' lookups cost more than the placements they save)."""
+        t = self.t
+        if fields is self.fields:
+            codes = list(self.seat_codes(self.me))
+        else:
+            codes = [_field_code(t, f) for f in fields]
+        total = 0.0
+        if must:
+            rest = list(must)
+            while rest:
+                if len(rest) == 1:
+                    d, i, h = self._place_n(codes, rest[0])
+                    if i >= 0:
+                        self._apply(codes, rest[0], i, h)
+                        total += d
+                    else:
+                        total += 0.0
+                    break
+                best = -1e9
+                bi = 0
+                bd = 0.0
+                b_i = -1
+                b_h = False
+                k = -1
+                for c in rest:
+                    k += 1
+                    d, i, h = self._place_n(codes, c)
+                    if d > best:
+                        best, bi, bd, b_i, b_h = d, k, d, i, h
+                    elif not k:
+                        bd, b_i, b_h = d, i, h
+                card = rest.pop(bi)
+                if b_i >= 0:
+                    self._apply(codes, card, b_i, b_h)
+                    total += bd
+                else:
+                    total += 0.0
+        w = GAMMA
+        for c in seq[:HORIZON]:
+            d, i, h = self._place_n(codes, c)
+            if i >= 0:
+                self._apply(codes, c, i, h)
+                total += w * d
+            else:
+                total += w * 0.0
             w *= GAMMA
         return total
 
@@ -850,24 +921,12 @@ class Position:
         got = ctx.must[mkey] = (total, st)
         return got
 
-    def _do_code(self, ctx: _Context, codes: list[int], card: int) -> float:
-        """:meth:`do_place` on field codes (the placements memoised per context)."""
-        t = self.t
-        if MEMO:
-            key = (tuple(codes), t.cclass[card])
-            got = ctx.place.get(key)
-            if got is None:
-                got = ctx.place[key] = self._place_c(key[0], card)
-            d, i, h = got
-        else:
-            d, i, h = self._place_n(codes, card)
+    def _do_code(self, codes: list[int], card: int) -> float:
+        """:meth:`do_place` on field codes."""
+        d, i, h = self._place_c(codes, card)
         if i < 0:
             return 0.0
-        old = codes[i]
-        if h or not old:
-            codes[i] = t.code1[card]
-        else:
-            codes[i] = ((old + (1 << 12)) & ~0xFFF) | (t.kidx[card] << 8) | ((old & 0xFFF) >> 4)
+        self._apply(codes, card, i, h)
         return d
 
     # ---------------------------------------------------------------- other seats
@@ -912,6 +971,16 @@ class Position:
         if ctx is not None:
             # By field codes: the same placements as below (no Farmer field here, whose
             # worth would read ``self.fields``).
+            if not MEMO:
+                codes = list(self.seat_codes(seat))
+                gain = 0.0
+                if lost_drawn:
+                    before = codes[:]
+                    for c in lost_drawn:
+                        gain -= self._do_code(before, c)
+                for c in received:
+                    gain += self._do_code(codes, c)
+                return gain
             start = self.seat_state(seat)
             cclass = self.t.cclass
             steps = ctx.steps
