@@ -728,7 +728,11 @@ class Position:
             key = (tuple(sorted(must)), tuple(seq[:HORIZON]))
             got = self.memo.get(key)
             if got is None:
-                got = self.memo[key] = self._plan(fields, must, seq)
+                ctx = self.ctx
+                if ctx is not None:
+                    got = self.memo[key] = self._plan_codes(ctx, fields, must, seq)
+                else:
+                    got = self.memo[key] = self._plan(fields, must, seq)
             return got
         return self._plan(fields, must, seq)
 
@@ -1527,6 +1531,14 @@ class HeuristicAgent(Agent):
             h2 = [c for c in hand if c not in give]
         else:  # nothing leaves: the same cards (``plan`` only reads them)
             m2, h2 = must, hand
+        if not get:
+            total = 0.0
+            total += 1.0 * pos.plan(pos.fields, m2, h2)
+            cost = HAND_CARD if self.hand_card is None else self.hand_card
+            if cost and give:
+                held = pos.view.hand or ()
+                total -= cost * sum(1 for c in give if c in held)
+            return total - base
         options: list[list[tuple[int, float]]] = [
             list(e) if isinstance(e, list) else [e]  # type: ignore[list-item]
             for e in get
