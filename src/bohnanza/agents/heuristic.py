@@ -1701,6 +1701,7 @@ class HeuristicAgent(Agent):
             for _g, pr in pairs:
                 if v not in (cv[pr[0]], cv[pr[1]]):
                     swaps[(pr, v, 1)] = self.trade_gain(pos, pr, [alts], base)
+        spider = t.spider >= 0
         gifts: list[tuple[float, tuple[int, ...]]] = [(g, (c,)) for g, c in shed]
         gifts += [(g, pr) for g, pr in pairs]
         cands: list[tuple[float, Offer]] = []
@@ -1713,8 +1714,9 @@ class HeuristicAgent(Agent):
             grows = {cv[f[-1]] for f in view.seats[p].fields if f}
             asked: dict[tuple[int, int], tuple[float | None, float]] = {}
             for g, give in gifts:
-                declared = self._declare(pos, p, give[0]) if len(give) == 1 else ()
-                stand = [t.rep.get((cv[c], "red"), c) if declared else c for c in give]
+                # Only a Fasolkopajak is ever declared (R-BLUFF-1).
+                declared = self._declare(pos, p, give[0]) if spider and len(give) == 1 else ()
+                stand = [t.rep.get((cv[c], "red"), c) for c in give] if declared else list(give)
                 their = pos.seat_gain(p, stand, [])
                 if self._feeds_leader(pos, p, their):
                     continue
