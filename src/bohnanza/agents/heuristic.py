@@ -1722,7 +1722,7 @@ class HeuristicAgent(Agent):
                     continue
                 if g > EPS and not self._kingmaker(pos, p, their, g):
                     score = HeuristicAgent._score(g, their, w, True)
-                    cands.append((score, Offer(p, give, (), declared)))
+                    cands.append((score, _offer(p, give, (), declared)))
                 for _gw, v, _alts in wanted:
                     for count in (1, 2):
                         gain = swaps.get((give, v, count), 0.0)
@@ -1740,7 +1740,7 @@ class HeuristicAgent(Agent):
                             their2 += loss
                         if self._kingmaker(pos, p, their2, gain):
                             continue
-                        offer = Offer(p, give, ((names[v], count),), declared)
+                        offer = _offer(p, give, ((names[v], count),), declared)
                         score = HeuristicAgent._score(gain, their2, w, False, has)
                         cands.append((score, offer))
             if drawn_p:
@@ -1761,7 +1761,7 @@ class HeuristicAgent(Agent):
                     want: dict[str, int] = {}
                     for v in vs:
                         want[names[v]] = want.get(names[v], 0) + 1
-                    offer = Offer(p, (), tuple(want.items()))
+                    offer = _offer(p, (), tuple(want.items()), ())
                     cands.append((HeuristicAgent._score(gw, their, w, False), offer))
         cands.sort(key=lambda x: -x[0])
         return cands
@@ -1792,6 +1792,15 @@ class HeuristicAgent(Agent):
             if f and t.cv[f[-1]] == t.spider and t.kind[f[-1]] == "black":
                 return ("red",)
         return ()
+
+
+def _offer(
+    to: int, give: tuple[int, ...], want: tuple[tuple[str, int], ...], declared: tuple[str, ...]
+) -> Offer:
+    """``Offer(to, give, want, declared)`` without the named tuple's constructor, which
+    runs as plain Python (a frame per offer, compiled or not; the bot builds about thirty
+    offers per list)."""
+    return tuple.__new__(Offer, (to, give, want, declared))
 
 
 def _tops(view: View, seat: int) -> tuple[int, ...]:
