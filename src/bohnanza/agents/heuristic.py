@@ -725,7 +725,7 @@ class Position:
         """Value change from planting ``must`` (any order, greedily best first) and then
         ``seq`` (in order, discounted). ``fields`` is copied, not changed."""
         if fields is self.fields:
-            key = (tuple(sorted(must)), tuple(seq[:HORIZON]))
+            key = (tuple(sorted(must)) if len(must) > 1 else tuple(must), tuple(seq[:HORIZON]))
             got = self.memo.get(key)
             if got is None:
                 ctx = self.ctx
