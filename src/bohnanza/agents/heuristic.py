@@ -116,7 +116,7 @@ Fields = list[list[int]]
 #: Whether plans memoise placements in dicts (:class:`_Context`). They pay as plain
 #: Python, where a dict lookup is cheaper than the few calls it saves; compiled (mypyc),
 #: the calls are cheap and the lookups cost more than they save (measured again with
-#: small int keys: 1,394M instructions against 1,188M for three games), so the compiled
+#: small int keys: 1,393M instructions against 1,187M for three games), so the compiled
 #: bot computes every placement. Both give the same numbers (issue 34).
 MEMO: Final = not COMPILED
 
