@@ -115,8 +115,9 @@ Fields = list[list[int]]
 
 #: Whether plans memoise placements in dicts (:class:`_Context`). They pay as plain
 #: Python, where a dict lookup is cheaper than the few calls it saves; compiled (mypyc),
-#: the calls are cheap and the lookups' boxed keys cost more than they save, so the
-#: compiled bot computes every placement. Both give the same numbers (issue 34).
+#: the calls are cheap and the lookups cost more than they save (measured again with
+#: small int keys: 1,393M instructions against 1,187M for three games), so the compiled
+#: bot computes every placement. Both give the same numbers (issue 34).
 MEMO: Final = not COMPILED
 
 
@@ -180,7 +181,7 @@ class Tables:
         # variety, its size and the kinds of its top three cards alone (base payouts, and
         # Fasolufka's top-card payouts; not a Fasolkopajaki race nor a Farmer pair), a
         # planted field is an int (:func:`_field_code`) and a card a class (variety and
-        # kind), and :meth:`Position.place` is memoised by them (:class:`_Context`).
+        # kind), and a plan's placements are memoised by them (:class:`_Context`).
         self.fast = self.spider < 0 and self.farmer < 0
         kind_index: dict[str, int] = {}
         if self.top_card_pays:
@@ -197,6 +198,12 @@ class Tables:
         self.child = kind_index.get("child", -1)
         #: Field code -> what harvesting such a field banks (:meth:`Position.coins`).
         self.coin_memo: dict[int, float] = {}
+        #: The seats' views of the last position made without cards counted out, and
+        #: its card counts (:meth:`Position.__init__`).
+        self.seen_seats: tuple[Any, ...] = ()
+        self.seen_avail: list[int] = []
+        self.seen_hidden = 0
+        self.seen_key: tuple[int, ...] = ()
         #: Memos per valuation context (:meth:`Position.__init__`).
         self.contexts: dict[tuple[Any, ...], _Context] = {}
 
@@ -208,20 +215,27 @@ def _CODE1(v: int, k: int) -> int:
 
 class _Context:
     """What plans found for one valuation context (the same tables, card counts and
-    stage): the cards that must go, placed greedily, by the field codes and the cards'
-    classes in order -> (value change, field codes after)."""
+    stage): field values, and (plain Python, :data:`MEMO`) each card placed onto fields
+    and the cards that must go placed greedily."""
 
-    __slots__ = ("lt", "must", "place", "q", "vals", "vt")
+    __slots__ = ("ids", "lt", "must", "q", "states", "steps", "vals", "vt")
 
     def __init__(self, q: list[float], t: Tables) -> None:
         self.q = q
         self.vt = [[-1.0] * (n + 2) for n in t.total]
         self.lt = [[-1.0] * (n + 2) for n in t.total] if t.top_card_pays else []
-        #: (field codes, card class) -> :meth:`Position.place` of such a card there.
-        self.place: dict[tuple[tuple[int, ...], int], tuple[float, int, bool]] = {}
         #: Field code -> :meth:`Position.fval` of such a field.
         self.vals: dict[int, float] = {}
-        self.must: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[float, list[int]]] = {}
+        #: Plans step through fields by number (:meth:`Position.state_id`): the fields'
+        #: codes -> their number, and per number the codes (never changed).
+        self.ids: dict[tuple[int, ...], int] = {}
+        self.states: list[list[int]] = []
+        #: (fields' number, cards' classes in order) -> the cards that must go placed
+        #: greedily: (value change, fields' number after).
+        self.must: dict[tuple[int, tuple[int, ...]], tuple[float, int]] = {}
+        #: fields' number × 2**16 + card class -> one card placed: (value change,
+        #: fields' number after).
+        self.steps: dict[int, tuple[float, int]] = {}
 
 
 def _steps(table: Sequence[int]) -> list[tuple[int, float]]:
@@ -278,6 +292,7 @@ class Position:
         "lt",
         "me",
         "memo",
+        "packed",
         "q",
         "scores",
         "simple",
@@ -301,22 +316,38 @@ class Position:
         # Cards of each variety that may still reach this seat: all, less those on fields
         # and in trade areas (its own too: they are already counted there), and less
         # ``out``: cards it saw go to the discard pile or a treasury (``counting``).
-        avail = t.total[:]
-        cv = t.cv
-        for s in view.seats:
-            for f in s.fields:
-                for c in f:
+        seats = view.seats
+        if not out and seats == t.seen_seats:
+            # The same fields and trade areas as the last position's (the game keeps a
+            # seat's view while it does not change, so this is mostly an identity check).
+            avail = t.seen_avail
+            self.hidden = t.seen_hidden
+            avail_key = t.seen_key
+        else:
+            avail = t.total[:]
+            cv = t.cv
+            for s in seats:
+                for f in s.fields:
+                    for c in f:
+                        avail[cv[c]] -= 1
+                for c in s.trade_area:
                     avail[cv[c]] -= 1
-            for c in s.trade_area:
+            for c in out:
                 avail[cv[c]] -= 1
-        for c in out:
-            avail[cv[c]] -= 1
+            self.hidden = sum(a for a in avail if a > 0)
+            avail_key = tuple(avail)
+            if not out:
+                t.seen_seats = seats
+                t.seen_avail = avail
+                t.seen_hidden = self.hidden
+                t.seen_key = avail_key
+        #: Read only (shared by the positions of the same fields and trade areas).
         self.avail = avail
-        self.hidden = sum(a for a in avail if a > 0)
         hidden = self.hidden or 1
         self.scores: list[float] | None = None
         #: Per seat, the codes of its fields (``fast`` tables; the fields do not change).
         self.codes: dict[int, tuple[int, ...]] = {}
+        self.packed: dict[int, int] = {}
         #: (cards to plant this turn, front of the hand), :meth:`HeuristicAgent._state`.
         self.state: tuple[list[int], list[int]] | None = None
         self.fields: Fields = [list(f) for f in view.seats[me].fields]
@@ -328,7 +359,7 @@ class Position:
         # asks of one trading phase), issue 34.
         ctx: _Context | None = None
         if t.fast:
-            key = (tuple(avail), stage, KCARDS, GAMMA, HORIZON)
+            key = (avail_key, stage, KCARDS, GAMMA, HORIZON)
             ctx = t.contexts.get(key)
             if ctx is None:
                 if len(t.contexts) >= 64:
@@ -533,7 +564,7 @@ class Position:
         pay = t.pay[v]
         return float(pay[min(n, len(pay) - 1)])
 
-    def _place_n(self, codes: Sequence[int], card: int) -> tuple[float, int, bool]:
+    def _place_n(self, codes: list[int], card: int) -> tuple[float, int, bool]:
         """:meth:`_place` by field codes, computed (the compiled bot's way)."""
         t = self.t
         v = t.cv[card]
@@ -569,7 +600,7 @@ class Position:
                     best, best_i, best_h = d, i, True
         return best, best_i, best_h
 
-    def _place_c(self, codes: Sequence[int], card: int) -> tuple[float, int, bool]:
+    def _place_c(self, codes: list[int], card: int) -> tuple[float, int, bool]:
         """:meth:`_place` by field codes, field values memoised in dicts (plain Python)."""
         if not MEMO:
             return self._place_n(codes, card)
@@ -695,10 +726,14 @@ class Position:
         """Value change from planting ``must`` (any order, greedily best first) and then
         ``seq`` (in order, discounted). ``fields`` is copied, not changed."""
         if fields is self.fields:
-            key = (tuple(sorted(must)), tuple(seq[:HORIZON]))
+            key = (tuple(sorted(must)) if len(must) > 1 else tuple(must), tuple(seq[:HORIZON]))
             got = self.memo.get(key)
             if got is None:
-                got = self.memo[key] = self._plan(fields, must, seq)
+                ctx = self.ctx
+                if ctx is not None:
+                    got = self.memo[key] = self._plan_codes(ctx, fields, must, seq)
+                else:
+                    got = self.memo[key] = self._plan(fields, must, seq)
             return got
         return self._plan(fields, must, seq)
 
@@ -732,87 +767,171 @@ class Position:
         self, ctx: _Context, fields: Fields, must: Sequence[int], seq: Sequence[int]
     ) -> float:
         """:meth:`_plan` on field codes: the same choices in the same order, so the same
-        value to the last bit."""
+        value to the last bit. Fields go by number (:meth:`state_id`), and each step (a
+        card placed onto such fields) and each greedy placement of the cards that must go
+        is memoised per context: what they give depends on nothing else."""
+        t = self.t
+        if not MEMO:
+            return self._plan_n(fields, must, seq)
+        if fields is self.fields:
+            st = self.seat_state(self.me)
+        else:
+            st = self.state_id(ctx, [_field_code(t, f) for f in fields])
+        cclass = t.cclass
+        steps = ctx.steps
+        total = 0.0
+        if must:
+            if len(must) == 1:
+                key = (st << 16) | cclass[must[0]]
+                step = steps.get(key)
+                if step is None:
+                    step = self._step(ctx, st, must[0], key)
+                total += step[0]
+                st = step[1]
+            else:
+                # The cards that must go, greedily best first (ties to the first): by the
+                # fields and the cards' classes in order.
+                mkey = (st, tuple([cclass[c] for c in must]))
+                got = ctx.must.get(mkey)
+                if got is None:
+                    got = self._must(ctx, st, must, mkey)
+                total = got[0]
+                st = got[1]
+        # Hand cards are planted in later turns (after unknown drawn cards): discounted.
+        w = GAMMA
+        for c in seq[:HORIZON]:
+            key = (st << 16) | cclass[c]
+            step = steps.get(key)
+            if step is None:
+                step = self._step(ctx, st, c, key)
+            total += w * step[0]
+            st = step[1]
+            w *= GAMMA
+        return total
+
+    def _plan_n(self, fields: Fields, must: Sequence[int], seq: Sequence[int]) -> float:
+        """:meth:`_plan_codes` computed, not memoised (the compiled bot's way: compiled,
+        the memos' lookups cost more than the placements they save)."""
         t = self.t
         if fields is self.fields:
             codes = list(self.seat_codes(self.me))
         else:
             codes = [_field_code(t, f) for f in fields]
         total = 0.0
-        if not MEMO:
-            if must:
-                rest = list(must)
-                while rest:
-                    if len(rest) == 1:
-                        total += self._do_code(ctx, codes, rest[0])
-                        break
-                    best = -1e9
-                    bi = 0
-                    k = -1
-                    for c in rest:
-                        k += 1
-                        d = self._place_n(codes, c)[0]
-                        if d > best:
-                            best, bi = d, k
-                    total += self._do_code(ctx, codes, rest.pop(bi))
-            w = GAMMA
-            for c in seq[:HORIZON]:
-                total += w * self._do_code(ctx, codes, c)
-                w *= GAMMA
-            return total
         if must:
-            # The cards that must go, greedily best first (ties to the first): memoised
-            # by the codes and the cards' classes in order.
-            cclass = t.cclass
-            mkey = (tuple(codes), tuple([cclass[c] for c in must]))
-            got = ctx.must.get(mkey)
-            if got is None:
-                rest = list(must)
-                while rest:
-                    if len(rest) == 1:
-                        total += self._do_code(ctx, codes, rest[0])
-                        break
-                    best = -1e9
-                    bi = 0
-                    here = tuple(codes)
-                    memo = ctx.place
-                    for k, c in enumerate(rest):
-                        key = (here, cclass[c])
-                        got_p = memo.get(key)
-                        if got_p is None:
-                            got_p = memo[key] = self._place_c(here, c)
-                        d = got_p[0]
-                        if d > best:
-                            best, bi = d, k
-                    total += self._do_code(ctx, codes, rest.pop(bi))
-                ctx.must[mkey] = (total, codes[:])
-            else:
-                total = got[0]
-                codes = got[1][:]
+            rest = list(must)
+            while rest:
+                if len(rest) == 1:
+                    d, i, h = self._place_n(codes, rest[0])
+                    if i >= 0:
+                        self._apply(codes, rest[0], i, h)
+                        total += d
+                    else:
+                        total += 0.0
+                    break
+                best = -1e9
+                bi = 0
+                bd = 0.0
+                b_i = -1
+                b_h = False
+                k = -1
+                for c in rest:
+                    k += 1
+                    d, i, h = self._place_n(codes, c)
+                    if d > best:
+                        best, bi, bd, b_i, b_h = d, k, d, i, h
+                    elif not k:
+                        bd, b_i, b_h = d, i, h
+                card = rest.pop(bi)
+                if b_i >= 0:
+                    self._apply(codes, card, b_i, b_h)
+                    total += bd
+                else:
+                    total += 0.0
         w = GAMMA
         for c in seq[:HORIZON]:
-            total += w * self._do_code(ctx, codes, c)
+            d, i, h = self._place_n(codes, c)
+            if i >= 0:
+                self._apply(codes, c, i, h)
+                total += w * d
+            else:
+                total += w * 0.0
             w *= GAMMA
         return total
 
-    def _do_code(self, ctx: _Context, codes: list[int], card: int) -> float:
-        """:meth:`do_place` on field codes (the placements memoised per context)."""
-        t = self.t
-        if MEMO:
-            key = (tuple(codes), t.cclass[card])
-            got = ctx.place.get(key)
-            if got is None:
-                got = ctx.place[key] = self._place_c(key[0], card)
-            d, i, h = got
-        else:
-            d, i, h = self._place_n(codes, card)
+    def state_id(self, ctx: _Context, codes: list[int]) -> int:
+        """The number of the fields ``codes`` in ``ctx`` (``codes`` is kept: not to be
+        changed after)."""
+        key = tuple(codes)
+        got = ctx.ids.get(key)
+        if got is None:
+            got = ctx.ids[key] = len(ctx.states)
+            ctx.states.append(codes)
+        return got
+
+    def _step(self, ctx: _Context, st: int, card: int, key: int) -> tuple[float, int]:
+        """One card placed onto the fields numbered ``st``: (value change, fields'
+        number after), memoised in ``ctx.steps`` under ``key``."""
+        codes = ctx.states[st][:]
+        d, i, h = self._place_c(codes, card)
         if i < 0:
-            return 0.0
+            got = ctx.steps[key] = (0.0, st)
+            return got
+        self._apply(codes, card, i, h)
+        got = ctx.steps[key] = (d, self.state_id(ctx, codes))
+        return got
+
+    def _apply(self, codes: list[int], card: int, i: int, h: bool) -> None:
+        """Plant ``card`` onto field ``i`` of ``codes`` (after harvesting it: ``h``)."""
+        t = self.t
         old = codes[i]
         if h or not old:
             codes[i] = t.code1[card]
         else:
             codes[i] = ((old + (1 << 12)) & ~0xFFF) | (t.kidx[card] << 8) | ((old & 0xFFF) >> 4)
+
+    def _must(
+        self, ctx: _Context, st: int, must: Sequence[int], mkey: tuple[int, tuple[int, ...]]
+    ) -> tuple[float, int]:
+        """The cards ``must`` placed greedily onto the fields numbered ``st``, best first
+        (ties to the first): (value change, fields' number after), memoised in
+        ``ctx.must``. Each try is a step (:meth:`_step`): fields always have a place for a
+        card, so a step's value change is the placement's."""
+        cclass = self.t.cclass
+        steps = ctx.steps
+        total = 0.0
+        rest = list(must)
+        while rest:
+            best = -1e9
+            bi = 0
+            first: tuple[float, int] | None = None
+            chosen: tuple[float, int] | None = None
+            k = -1
+            for c in rest:
+                k += 1
+                key = (st << 16) | cclass[c]
+                step = steps.get(key)
+                if step is None:
+                    step = self._step(ctx, st, c, key)
+                if first is None:
+                    first = step
+                if step[0] > best:
+                    best, bi, chosen = step[0], k, step
+            rest.pop(bi)
+            if chosen is None:
+                chosen = first
+            assert chosen is not None
+            total += chosen[0]
+            st = chosen[1]
+        got = ctx.must[mkey] = (total, st)
+        return got
+
+    def _do_code(self, codes: list[int], card: int) -> float:
+        """:meth:`do_place` on field codes."""
+        d, i, h = self._place_c(codes, card)
+        if i < 0:
+            return 0.0
+        self._apply(codes, card, i, h)
         return d
 
     # ---------------------------------------------------------------- other seats
@@ -842,20 +961,52 @@ class Position:
             )
         return got
 
+    def seat_state(self, seat: int) -> int:
+        """The number of ``seat``'s fields (:meth:`state_id`)."""
+        got = self.packed.get(seat)
+        if got is None:
+            ctx = self.ctx
+            assert ctx is not None
+            got = self.packed[seat] = self.state_id(ctx, list(self.seat_codes(seat)))
+        return got
+
     def seat_gain(self, seat: int, received: Sequence[int], lost_drawn: Sequence[int]) -> float:
         """What ``seat`` gains on its visible fields from a trade (its hand is unseen)."""
         ctx = self.ctx
         if ctx is not None:
             # By field codes: the same placements as below (no Farmer field here, whose
             # worth would read ``self.fields``).
-            start = list(self.seat_codes(seat))
+            if not MEMO:
+                codes = list(self.seat_codes(seat))
+                gain = 0.0
+                if lost_drawn:
+                    before = codes[:]
+                    for c in lost_drawn:
+                        gain -= self._do_code(before, c)
+                for c in received:
+                    gain += self._do_code(codes, c)
+                return gain
+            start = self.seat_state(seat)
+            cclass = self.t.cclass
+            steps = ctx.steps
             gain = 0.0
             if lost_drawn:
-                before = start[:]
+                st = start
                 for c in lost_drawn:
-                    gain -= self._do_code(ctx, before, c)
+                    key = (st << 16) | cclass[c]
+                    step = steps.get(key)
+                    if step is None:
+                        step = self._step(ctx, st, c, key)
+                    gain -= step[0]
+                    st = step[1]
+            st = start
             for c in received:
-                gain += self._do_code(ctx, start, c)
+                key = (st << 16) | cclass[c]
+                step = steps.get(key)
+                if step is None:
+                    step = self._step(ctx, st, c, key)
+                gain += step[0]
+                st = step[1]
             return gain
         fields = [list(f) for f in self.view.seats[seat].fields]
         save = self.fields
@@ -1381,6 +1532,14 @@ class HeuristicAgent(Agent):
             h2 = [c for c in hand if c not in give]
         else:  # nothing leaves: the same cards (``plan`` only reads them)
             m2, h2 = must, hand
+        if not get:
+            total = 0.0
+            total += 1.0 * pos.plan(pos.fields, m2, h2)
+            cost = HAND_CARD if self.hand_card is None else self.hand_card
+            if cost and give:
+                held = pos.view.hand or ()
+                total -= cost * sum(1 for c in give if c in held)
+            return total - base
         options: list[list[tuple[int, float]]] = [
             list(e) if isinstance(e, list) else [e]  # type: ignore[list-item]
             for e in get
@@ -1543,6 +1702,7 @@ class HeuristicAgent(Agent):
             for _g, pr in pairs:
                 if v not in (cv[pr[0]], cv[pr[1]]):
                     swaps[(pr, v, 1)] = self.trade_gain(pos, pr, [alts], base)
+        spider = t.spider >= 0
         gifts: list[tuple[float, tuple[int, ...]]] = [(g, (c,)) for g, c in shed]
         gifts += [(g, pr) for g, pr in pairs]
         cands: list[tuple[float, Offer]] = []
@@ -1555,14 +1715,15 @@ class HeuristicAgent(Agent):
             grows = {cv[f[-1]] for f in view.seats[p].fields if f}
             asked: dict[tuple[int, int], tuple[float | None, float]] = {}
             for g, give in gifts:
-                declared = self._declare(pos, p, give[0]) if len(give) == 1 else ()
-                stand = [t.rep.get((cv[c], "red"), c) if declared else c for c in give]
+                # Only a Fasolkopajak is ever declared (R-BLUFF-1).
+                declared = self._declare(pos, p, give[0]) if spider and len(give) == 1 else ()
+                stand = [t.rep.get((cv[c], "red"), c) for c in give] if declared else list(give)
                 their = pos.seat_gain(p, stand, [])
                 if self._feeds_leader(pos, p, their):
                     continue
                 if g > EPS and not self._kingmaker(pos, p, their, g):
                     score = HeuristicAgent._score(g, their, w, True)
-                    cands.append((score, Offer(p, give, (), declared)))
+                    cands.append((score, _offer(p, give, (), declared)))
                 for _gw, v, _alts in wanted:
                     for count in (1, 2):
                         gain = swaps.get((give, v, count), 0.0)
@@ -1580,7 +1741,7 @@ class HeuristicAgent(Agent):
                             their2 += loss
                         if self._kingmaker(pos, p, their2, gain):
                             continue
-                        offer = Offer(p, give, ((names[v], count),), declared)
+                        offer = _offer(p, give, ((names[v], count),), declared)
                         score = HeuristicAgent._score(gain, their2, w, False, has)
                         cands.append((score, offer))
             if drawn_p:
@@ -1601,7 +1762,7 @@ class HeuristicAgent(Agent):
                     want: dict[str, int] = {}
                     for v in vs:
                         want[names[v]] = want.get(names[v], 0) + 1
-                    offer = Offer(p, (), tuple(want.items()))
+                    offer = _offer(p, (), tuple(want.items()), ())
                     cands.append((HeuristicAgent._score(gw, their, w, False), offer))
         cands.sort(key=lambda x: -x[0])
         return cands
@@ -1632,6 +1793,15 @@ class HeuristicAgent(Agent):
             if f and t.cv[f[-1]] == t.spider and t.kind[f[-1]] == "black":
                 return ("red",)
         return ()
+
+
+def _offer(
+    to: int, give: tuple[int, ...], want: tuple[tuple[str, int], ...], declared: tuple[str, ...]
+) -> Offer:
+    """``Offer(to, give, want, declared)`` without the named tuple's constructor, which
+    runs as plain Python (a frame per offer, compiled or not; the bot builds about thirty
+    offers per list)."""
+    return tuple.__new__(Offer, (to, give, want, declared))
 
 
 def _tops(view: View, seat: int) -> tuple[int, ...]:
