@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, ClassVar, NewType, Self
+from typing import TYPE_CHECKING, Any, ClassVar, Final, NewType, Self
 
 from mypy_extensions import mypyc_attr
 
@@ -77,10 +77,17 @@ class Phase(StrEnum):
         return f"Phase.{self.name}"
 
 
-PLANT = Phase.PLANT
-TRADE = Phase.TRADE
-PLANT_TRADED = Phase.PLANT_TRADED
-OVER = Phase.OVER
+# Final: compiled, a final module constant is a C static, read without a look-up in the
+# module's globals (these are read after every action).
+PLANT: Final = Phase.PLANT
+TRADE: Final = Phase.TRADE
+PLANT_TRADED: Final = Phase.PLANT_TRADED
+OVER: Final = Phase.OVER
+# The same as plain ``str`` for comparisons: compiled, ``str == str`` is a C string check
+# (the same object, at once), where an enum member is compared through Python's generic
+# comparison.
+_OVER: Final[str] = OVER
+_ACCEPT: Final = ActionType.ACCEPT
 
 #: A card id: an index into the config's card tables.
 CardId = NewType("CardId", int)
@@ -507,7 +514,7 @@ class Game:
 
     @property
     def over(self) -> bool:
-        return self.phase == OVER
+        return self.phase == _OVER
 
     def variety(self, card: int) -> int:
         return self.config.card_variety[card]
@@ -528,7 +535,7 @@ class Game:
 
         In phase 2 nobody is strictly needed except the active player, who must end it.
         """
-        if self.phase == OVER:
+        if self.phase == _OVER:
             return []
         if self.pending is not None:
             return [self.pending.seat]
@@ -590,7 +597,7 @@ class Game:
         events = self._events
         start = len(events) if events is not None else 0
         proposer = None
-        if action.type is ActionType.ACCEPT:
+        if action.type is _ACCEPT:
             proposer = self.offers[action.offer_id][0]  # type: ignore[index]
         active = self.active
         interrupted = self.pending is not None
@@ -603,7 +610,7 @@ class Game:
         # and so may the queue of pending decisions (a child of another seat placed
         # once a lady move is done), so anything touching it refreshes every seat.
         cache = self._seat_views
-        if self.phase == OVER or interrupted or self.pending is not None:
+        if self.phase == _OVER or interrupted or self.pending is not None:
             cache[:] = [None] * self.players
         else:
             cache[seat] = cache[active] = cache[self.active] = None
@@ -631,7 +638,7 @@ class Game:
                 seat=seat,
                 refusal=Refusal(seat, "act", why, code="malformed"),
             )
-        if self.phase == OVER:
+        if self.phase == _OVER:
             raise Refusal(seat, "act", "the game is over", kind=GameOver).error()
         refusal = self.hooks.refusal(self, seat, action)
         if refusal is not None:
@@ -664,7 +671,7 @@ class Game:
         one-card templates (the space of all offers is too large to list); any
         well-formed offer passes :meth:`apply`. ``offers=False`` leaves the templates
         out, for agents that never propose (it is the costliest part of the list)."""
-        if self.phase == OVER:
+        if self.phase == _OVER:
             return []
         return self.hooks.legal_actions(self, seat, offers)
 

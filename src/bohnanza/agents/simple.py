@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from typing import Final
 
 from mypy_extensions import mypyc_attr
 
@@ -74,10 +75,10 @@ class AutarkyAgent(Agent):
         phase = view.phase
         if phase == "trade":
             for a in legal:
-                if a.type is _T.END_TRADING:
+                if a.type is _END_TRADING:
                     return a
             for a in legal:
-                if a.type is _T.DECLINE:
+                if a.type is _DECLINE:
                     return a
             return None
         if not required:
@@ -90,7 +91,8 @@ class AutarkyAgent(Agent):
                 return _autarky_pile_turn(view, legal, info)
         # One pass (this runs for every decision of a simulation): the first plant onto a
         # field already growing that variety wins; else note the alternatives.
-        fields = view.me().fields  # the own seat alone (a live view computes no other)
+        me = view.me()  # the own seat alone (a live view computes no other)
+        fields = me.fields
         first_plant = stop = other = None
         harvests: list[Action] = []
         for a in legal:
@@ -100,21 +102,30 @@ class AutarkyAgent(Agent):
                     return a
                 if first_plant is None:
                     first_plant = a
-            elif t is _T.HARVEST:
+            elif t is _HARVEST:
                 harvests.append(a)
-            elif t is _T.STOP_PLANTING:
+            elif t is _STOP_PLANTING:
                 stop = a
             elif t in _OTHER and other is None:
                 other = a
         if first_plant is not None:
             # An empty field only for a card that must be planted (not the optional second).
-            if stop is not None and first_plant.type is _T.PLANT:
+            if stop is not None and first_plant.type is _PLANT:
                 return stop
             return first_plant
         if stop is not None:
             return stop
         if harvests:
-            return max(harvests, key=lambda a: _harvest_value(view, a.field))  # type: ignore[arg-type]
+            # The field that pays most, fewest beans lost on a tie; the first such (as
+            # ``max`` picks), in a plain loop: compiled, no closure, no call per harvest.
+            payouts = me.payouts
+            best = harvests[0]
+            best_value = _harvest_value(payouts, fields, best)
+            for a in harvests:
+                value = _harvest_value(payouts, fields, a)
+                if value > best_value:
+                    best, best_value = a, value
+            return best
         return other if other is not None else legal[0]
 
 
@@ -122,9 +133,17 @@ class AutarkyAgent(Agent):
 #: its first decision comes, :func:`_learn`): those that put a card on a field (the
 #: front card, or a card they name), and a module's steps that name no field (a lady
 #: move, a skipped discard). Sets of values: the listing is scanned at every decision.
-_PLANTS: set[str] = {_T.PLANT.value, _T.PLANT_TRADED.value}
-_OTHER: set[str] = set()
-_LEARNED: set[str] = set()
+#: Final, as the action types below: compiled, each is a C static, read without a
+#: look-up in the module's globals (an enum member read through its class is a call of
+#: the enum's ``__getattr__``), at every decision.
+_PLANTS: Final[set[str]] = {_T.PLANT.value, _T.PLANT_TRADED.value}
+_OTHER: Final[set[str]] = set()
+_LEARNED: Final[set[str]] = set()
+_PLANT: Final = ActionType.PLANT
+_HARVEST: Final = ActionType.HARVEST
+_STOP_PLANTING: Final = ActionType.STOP_PLANTING
+_END_TRADING: Final = ActionType.END_TRADING
+_DECLINE: Final = ActionType.DECLINE
 
 
 def _learn(module: str) -> None:
@@ -167,6 +186,9 @@ def _autarky_pile_turn(view: View, legal: Sequence[Action], info: ModuleInfo) ->
     return legal[0]
 
 
-def _harvest_value(view: View, field: int) -> tuple[int, int]:
-    me = view.me()
-    return (me.payouts[field], -len(me.fields[field]))
+def _harvest_value(
+    payouts: tuple[int, ...], fields: tuple[tuple[int, ...], ...], harvest: Action
+) -> tuple[int, int]:
+    field = harvest.field
+    assert field is not None
+    return (payouts[field], -len(fields[field]))

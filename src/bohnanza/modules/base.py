@@ -9,7 +9,7 @@ which module is in play.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -25,6 +25,13 @@ if TYPE_CHECKING:
     from ..game import Game
     from ..rules import GameConfig
     from ..views import View
+
+# The phases compared after every action, as plain ``str`` constants: compiled, ``str ==
+# str`` is a C string check (the same object, at once), where the game's enum members
+# would be compared through Python's generic comparison (as in :mod:`bohnanza.schedule`).
+_PLANT: Final[str] = PLANT
+_TRADE: Final[str] = TRADE
+_PLANT_TRADED: Final[str] = PLANT_TRADED
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -124,7 +131,10 @@ class Hooks:
 
     def after_step(self, game: Game) -> None:
         """Run the automatic steps that follow once nobody is needed any more."""
-        if game.phase == PLANT_TRADED and game.pending is None and not any(game.trade):
+        if game.phase == _PLANT_TRADED and game.pending is None:
+            for cards in game.trade:  # a loop: compiled, ``any`` is a call through Python
+                if cards:
+                    return
             self.end_phase3(game)
 
     def end_phase3(self, game: Game) -> None:
@@ -153,9 +163,9 @@ class Hooks:
 
     def waiting_for(self, game: Game) -> list[int]:
         phase = game.phase
-        if phase in (PLANT, TRADE):
+        if phase in (_PLANT, _TRADE):  # compiled: two string checks, no tuple
             return [game.active]
-        if game.phase == PLANT_TRADED:
+        if phase == _PLANT_TRADED:
             n = self.config.players
             a = game.active
             trade = game.trade
@@ -380,7 +390,7 @@ class Hooks:
 
     def resume(self, game: Game) -> None:
         """Continue the turn after the last pending decision."""
-        if game.phase == PLANT:
+        if game.phase == _PLANT:
             self.after_plant(game)
         else:
             self.after_step(game)
@@ -458,7 +468,7 @@ class Hooks:
         for entry in (
             self._listing.get(game.phase, ()) if game.pending is None else self._pending_listing
         ):
-            acts += entry.candidates(game, seat, offers)
+            acts.extend(entry.candidates(game, seat, offers))
         return acts
 
 
