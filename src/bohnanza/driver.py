@@ -117,7 +117,7 @@ def play(
             return False
         # The view goes straight into the call, never into a variable of this frame: a
         # view still referenced when the game next changes is completed first, every part
-        # of it (bohnanza._live), while one let go keeps its unread parts unbuilt.
+        # of it (bohnanza.views.retire), while one let go keeps its unread parts unbuilt.
         if contain:
             choice = _decide(agent, seat, game.view(seat, cached=True), legal, required)
         else:

@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final, NewType, Self
 
 from mypy_extensions import mypyc_attr
 
-from ._live import retire
 from .actions import Action, ActionType, Offer, shape_error
 from .errors import (
     ConfigError,
@@ -49,7 +48,7 @@ from .shuffle import (
     make_generator,
     save_generator,
 )
-from .views import OfferViews, SeatView, View, live_view, make_view
+from .views import OfferViews, SeatView, View, live_view, make_view, retire
 
 if TYPE_CHECKING:
     import random
@@ -367,7 +366,7 @@ class Game:
     _seat_views: list[SeatView | None]
     _offer_views: OfferViews
     #: The live views handed out since the last action (completed before the next one:
-    #: :func:`bohnanza._live.retire`).
+    #: :func:`bohnanza.views.retire`).
     _live_views: list[View]
 
     # ------------------------------------------------------------------ creation

@@ -15,6 +15,7 @@ card ids that leak).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Final, NamedTuple
 
@@ -627,6 +628,43 @@ OfferViews = dict[tuple[int, bool], tuple[Offer, OfferView]]
 def _view_of(*values: Any) -> View:
     """A complete view from its values in :data:`VIEW_FIELDS` order (unpickling)."""
     return View(*values)
+
+
+# ---------------------------------------------------------------------- completing live views
+#
+# Before the game's next action, every live view someone still holds (an agent that kept
+# it, a caller's variable) is completed from the unchanged state; one that nobody holds
+# any more is let go, its unread parts never computed - the saving of a lazy view. Who
+# holds a view is told by its reference count. How many references the game's own list
+# and this loop account for is measured, never assumed: by the very function that
+# completes them, for an object held by nothing but the list (interpreted code holds the
+# loop's item and the call's argument; compiled code does its own reference counting,
+# which is mypyc's business and may change with it). Compiled, the whole check is a C
+# loop with one call per view, where an interpreted helper cost a Python call per action.
+
+_refs: Final = sys.getrefcount
+
+
+def _complete_held(live: list[Any], base: int) -> int:
+    """Complete every view of ``live`` with more than ``base`` references as this loop
+    sees them; returns the count seen for the last one (:data:`_BASE` is measured so)."""
+    count = 0
+    for view in live:
+        count = _refs(view)
+        if count > base:
+            view._freeze()
+    return count
+
+
+#: The references :func:`_complete_held` sees to a view held by nothing but the list.
+_BASE: Final = _complete_held([object()], sys.maxsize)
+
+
+def retire(live: list[View]) -> None:
+    """Complete every view of ``live`` held elsewhere, and empty ``live`` (the game calls
+    this before it changes)."""
+    _complete_held(live, _BASE)
+    live.clear()
 
 
 def live_view(game: Game, seat: int | None) -> View:

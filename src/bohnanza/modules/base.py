@@ -468,7 +468,9 @@ class Hooks:
         for entry in (
             self._listing.get(game.phase, ()) if game.pending is None else self._pending_listing
         ):
-            acts.extend(entry.candidates(game, seat, offers))
+            part = entry.candidates(game, seat, offers)
+            if part:  # most rules have nothing to list at most moments
+                acts.extend(part)
         return acts
 
 
