@@ -11,7 +11,7 @@ import pytest
 from bohnanza.actions import Action
 from bohnanza.game import Game
 from bohnanza.testing.checker import _find_reference, _state_containers
-from bohnanza.views import _BASE, VIEW_FIELDS, View, _complete_held, live_view, make_view, retire
+from bohnanza.views import HELD_BASE, VIEW_FIELDS, View, live_view, make_view, retire
 
 RULE_SETS = [
     ("classic", 4),
@@ -139,11 +139,9 @@ def test_only_a_view_held_elsewhere_is_completed() -> None:
     with exactly that count and left as it is; one more holder, and it is completed."""
     game = Game.new("classic", 4, seed=3)
     seat = game.waiting_for()[0]
-    assert _complete_held([live_view(game, seat)], _BASE) == _BASE
-    held = live_view(game, seat)
-    assert _complete_held([held], _BASE) == _BASE + 1
-    assert held._todo == 0 and held._game is None
-    kept, live = live_view(game, seat), [live_view(game, seat)]
-    live.append(kept)
-    retire(live)
-    assert live == [] and kept._game is None and kept == make_view(game, seat)
+    assert retire([live_view(game, seat)], HELD_BASE) == HELD_BASE
+    held, live = live_view(game, seat), [live_view(game, seat)]
+    live.append(held)
+    assert retire(live, HELD_BASE) == HELD_BASE + 1
+    assert live == [] and held._todo == 0 and held._game is None
+    assert held == make_view(game, seat)

@@ -645,26 +645,22 @@ def _view_of(*values: Any) -> View:
 _refs: Final = sys.getrefcount
 
 
-def _complete_held(live: list[Any], base: int) -> int:
+def retire(live: list[Any], base: int) -> int:
     """Complete every view of ``live`` with more than ``base`` references as this loop
-    sees them; returns the count seen for the last one (:data:`_BASE` is measured so)."""
+    sees them, and empty ``live``; returns the count seen for the last one. The game
+    calls it before it changes, with ``base`` = :data:`HELD_BASE` (measured so)."""
     count = 0
     for view in live:
         count = _refs(view)
         if count > base:
             view._freeze()
+    live.clear()
     return count
 
 
-#: The references :func:`_complete_held` sees to a view held by nothing but the list.
-_BASE: Final = _complete_held([object()], sys.maxsize)
-
-
-def retire(live: list[View]) -> None:
-    """Complete every view of ``live`` held elsewhere, and empty ``live`` (the game calls
-    this before it changes)."""
-    _complete_held(live, _BASE)
-    live.clear()
+#: The references :func:`retire` sees to a view held by nothing but its list: a view
+#: with more is held elsewhere.
+HELD_BASE: Final = retire([object()], sys.maxsize)
 
 
 def live_view(game: Game, seat: int | None) -> View:

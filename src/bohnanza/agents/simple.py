@@ -83,10 +83,11 @@ class AutarkyAgent(Agent):
             return None
         if not required:
             return None
-        if view.config.module is not None:
-            if view.config.module not in _LEARNED:
-                _learn(view.config.module)
-            info = module_info(view.config.module)
+        module = view.config.module
+        if module is not None:
+            if module not in _LEARNED:
+                _learn(module)
+            info = module_info(module)
             if phase in info.phases:  # a module's own steps (a pile turn, R-DUEL-3)
                 return _autarky_pile_turn(view, legal, info)
         # One pass (this runs for every decision of a simulation): the first plant onto a

@@ -169,7 +169,12 @@ class Hooks:
             n = self.config.players
             a = game.active
             trade = game.trade
-            return [(a + i) % n for i in range(n) if trade[(a + i) % n]]
+            seats = []  # a plain loop: interpreted, a comprehension is a frame of its own
+            for i in range(n):
+                s = (a + i) % n
+                if trade[s]:
+                    seats.append(s)
+            return seats
         return []
 
     def extra_cards(self, game: Game) -> list[int]:

@@ -244,9 +244,11 @@ class PlantRule(Rule):
             cv = hooks.card_variety
             v = cv[card]
             acts = []
-            for i, f in enumerate(game.fields[seat]):
+            i = 0
+            for f in game.fields[seat]:
                 if not f or cv[f[-1]] == v:
                     acts.append(_PLANT[i])
+                i += 1  # noqa: SIM113  (interpreted, enumerate costs more than this)
             return acts
         return [
             Action.plant(f)
@@ -710,14 +712,20 @@ class PlantTradedRule(Rule):
         hooks = self.hooks
         fields = game.fields[seat]
         if hooks._base_planting:
+            # Plain loops with counters: interpreted, a comprehension is a frame of its
+            # own and ``enumerate`` costs more than the loop's body.
             cv = hooks.card_variety
-            tops = [cv[f[-1]] if f else -1 for f in fields]
+            tops: list[int] = []
+            for f in fields:
+                tops.append(cv[f[-1]] if f else -1)
             acts = []
             for card in trade:
                 v = cv[card]
-                for i, top in enumerate(tops):
+                i = 0
+                for top in tops:
                     if top < 0 or top == v:
                         acts.append(_plant_traded(card, i))
+                    i += 1  # noqa: SIM113
             return acts
         return [
             Action.plant_traded(card, f)
@@ -798,14 +806,19 @@ class HarvestRule(AnytimeRule):
         # R-HARV-3: while a field holds 2+ beans, only such fields may be harvested. Plain
         # loops over at most three fields: cheaper than any key to remember them by.
         fields = game.fields[seat]
+        # Counted by hand: interpreted, ``enumerate`` costs more than the loop's body.
         acts: list[Action] = []
-        for i, f in enumerate(fields):
+        i = 0
+        for f in fields:
             if len(f) > 1:
                 acts.append(_HARVEST[i])
+            i += 1  # noqa: SIM113
         if not acts:
-            for i, f in enumerate(fields):
+            i = 0
+            for f in fields:
                 if f:
                     acts.append(_HARVEST[i])
+                i += 1  # noqa: SIM113
         return acts
 
     def refusal(self, game: Game, seat: int, action: Action) -> Refusal | None:
