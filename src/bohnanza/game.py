@@ -87,6 +87,7 @@ OVER: Final = Phase.OVER
 # comparison.
 _OVER: Final[str] = OVER
 _ACCEPT: Final = ActionType.ACCEPT
+_ACTION: Final = Action  # the class, compared with every action's type
 
 #: A card id: an index into the config's card tables.
 CardId = NewType("CardId", int)
@@ -586,7 +587,7 @@ class Game:
         that every listed action passes the check); anything else must be checked.
         Typed ``object`` as :meth:`check` is: a wrong type gets an ``IllegalAction``.
         """
-        if type(seat) is not int or type(action) is not Action:
+        if type(seat) is not int or type(action) is not _ACTION:
             self.check(seat, action)  # refuses it: not a seat number, or not an action
             raise AssertionError(f"check accepted seat {seat!r} with {action!r}")
         if not trusted:

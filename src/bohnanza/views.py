@@ -597,7 +597,7 @@ def seat_view(game: Game, s: int) -> SeatView:
             shown.append(tuple(f))
         payouts = hooks.seat_payouts(game, s)
     return _new_seat(
-        SeatView,
+        _SEAT_VIEW,
         (
             s,
             tuple(shown),
@@ -615,6 +615,7 @@ _EMPTY: Final = EMPTY
 # Named tuples built with tuple.__new__ directly skip a Python-level __new__ frame; the
 # field order is the class's (a test compares these against keyword construction).
 _new_seat: Final[Callable[[type[SeatView], tuple[Any, ...]], SeatView]] = tuple.__new__
+_SEAT_VIEW: Final = SeatView  # compiled: a C static, not a look-up in the module's globals
 
 
 #: Offer views by (offer id, whether the reader is the proposer): what every other reader

@@ -72,12 +72,15 @@ class AutarkyAgent(Agent):
     def act(self, view: View, legal: Sequence[Action], required: bool) -> Action | None:
         if not legal:
             return None
+        # The driver hands a list: compiled, a loop over a list is an indexed C loop, one
+        # over a Sequence goes through Python's iterator protocol.
+        actions = legal if isinstance(legal, list) else list(legal)
         phase = view.phase
         if phase == "trade":
-            for a in legal:
+            for a in actions:
                 if a.type is _END_TRADING:
                     return a
-            for a in legal:
+            for a in actions:
                 if a.type is _DECLINE:
                     return a
             return None
@@ -96,7 +99,7 @@ class AutarkyAgent(Agent):
         fields = me.fields
         first_plant = stop = other = None
         harvests: list[Action] = []
-        for a in legal:
+        for a in actions:
             t = a.type
             if t in _PLANTS:
                 if fields[a.field]:  # type: ignore[index]
@@ -121,11 +124,12 @@ class AutarkyAgent(Agent):
             # ``max`` picks), in a plain loop: compiled, no closure, no call per harvest.
             payouts = me.payouts
             best = harvests[0]
-            best_value = _harvest_value(payouts, fields, best)
+            best_coins = best_beans = -1
             for a in harvests:
-                value = _harvest_value(payouts, fields, a)
-                if value > best_value:
-                    best, best_value = a, value
+                f: int = a.field  # type: ignore[assignment]
+                coins, beans = payouts[f], len(fields[f])
+                if coins > best_coins or (coins == best_coins and beans < best_beans):
+                    best, best_coins, best_beans = a, coins, beans
             return best
         return other if other is not None else legal[0]
 
@@ -185,11 +189,3 @@ def _autarky_pile_turn(view: View, legal: Sequence[Action], info: ModuleInfo) ->
         if a.type in _OTHER and not (hand_discard and shape_of(a.type).params):
             return a
     return legal[0]
-
-
-def _harvest_value(
-    payouts: tuple[int, ...], fields: tuple[tuple[int, ...], ...], harvest: Action
-) -> tuple[int, int]:
-    field = harvest.field
-    assert field is not None
-    return (payouts[field], -len(fields[field]))

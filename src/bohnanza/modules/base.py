@@ -118,13 +118,15 @@ class Hooks:
 
     def end_trading(self, game: Game) -> None:
         """R-TRADE-6/7: cancel open offers, kept drawn cards go to the trade area."""
-        for oid in list(game.offers):
-            game.emit("offer_cancelled", offer_id=oid, reason="trading ended")
-        game.offers.clear()
+        if game.offers:
+            for oid in list(game.offers):
+                game.emit("offer_cancelled", offer_id=oid, reason="trading ended")
+            game.offers.clear()
         a = game.active
         if game.drawn:
             game.trade[a].extend(game.drawn)
-            game.emit("keep_drawn", a, cards=list(game.drawn))
+            if game._events is not None:
+                game.emit("keep_drawn", a, cards=list(game.drawn))
             game.drawn.clear()
         game.phase = PLANT_TRADED
         self.after_step(game)
@@ -254,13 +256,12 @@ class Hooks:
 
     def pay_harvest(self, game: Game, seat: int, field: int, coins: int, final: bool) -> None:
         f = game.fields[seat][field]
-        cards = f[:]
         split = len(f) - coins
+        if game._events is not None:
+            game.emit("harvest", seat, field=field, cards=f[:], coins=coins, final=final)
         game.discard.extend(f[:split])
         game.treasury[seat].extend(f[split:])
         f.clear()
-        if game._events is not None:
-            game.emit("harvest", seat, field=field, cards=cards, coins=coins, final=final)
 
     def buy_field(self, game: Game, seat: int, coins: tuple[int, ...] = ()) -> None:
         """Pay with the coins on top of the treasury (R-FIELD-3), or with the ``coins``

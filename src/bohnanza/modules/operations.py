@@ -303,7 +303,8 @@ class StopPlantingRule(Rule):
         return None
 
     def execute(self, game: Game, seat: int, action: Action) -> None:
-        game.emit("stop_planting", seat)
+        if game._events is not None:
+            game.emit("stop_planting", seat)
         self.hooks.start_trade(game)
 
 
@@ -691,7 +692,8 @@ class EndTradingRule(TradeRule):
         return None
 
     def execute(self, game: Game, seat: int, action: Action) -> None:
-        game.emit("end_trading", seat)
+        if game._events is not None:
+            game.emit("end_trading", seat)
         self.hooks.end_trading(game)
 
 
