@@ -85,6 +85,9 @@ class Hooks:
             if phase != OVER
         }
         self._pending_listing = listers(listing([r for r in table if r.pending]))
+        n = config.players
+        #: The seats in turn order from each active seat.
+        self._turn_order = [[(a + i) % n for i in range(n)] for a in range(n)]
 
     # ------------------------------------------------------------------ setup and flow
 
@@ -168,12 +171,9 @@ class Hooks:
         if phase in (_PLANT, _TRADE):  # compiled: two string checks, no tuple
             return [game.active]
         if phase == _PLANT_TRADED:
-            n = self.config.players
-            a = game.active
             trade = game.trade
             seats = []  # a plain loop: interpreted, a comprehension is a frame of its own
-            for i in range(n):
-                s = (a + i) % n
+            for s in self._turn_order[game.active]:
                 if trade[s]:
                     seats.append(s)
             return seats

@@ -721,12 +721,16 @@ class PlantTradedRule(Rule):
             for f in fields:
                 tops.append(cv[f[-1]] if f else -1)
             acts = []
+            table = _PLANT_TRADED_TABLE
+            known = len(table)
             for card in trade:
                 v = cv[card]
+                k = card * 3  # the card's row of the table (_plant_traded)
                 i = 0
                 for top in tops:
                     if top < 0 or top == v:
-                        acts.append(_plant_traded(card, i))
+                        got = table[k + i] if i < 3 and k + i < known else None
+                        acts.append(got if got is not None else _plant_traded(card, i))
                     i += 1  # noqa: SIM113
             return acts
         return [
