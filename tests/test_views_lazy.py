@@ -11,7 +11,7 @@ import pytest
 from bohnanza.actions import Action
 from bohnanza.game import Game
 from bohnanza.testing.checker import _find_reference, _state_containers
-from bohnanza.views import VIEW_FIELDS, View, make_view
+from bohnanza.views import HELD_BASE, VIEW_FIELDS, View, live_view, make_view, retire
 
 RULE_SETS = [
     ("classic", 4),
@@ -131,3 +131,17 @@ def test_the_own_seat_alone_matches_the_whole_seats() -> None:
         _random_actions(game, rng, 1)
     with pytest.raises(ValueError, match="spectator"):
         game.view(None, cached=True).me()
+
+
+def test_only_a_view_held_elsewhere_is_completed() -> None:
+    """The reference count that tells a held view from one let go is measured by the
+    function that completes them (compiled or not): a view held by the list alone is seen
+    with exactly that count and left as it is; one more holder, and it is completed."""
+    game = Game.new("classic", 4, seed=3)
+    seat = game.waiting_for()[0]
+    assert retire([live_view(game, seat)], HELD_BASE) == HELD_BASE
+    held, live = live_view(game, seat), [live_view(game, seat)]
+    live.append(held)
+    assert retire(live, HELD_BASE) == HELD_BASE + 1
+    assert live == [] and held._todo == 0 and held._game is None
+    assert held == make_view(game, seat)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Final
 
 from .actions import Action
 from .agents.base import Agent
@@ -22,7 +23,7 @@ from .game import Game
 from .schedule import MAX_TRADE_ROUNDS, AskKind, AskLoop, TradeScheduler
 from .views import View
 
-TIME_UP = AskKind.TIME_UP
+TIME_UP: Final = AskKind.TIME_UP
 
 
 class AgentError(IllegalAction):
@@ -114,11 +115,13 @@ def play(
         legal = game.legal_actions(seat, agent.wants_offers(game.turn))
         if not legal and not required:
             return False
-        state = game.view(seat, cached=True)
+        # The view goes straight into the call, never into a variable of this frame: a
+        # view still referenced when the game next changes is completed first, every part
+        # of it (bohnanza.views.retire), while one let go keeps its unread parts unbuilt.
         if contain:
-            choice = _decide(agent, seat, state, legal, required)
+            choice = _decide(agent, seat, game.view(seat, cached=True), legal, required)
         else:
-            choice = agent.act(state, legal, required)
+            choice = agent.act(game.view(seat, cached=True), legal, required)
         if choice is None:
             if required:
                 raise AgentFailed(f"agent {agent!r} at seat {seat} must act but passed", seat=seat)

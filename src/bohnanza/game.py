@@ -21,11 +21,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, ClassVar, NewType, Self
+from typing import TYPE_CHECKING, Any, ClassVar, Final, NewType, Self
 
 from mypy_extensions import mypyc_attr
 
-from ._live import retire
 from .actions import Action, ActionType, Offer, shape_error
 from .errors import (
     ConfigError,
@@ -49,7 +48,7 @@ from .shuffle import (
     make_generator,
     save_generator,
 )
-from .views import OfferViews, SeatView, View, live_view, make_view
+from .views import HELD_BASE, OfferViews, SeatView, View, live_view, make_view, retire
 
 if TYPE_CHECKING:
     import random
@@ -77,10 +76,18 @@ class Phase(StrEnum):
         return f"Phase.{self.name}"
 
 
-PLANT = Phase.PLANT
-TRADE = Phase.TRADE
-PLANT_TRADED = Phase.PLANT_TRADED
-OVER = Phase.OVER
+# Final: compiled, a final module constant is a C static, read without a look-up in the
+# module's globals (these are read after every action).
+PLANT: Final = Phase.PLANT
+TRADE: Final = Phase.TRADE
+PLANT_TRADED: Final = Phase.PLANT_TRADED
+OVER: Final = Phase.OVER
+# The same as plain ``str`` for comparisons: compiled, ``str == str`` is a C string check
+# (the same object, at once), where an enum member is compared through Python's generic
+# comparison.
+_OVER: Final[str] = OVER
+_ACCEPT: Final = ActionType.ACCEPT
+_ACTION: Final = Action  # the class, compared with every action's type
 
 #: A card id: an index into the config's card tables.
 CardId = NewType("CardId", int)
@@ -360,7 +367,7 @@ class Game:
     _seat_views: list[SeatView | None]
     _offer_views: OfferViews
     #: The live views handed out since the last action (completed before the next one:
-    #: :func:`bohnanza._live.retire`).
+    #: :func:`bohnanza.views.retire`).
     _live_views: list[View]
 
     # ------------------------------------------------------------------ creation
@@ -507,7 +514,7 @@ class Game:
 
     @property
     def over(self) -> bool:
-        return self.phase == OVER
+        return self.phase == _OVER
 
     def variety(self, card: int) -> int:
         return self.config.card_variety[card]
@@ -528,7 +535,7 @@ class Game:
 
         In phase 2 nobody is strictly needed except the active player, who must end it.
         """
-        if self.phase == OVER:
+        if self.phase == _OVER:
             return []
         if self.pending is not None:
             return [self.pending.seat]
@@ -580,17 +587,17 @@ class Game:
         that every listed action passes the check); anything else must be checked.
         Typed ``object`` as :meth:`check` is: a wrong type gets an ``IllegalAction``.
         """
-        if type(seat) is not int or type(action) is not Action:
+        if type(seat) is not int or type(action) is not _ACTION:
             self.check(seat, action)  # refuses it: not a seat number, or not an action
             raise AssertionError(f"check accepted seat {seat!r} with {action!r}")
         if not trusted:
             self.check(seat, action)
         if self._live_views:  # views handed out of this state: complete those still held
-            retire(self._live_views)
+            retire(self._live_views, HELD_BASE)
         events = self._events
         start = len(events) if events is not None else 0
         proposer = None
-        if action.type is ActionType.ACCEPT:
+        if action.type is _ACCEPT:
             proposer = self.offers[action.offer_id][0]  # type: ignore[index]
         active = self.active
         interrupted = self.pending is not None
@@ -603,7 +610,7 @@ class Game:
         # and so may the queue of pending decisions (a child of another seat placed
         # once a lady move is done), so anything touching it refreshes every seat.
         cache = self._seat_views
-        if self.phase == OVER or interrupted or self.pending is not None:
+        if self.phase == _OVER or interrupted or self.pending is not None:
             cache[:] = [None] * self.players
         else:
             cache[seat] = cache[active] = cache[self.active] = None
@@ -631,7 +638,7 @@ class Game:
                 seat=seat,
                 refusal=Refusal(seat, "act", why, code="malformed"),
             )
-        if self.phase == OVER:
+        if self.phase == _OVER:
             raise Refusal(seat, "act", "the game is over", kind=GameOver).error()
         refusal = self.hooks.refusal(self, seat, action)
         if refusal is not None:
@@ -664,7 +671,7 @@ class Game:
         one-card templates (the space of all offers is too large to list); any
         well-formed offer passes :meth:`apply`. ``offers=False`` leaves the templates
         out, for agents that never propose (it is the costliest part of the list)."""
-        if self.phase == OVER:
+        if self.phase == _OVER:
             return []
         return self.hooks.legal_actions(self, seat, offers)
 
@@ -747,8 +754,13 @@ class Game:
         """
         if type(seat) is int:
             if cached and 0 <= seat < len(self._seat_views):  # the driver's hot path
-                if lazy:
-                    return self._live_view(seat)
+                if lazy:  # _live_view, written out: one call less per decision
+                    live = self._live_views
+                    if len(live) >= 64:  # many views of one state (a reader that never acts)
+                        retire(live, HELD_BASE)
+                    view = live_view(self, seat)
+                    live.append(view)
+                    return view
                 return make_view(self, seat, self._seat_views, self._offer_views)
             if not 0 <= seat < self.config.players:
                 raise IllegalAction(f"there is no seat {seat!r} in a {self.players}-player game")
@@ -765,7 +777,7 @@ class Game:
         the game completes it before it next changes, if anybody still holds it."""
         live = self._live_views
         if len(live) >= 64:  # many views of one state (a reader that never acts)
-            retire(live)
+            retire(live, HELD_BASE)
         view = live_view(self, seat)
         live.append(view)
         return view
@@ -778,7 +790,7 @@ class Game:
         """Forget the cached public seat and offer views (after editing the state
         directly)."""
         if self._live_views:
-            retire(self._live_views)
+            retire(self._live_views, HELD_BASE)
         self._seat_views = [None] * self.config.players
         self._offer_views = {}
 

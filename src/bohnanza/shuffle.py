@@ -19,7 +19,7 @@ import random
 import secrets
 from collections.abc import MutableSequence
 from types import FunctionType
-from typing import Any, Protocol, TypeVar
+from typing import Any, Final, Protocol, TypeVar
 
 from .errors import ConfigError
 
@@ -55,7 +55,7 @@ def _probe() -> None:
 #: the compiled ones): a compiled function is a built-in, not a Python function. A
 #: compiled class is made only through its constructor, while plain Python makes a bare
 #: instance faster with ``Cls.__new__(Cls)`` (``DeckRandom.copy``, ``Game.clone``).
-COMPILED = not isinstance(_probe, FunctionType)
+COMPILED: Final = not isinstance(_probe, FunctionType)
 
 
 class DeckRandom:

@@ -15,8 +15,9 @@ card ids that leak).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, Final, NamedTuple
 
 from .actions import Offer
 from .frozen import FrozenDict
@@ -80,16 +81,17 @@ VIEW_FIELDS: tuple[str, ...] = (
     "treasury",
 )
 
-# The parts still to compute (View._todo), one bit per group.
-_HEAD = 1  # the numbers of the table but the phase (set at once): active ... winners
-_HAND = 2
-_DRAWN = 4
-_SEATS = 8
-_OFFERS = 16
-_PENDING = 32
-_PUBLIC = 64
-_TREASURY = 128
-_ALL = 255
+# The parts still to compute (View._todo), one bit per group. Final: compiled, each is a
+# C constant, not a look-up in the module's globals on every part read.
+_HEAD: Final = 1  # the numbers of the table but the phase (set at once): active ... winners
+_HAND: Final = 2
+_DRAWN: Final = 4
+_SEATS: Final = 8
+_OFFERS: Final = 16
+_PENDING: Final = 32
+_PUBLIC: Final = 64
+_TREASURY: Final = 128
+_ALL: Final = 255
 
 
 class View:
@@ -579,20 +581,26 @@ def _ids_in(public: Mapping[str, Any]) -> list[int]:
 def seat_view(game: Game, s: int) -> SeatView:
     hooks = game.hooks
     fields = game.fields[s]
+    # Plain loops: a comprehension would be a frame of its own, and ``map`` is, compiled,
+    # a call through Python's protocol where ``tuple(list)`` is one C call.
+    shown: list[tuple[int, ...]] = []
     if hooks._base_payout:  # the base payout inlined: this runs after most actions
         payout = hooks.payout
         cv = hooks.card_variety
-        pays = []  # a plain loop: a comprehension would be a frame of its own
+        pays = []
         for f in fields:
+            shown.append(tuple(f))
             pays.append(payout[cv[f[-1]]][len(f)] if f else 0)
         payouts = tuple(pays)
     else:
+        for f in fields:
+            shown.append(tuple(f))
         payouts = hooks.seat_payouts(game, s)
     return _new_seat(
-        SeatView,
+        _SEAT_VIEW,
         (
             s,
-            tuple(map(tuple, fields)),
+            tuple(shown),
             len(game.treasury[s]),
             len(game.hands[s]),
             tuple(game.trade[s]),
@@ -603,10 +611,11 @@ def seat_view(game: Game, s: int) -> SeatView:
 
 #: The public module state of the base game (none), shared by every view: read-only.
 EMPTY: FrozenDict[str, Any] = FrozenDict()
-_EMPTY = EMPTY
+_EMPTY: Final = EMPTY
 # Named tuples built with tuple.__new__ directly skip a Python-level __new__ frame; the
 # field order is the class's (a test compares these against keyword construction).
-_new_seat: Callable[[type[SeatView], tuple[Any, ...]], SeatView] = tuple.__new__
+_new_seat: Final[Callable[[type[SeatView], tuple[Any, ...]], SeatView]] = tuple.__new__
+_SEAT_VIEW: Final = SeatView  # compiled: a C static, not a look-up in the module's globals
 
 
 #: Offer views by (offer id, whether the reader is the proposer): what every other reader
@@ -620,6 +629,39 @@ OfferViews = dict[tuple[int, bool], tuple[Offer, OfferView]]
 def _view_of(*values: Any) -> View:
     """A complete view from its values in :data:`VIEW_FIELDS` order (unpickling)."""
     return View(*values)
+
+
+# ---------------------------------------------------------------------- completing live views
+#
+# Before the game's next action, every live view someone still holds (an agent that kept
+# it, a caller's variable) is completed from the unchanged state; one that nobody holds
+# any more is let go, its unread parts never computed - the saving of a lazy view. Who
+# holds a view is told by its reference count. How many references the game's own list
+# and this loop account for is measured, never assumed: by the very function that
+# completes them, for an object held by nothing but the list (interpreted code holds the
+# loop's item and the call's argument; compiled code does its own reference counting,
+# which is mypyc's business and may change with it). Compiled, the whole check is a C
+# loop with one call per view, where an interpreted helper cost a Python call per action.
+
+_refs: Final = sys.getrefcount
+
+
+def retire(live: list[Any], base: int) -> int:
+    """Complete every view of ``live`` with more than ``base`` references as this loop
+    sees them, and empty ``live``; returns the count seen for the last one. The game
+    calls it before it changes, with ``base`` = :data:`HELD_BASE` (measured so)."""
+    count = 0
+    for view in live:
+        count = _refs(view)
+        if count > base:
+            view._freeze()
+    live.clear()
+    return count
+
+
+#: The references :func:`retire` sees to a view held by nothing but its list: a view
+#: with more is held elsewhere.
+HELD_BASE: Final = retire([object()], sys.maxsize)
 
 
 def live_view(game: Game, seat: int | None) -> View:
@@ -711,7 +753,7 @@ def make_view(
     )
 
 
-_new_offer: Callable[[type[OfferView], tuple[Any, ...]], OfferView] = tuple.__new__
+_new_offer: Final[Callable[[type[OfferView], tuple[Any, ...]], OfferView]] = tuple.__new__
 
 
 def _offer_view(game: Game, seat: int | None, oid: int, proposer: int, offer: Offer) -> OfferView:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from typing import Final
 
 from mypy_extensions import mypyc_attr
 
@@ -71,50 +72,65 @@ class AutarkyAgent(Agent):
     def act(self, view: View, legal: Sequence[Action], required: bool) -> Action | None:
         if not legal:
             return None
+        # The driver hands a list: compiled, a loop over a list is an indexed C loop, one
+        # over a Sequence goes through Python's iterator protocol.
+        actions = legal if isinstance(legal, list) else list(legal)
         phase = view.phase
         if phase == "trade":
-            for a in legal:
-                if a.type is _T.END_TRADING:
+            for a in actions:
+                if a.type is _END_TRADING:
                     return a
-            for a in legal:
-                if a.type is _T.DECLINE:
+            for a in actions:
+                if a.type is _DECLINE:
                     return a
             return None
         if not required:
             return None
-        if view.config.module is not None:
-            if view.config.module not in _LEARNED:
-                _learn(view.config.module)
-            info = module_info(view.config.module)
+        module = view.config.module
+        if module is not None:
+            if module not in _LEARNED:
+                _learn(module)
+            info = module_info(module)
             if phase in info.phases:  # a module's own steps (a pile turn, R-DUEL-3)
                 return _autarky_pile_turn(view, legal, info)
         # One pass (this runs for every decision of a simulation): the first plant onto a
         # field already growing that variety wins; else note the alternatives.
-        fields = view.me().fields  # the own seat alone (a live view computes no other)
+        me = view.me()  # the own seat alone (a live view computes no other)
+        fields = me.fields
         first_plant = stop = other = None
         harvests: list[Action] = []
-        for a in legal:
+        for a in actions:
             t = a.type
             if t in _PLANTS:
                 if fields[a.field]:  # type: ignore[index]
                     return a
                 if first_plant is None:
                     first_plant = a
-            elif t is _T.HARVEST:
+            elif t is _HARVEST:
                 harvests.append(a)
-            elif t is _T.STOP_PLANTING:
+            elif t is _STOP_PLANTING:
                 stop = a
             elif t in _OTHER and other is None:
                 other = a
         if first_plant is not None:
             # An empty field only for a card that must be planted (not the optional second).
-            if stop is not None and first_plant.type is _T.PLANT:
+            if stop is not None and first_plant.type is _PLANT:
                 return stop
             return first_plant
         if stop is not None:
             return stop
         if harvests:
-            return max(harvests, key=lambda a: _harvest_value(view, a.field))  # type: ignore[arg-type]
+            # The field that pays most, fewest beans lost on a tie; the first such (as
+            # ``max`` picks), in a plain loop: compiled, no closure, no call per harvest.
+            payouts = me.payouts
+            best = harvests[0]
+            best_coins = best_beans = -1
+            for a in harvests:
+                f: int = a.field  # type: ignore[assignment]
+                coins, beans = payouts[f], len(fields[f])
+                if coins > best_coins or (coins == best_coins and beans < best_beans):
+                    best, best_coins, best_beans = a, coins, beans
+            return best
         return other if other is not None else legal[0]
 
 
@@ -122,9 +138,17 @@ class AutarkyAgent(Agent):
 #: its first decision comes, :func:`_learn`): those that put a card on a field (the
 #: front card, or a card they name), and a module's steps that name no field (a lady
 #: move, a skipped discard). Sets of values: the listing is scanned at every decision.
-_PLANTS: set[str] = {_T.PLANT.value, _T.PLANT_TRADED.value}
-_OTHER: set[str] = set()
-_LEARNED: set[str] = set()
+#: Final, as the action types below: compiled, each is a C static, read without a
+#: look-up in the module's globals (an enum member read through its class is a call of
+#: the enum's ``__getattr__``), at every decision.
+_PLANTS: Final[set[str]] = {_T.PLANT.value, _T.PLANT_TRADED.value}
+_OTHER: Final[set[str]] = set()
+_LEARNED: Final[set[str]] = set()
+_PLANT: Final = ActionType.PLANT
+_HARVEST: Final = ActionType.HARVEST
+_STOP_PLANTING: Final = ActionType.STOP_PLANTING
+_END_TRADING: Final = ActionType.END_TRADING
+_DECLINE: Final = ActionType.DECLINE
 
 
 def _learn(module: str) -> None:
@@ -165,8 +189,3 @@ def _autarky_pile_turn(view: View, legal: Sequence[Action], info: ModuleInfo) ->
         if a.type in _OTHER and not (hand_discard and shape_of(a.type).params):
             return a
     return legal[0]
-
-
-def _harvest_value(view: View, field: int) -> tuple[int, int]:
-    me = view.me()
-    return (me.payouts[field], -len(me.fields[field]))

@@ -9,7 +9,7 @@ which module is in play.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -25,6 +25,13 @@ if TYPE_CHECKING:
     from ..game import Game
     from ..rules import GameConfig
     from ..views import View
+
+# The phases compared after every action, as plain ``str`` constants: compiled, ``str ==
+# str`` is a C string check (the same object, at once), where the game's enum members
+# would be compared through Python's generic comparison (as in :mod:`bohnanza.schedule`).
+_PLANT: Final[str] = PLANT
+_TRADE: Final[str] = TRADE
+_PLANT_TRADED: Final[str] = PLANT_TRADED
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -78,6 +85,9 @@ class Hooks:
             if phase != OVER
         }
         self._pending_listing = listers(listing([r for r in table if r.pending]))
+        n = config.players
+        #: The seats in turn order from each active seat.
+        self._turn_order = [[(a + i) % n for i in range(n)] for a in range(n)]
 
     # ------------------------------------------------------------------ setup and flow
 
@@ -111,20 +121,25 @@ class Hooks:
 
     def end_trading(self, game: Game) -> None:
         """R-TRADE-6/7: cancel open offers, kept drawn cards go to the trade area."""
-        for oid in list(game.offers):
-            game.emit("offer_cancelled", offer_id=oid, reason="trading ended")
-        game.offers.clear()
+        if game.offers:
+            for oid in list(game.offers):
+                game.emit("offer_cancelled", offer_id=oid, reason="trading ended")
+            game.offers.clear()
         a = game.active
         if game.drawn:
             game.trade[a].extend(game.drawn)
-            game.emit("keep_drawn", a, cards=list(game.drawn))
+            if game._events is not None:
+                game.emit("keep_drawn", a, cards=list(game.drawn))
             game.drawn.clear()
         game.phase = PLANT_TRADED
         self.after_step(game)
 
     def after_step(self, game: Game) -> None:
         """Run the automatic steps that follow once nobody is needed any more."""
-        if game.phase == PLANT_TRADED and game.pending is None and not any(game.trade):
+        if game.phase == _PLANT_TRADED and game.pending is None:
+            for cards in game.trade:  # a loop: compiled, ``any`` is a call through Python
+                if cards:
+                    return
             self.end_phase3(game)
 
     def end_phase3(self, game: Game) -> None:
@@ -153,13 +168,15 @@ class Hooks:
 
     def waiting_for(self, game: Game) -> list[int]:
         phase = game.phase
-        if phase in (PLANT, TRADE):
+        if phase in (_PLANT, _TRADE):  # compiled: two string checks, no tuple
             return [game.active]
-        if game.phase == PLANT_TRADED:
-            n = self.config.players
-            a = game.active
+        if phase == _PLANT_TRADED:
             trade = game.trade
-            return [(a + i) % n for i in range(n) if trade[(a + i) % n]]
+            seats = []  # a plain loop: interpreted, a comprehension is a frame of its own
+            for s in self._turn_order[game.active]:
+                if trade[s]:
+                    seats.append(s)
+            return seats
         return []
 
     def extra_cards(self, game: Game) -> list[int]:
@@ -239,13 +256,12 @@ class Hooks:
 
     def pay_harvest(self, game: Game, seat: int, field: int, coins: int, final: bool) -> None:
         f = game.fields[seat][field]
-        cards = f[:]
         split = len(f) - coins
+        if game._events is not None:
+            game.emit("harvest", seat, field=field, cards=f[:], coins=coins, final=final)
         game.discard.extend(f[:split])
         game.treasury[seat].extend(f[split:])
         f.clear()
-        if game._events is not None:
-            game.emit("harvest", seat, field=field, cards=cards, coins=coins, final=final)
 
     def buy_field(self, game: Game, seat: int, coins: tuple[int, ...] = ()) -> None:
         """Pay with the coins on top of the treasury (R-FIELD-3), or with the ``coins``
@@ -380,7 +396,7 @@ class Hooks:
 
     def resume(self, game: Game) -> None:
         """Continue the turn after the last pending decision."""
-        if game.phase == PLANT:
+        if game.phase == _PLANT:
             self.after_plant(game)
         else:
             self.after_step(game)
@@ -458,7 +474,9 @@ class Hooks:
         for entry in (
             self._listing.get(game.phase, ()) if game.pending is None else self._pending_listing
         ):
-            acts += entry.candidates(game, seat, offers)
+            part = entry.candidates(game, seat, offers)
+            if part:  # most rules have nothing to list at most moments
+                acts.extend(part)
         return acts
 
 

@@ -63,7 +63,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from itertools import combinations, product
-from typing import TYPE_CHECKING, ClassVar, TypeAlias
+from typing import TYPE_CHECKING, ClassVar, Final, TypeAlias
 
 from mypy_extensions import mypyc_attr
 
@@ -79,13 +79,17 @@ if TYPE_CHECKING:
 
 _T = ActionType
 _ErrorKind: TypeAlias = "type[IllegalAction]"
-_HARVEST = [Action.harvest(i) for i in range(3)]
-_PLANT = [Action.plant(i) for i in range(3)]
-_STOP = Action.stop_planting()
-_END = Action.end_trading()
-_BUY = Action.buy_field()
+# Final: compiled, each is a C static, read without a look-up in the module's globals
+# (the listing reads them at every decision).
+_HARVEST: Final = [Action.harvest(i) for i in range(3)]
+_PLANT: Final = [Action.plant(i) for i in range(3)]
+_STOP: Final = Action.stop_planting()
+_END: Final = Action.end_trading()
+_BUY: Final = Action.buy_field()
+_PLANT_TRADED_T: Final = ActionType.PLANT_TRADED
 _new_action: Callable[[type[Action], tuple[object, ...]], Action] = tuple.__new__
-_PLANT_TRADED_CACHE: dict[tuple[int, int], Action] = {}
+#: ``Action.plant_traded(card, field)`` at ``card * 3 + field`` (None: not made yet).
+_PLANT_TRADED_TABLE: Final[list[Action | None]] = []
 _ANSWERS: dict[tuple[ActionType, int], Action] = {}
 
 
@@ -103,13 +107,17 @@ def _answer(kind: ActionType, offer_id: int) -> Action:
 
 def _plant_traded(card: int, field: int) -> Action:
     """``Action.plant_traded(card, field)``, one shared value per card and field (listed
-    for every phase-3 decision; actions are immutable values)."""
-    key = (card, field)
-    got = _PLANT_TRADED_CACHE.get(key)
+    for every phase-3 decision; actions are immutable values), kept in a list indexed by
+    card and field: no key to build, no hashing."""
+    if not (0 <= card < 4096 and 0 <= field < 3):  # a seat has at most three fields
+        return Action(_PLANT_TRADED_T, field=field, card=card)
+    table = _PLANT_TRADED_TABLE
+    k = card * 3 + field
+    if k >= len(table):
+        table.extend([None] * (k + 1 - len(table)))
+    got = table[k]
     if got is None:
-        if len(_PLANT_TRADED_CACHE) >= 8192:
-            _PLANT_TRADED_CACHE.clear()
-        got = _PLANT_TRADED_CACHE[key] = Action(_T.PLANT_TRADED, field=field, card=card)
+        got = table[k] = Action(_PLANT_TRADED_T, field=field, card=card)
     return got
 
 
@@ -236,9 +244,11 @@ class PlantRule(Rule):
             cv = hooks.card_variety
             v = cv[card]
             acts = []
-            for i, f in enumerate(game.fields[seat]):
+            i = 0
+            for f in game.fields[seat]:
                 if not f or cv[f[-1]] == v:
                     acts.append(_PLANT[i])
+                i += 1  # noqa: SIM113  (interpreted, enumerate costs more than this)
             return acts
         return [
             Action.plant(f)
@@ -293,7 +303,8 @@ class StopPlantingRule(Rule):
         return None
 
     def execute(self, game: Game, seat: int, action: Action) -> None:
-        game.emit("stop_planting", seat)
+        if game._events is not None:
+            game.emit("stop_planting", seat)
         self.hooks.start_trade(game)
 
 
@@ -681,7 +692,8 @@ class EndTradingRule(TradeRule):
         return None
 
     def execute(self, game: Game, seat: int, action: Action) -> None:
-        game.emit("end_trading", seat)
+        if game._events is not None:
+            game.emit("end_trading", seat)
         self.hooks.end_trading(game)
 
 
@@ -702,14 +714,24 @@ class PlantTradedRule(Rule):
         hooks = self.hooks
         fields = game.fields[seat]
         if hooks._base_planting:
+            # Plain loops with counters: interpreted, a comprehension is a frame of its
+            # own and ``enumerate`` costs more than the loop's body.
             cv = hooks.card_variety
-            tops = [cv[f[-1]] if f else -1 for f in fields]
+            tops: list[int] = []
+            for f in fields:
+                tops.append(cv[f[-1]] if f else -1)
             acts = []
+            table = _PLANT_TRADED_TABLE
+            known = len(table)
             for card in trade:
                 v = cv[card]
-                for i, top in enumerate(tops):
+                k = card * 3  # the card's row of the table (_plant_traded)
+                i = 0
+                for top in tops:
                     if top < 0 or top == v:
-                        acts.append(_plant_traded(card, i))
+                        got = table[k + i] if i < 3 and k + i < known else None
+                        acts.append(got if got is not None else _plant_traded(card, i))
+                    i += 1  # noqa: SIM113
             return acts
         return [
             Action.plant_traded(card, f)
@@ -780,25 +802,30 @@ class HarvestRule(AnytimeRule):
 
     def __init__(self, hooks: Hooks) -> None:
         super().__init__(hooks)
-        #: The listing depends only on the fields' lengths: remembered per lengths
-        #: (asked after nearly every action; a tuple of lengths is cheap to build).
-        self._by_lengths: dict[tuple[int, ...], list[Action]] = {}
+        #: ``own_turn_only`` read once: compiled, a class variable read through ``self``
+        #: is a generic attribute look-up, and this is asked after nearly every action.
+        self._own_turn_only = self.own_turn_only
 
     def candidates(self, game: Game, seat: int, offers: bool) -> list[Action]:
-        if game.pending is not None or (self.own_turn_only is not None and seat != game.active):
+        if game.pending is not None or (self._own_turn_only is not None and seat != game.active):
             return []
+        # R-HARV-3: while a field holds 2+ beans, only such fields may be harvested. Plain
+        # loops over at most three fields: cheaper than any key to remember them by.
         fields = game.fields[seat]
-        key = tuple(map(len, fields))
-        got = self._by_lengths.get(key)
-        if got is None:
-            # R-HARV-3: while a field holds 2+ beans, only such fields may be harvested.
-            got = [_HARVEST[i] for i, n in enumerate(key) if n > 1]
-            if not got:
-                got = [_HARVEST[i] for i, n in enumerate(key) if n]
-            if len(self._by_lengths) >= 4096:
-                self._by_lengths.clear()
-            self._by_lengths[key] = got
-        return got[:]
+        # Counted by hand: interpreted, ``enumerate`` costs more than the loop's body.
+        acts: list[Action] = []
+        i = 0
+        for f in fields:
+            if len(f) > 1:
+                acts.append(_HARVEST[i])
+            i += 1  # noqa: SIM113
+        if not acts:
+            i = 0
+            for f in fields:
+                if f:
+                    acts.append(_HARVEST[i])
+                i += 1  # noqa: SIM113
+        return acts
 
     def refusal(self, game: Game, seat: int, action: Action) -> Refusal | None:
         what = f"harvest field {action.field}"
