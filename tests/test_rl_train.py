@@ -52,8 +52,15 @@ def test_short_run_checkpoints_resumes_and_exports(tmp_path: Path) -> None:
     assert all(
         0 <= float(r["ci_low"]) <= float(r["win_rate"]) <= float(r["ci_high"]) <= 1 for r in rows
     )
+    assert {r["grouped"] for r in rows} == {"False"}  # the plain argmax unless asked
     assert (run / "final.npz").is_file() and (run / "best.npz").is_file()
     assert list((run / "league").glob("snap_*.npz"))
+    # A curve begun before the "grouped" column existed keeps its header on resume.
+    old = [{k: v for k, v in r.items() if k != "grouped"} for r in rows]
+    with (run / "learning_curve.csv").open("w", newline="") as f:
+        w = csv.DictWriter(f, [k for k in t.CURVE_FIELDS if k != "grouped"])
+        w.writeheader()
+        w.writerows(old)
     # A second run into the same folder is refused; --resume continues it.
     with pytest.raises(ConfigError, match="resume"):
         t.train(small(), str(run), log=lambda s: None)
@@ -62,6 +69,8 @@ def test_short_run_checkpoints_resumes_and_exports(tmp_path: Path) -> None:
     assert json.loads((run / "config.json").read_text())["hidden"] == [32, 32]
     assert (run / "checkpoints" / f"ppo_{again['steps']}.zip").is_file()
     assert again["train_cpu_s"] >= out["train_cpu_s"]
+    resumed = list(csv.DictReader((run / "learning_curve.csv").open()))
+    assert len(resumed) > len(rows) and all(None not in r for r in resumed)
     # The export of the last checkpoint gives the torch policy's logits.
     from sb3_contrib import MaskablePPO
 
@@ -77,6 +86,14 @@ def test_short_run_checkpoints_resumes_and_exports(tmp_path: Path) -> None:
         )
         ref = model.policy.action_net(model.policy.mlp_extractor.forward_actor(feats)).numpy()
     assert np.allclose(p.logits(x), ref, atol=1e-4)
+
+
+def test_the_curve_can_play_the_grouped_choice(tmp_path: Path) -> None:
+    """``eval_grouped`` (``--eval-grouped``) evaluates ``rl:PATH:grouped`` and says so."""
+    run = tmp_path / "g"
+    t.train(small(eval_grouped=True, total_steps=64, eval_every=64), str(run), log=lambda s: None)
+    rows = list(csv.DictReader((run / "learning_curve.csv").open()))
+    assert rows and {r["grouped"] for r in rows} == {"True"}
 
 
 def test_subproc_backend_spawns(tmp_path: Path) -> None:
@@ -165,3 +182,22 @@ def test_ray_backend_trains_two_iterations_on_a_local_cluster(tmp_path: Path) ->
     assert sorted((tmp_path / "r" / "checkpoints").glob("ppo_*.zip"))
     meta = json.loads((tmp_path / "r" / "config.json").read_text())
     assert meta["backend"] == "ray" and meta["envs_per_actor"] == 1
+
+
+def test_train_ppo_command_evaluates_the_grouped_choice(tmp_path: Path) -> None:
+    """``bohnanza train ppo --eval-grouped`` end to end: the run config keeps the flag and
+    the learning curve says that the grouped choice was played."""
+    from click.testing import CliRunner
+
+    from bohnanza.cli import main
+
+    run = tmp_path / "cli"
+    args = ["train", "ppo", "--out", str(run), "--players", "3", "--hidden", "16,16"]
+    args += ["--total-steps", "64", "--n-steps", "64", "--batch-size", "32", "--epochs", "1"]
+    args += ["--backend", "dummy", "--opponents", "random", "--eval-every", "64"]
+    args += ["--eval-games", "2", "--eval-opponents", "autarky", "--eval-grouped"]
+    res = CliRunner().invoke(main, args)
+    assert res.exit_code == 0, res.output
+    assert json.loads((run / "config.json").read_text())["eval_grouped"] is True
+    rows = list(csv.DictReader((run / "learning_curve.csv").open()))
+    assert rows and {r["grouped"] for r in rows} == {"True"}

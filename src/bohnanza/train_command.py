@@ -195,6 +195,13 @@ def train() -> None:
     help="Evaluation opponents: each fills every other seat in turn.",
 )
 @click.option(
+    "--eval-grouped/--eval-argmax",
+    default=False,
+    show_default=True,
+    help="Evaluate the grouped choice (the likeliest kind of action, then its likeliest "
+    "index) instead of the plain argmax.",
+)
+@click.option(
     "--init",
     type=click.Path(dir_okay=False, exists=True),
     default=None,
@@ -233,6 +240,7 @@ def ppo_cmd(
     eval_every: int,
     eval_games: int,
     eval_opponents: str,
+    eval_grouped: bool,
     init: str | None,
 ) -> None:
     """MaskablePPO on the CPU against a league of opponents; checkpoints, CSV (and
@@ -272,6 +280,7 @@ def ppo_cmd(
         eval_every=eval_every if eval_every > 0 else 10**12,
         eval_games=eval_games,
         eval_opponents=_specs(eval_opponents),
+        eval_grouped=eval_grouped,
         init=init,
         torch_threads=threads,
         command=t.command_line(),

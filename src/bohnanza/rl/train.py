@@ -137,6 +137,7 @@ class RunConfig:
     eval_every: int = 20_000
     eval_games: int = 100
     eval_opponents: list[str] = field(default_factory=lambda: list(DEFAULT_EVAL))
+    eval_grouped: bool = False  # the curve plays rl:PATH:grouped (the likeliest kind first)
     init: str | None = None  # a behaviour-cloned policy (bc_policy.pt) to start from
     torch_threads: int = 1
     command: str = ""
@@ -462,6 +463,7 @@ CURVE_FIELDS = (
     "train_cpu_s",
     "wall_s",
     "opponent",
+    "grouped",
     "games",
     "wins",
     "win_rate",
@@ -596,12 +598,24 @@ def train(
             export_policy(model.policy, file, policy_meta(cfg, steps))
             rows = []
             for opp in cfg.eval_opponents:
-                r = evaluate(str(file), cfg.rules, cfg.players, cfg.options, opp, cfg.eval_games)
+                r = evaluate(
+                    str(file),
+                    cfg.rules,
+                    cfg.players,
+                    cfg.options,
+                    opp,
+                    cfg.eval_games,
+                    grouped=cfg.eval_grouped,
+                )
                 rows.append(r)
             state["eval_cpu_s"] += time.process_time() - t0
             new = not curve.exists()
+            fields: Sequence[str] = CURVE_FIELDS
+            if not new:  # a run begun before a column was added keeps its own header
+                with curve.open(newline="") as f:
+                    fields = next(csv.reader(f), None) or CURVE_FIELDS
             with curve.open("a", newline="") as f:
-                w = csv.DictWriter(f, CURVE_FIELDS)
+                w = csv.DictWriter(f, fields, extrasaction="ignore")
                 if new:
                     w.writeheader()
                 for r in rows:
