@@ -613,7 +613,7 @@ def train(
             fields: Sequence[str] = CURVE_FIELDS
             if not new:  # a run begun before a column was added keeps its own header
                 with curve.open(newline="") as f:
-                    fields = next(csv.reader(f), None) or CURVE_FIELDS
+                    fields = next(csv.reader(f), []) or CURVE_FIELDS
             with curve.open("a", newline="") as f:
                 w = csv.DictWriter(f, fields, extrasaction="ignore")
                 if new:
