@@ -201,3 +201,26 @@ def test_train_ppo_command_evaluates_the_grouped_choice(tmp_path: Path) -> None:
     assert json.loads((run / "config.json").read_text())["eval_grouped"] is True
     rows = list(csv.DictReader((run / "learning_curve.csv").open()))
     assert rows and {r["grouped"] for r in rows} == {"True"}
+
+
+def test_league_never_draws_a_pruned_snapshot(tmp_path: Path) -> None:
+    """The trainer prunes old snapshots while the environments still hold an older listing
+    (a 2-environment run died on ``no policy file …/snap_000053248.npz``): a pruned file is
+    never drawn, and the league goes on with the snapshots that remain."""
+    import shutil
+
+    shipped = Path(t.__file__).resolve().parent.parent / "data" / "policies"
+    league = tmp_path / "league"
+    league.mkdir()
+    for k in (1, 2, 3):
+        shutil.copyfile(shipped / "classic3-bc-ppo.npz", league / f"snap_{k:09d}.npz")
+    env = t.LeagueEnv(players=3, pool=["random"], league_dir=str(league), league_share=1.0)
+    env.reset(seed=5)  # lists the three
+    for k in (1, 2):
+        (league / f"snap_{k:09d}.npz").unlink()  # pruned, as the trainer does
+    for _ in range(6):
+        _, info = env.reset()
+        assert info["opponents"] == ["rl:" + str(league / "snap_000000003.npz")] * 2
+    (league / "snap_000000003.npz").unlink()  # all gone: the pool stands in
+    _, info = env.reset()
+    assert info["opponents"] == ["random", "random"]

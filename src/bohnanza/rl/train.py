@@ -220,14 +220,30 @@ class LeagueEnv(gym.Env[NDArray[np.float32], np.int64]):
         self._snapshots: list[str] = []
         self._scanned = -1
 
-    def _league(self) -> list[str]:
+    def _league(self, rescan: bool = False) -> list[str]:
         if self.league_dir is None:
             return []
-        if self._episodes - self._scanned >= 20 or self._scanned < 0:  # a listing per 20 games
+        # A listing per 20 games: the trainer prunes old snapshots in between, so a
+        # listed file may be gone by the time it is drawn (see ``reset``).
+        if rescan or self._scanned < 0 or self._episodes - self._scanned >= 20:
             self._scanned = self._episodes
             d = Path(self.league_dir)
             self._snapshots = sorted(str(p) for p in d.glob("snap_*.npz")) if d.is_dir() else []
         return self._snapshots
+
+    def _draw(self, snaps: list[str]) -> list[str]:
+        """An agent spec per other seat; a snapshot only if its file is still there."""
+        specs: list[str] = []
+        for _ in range(self.players - 1):
+            if snaps and self.rng.random() < self.league_share:
+                path = self.rng.choice(snaps)
+                if not os.path.exists(path):  # pruned since the listing
+                    snaps = self._league(rescan=True)
+                    path = self.rng.choice(snaps) if snaps else ""
+                specs.append("rl:" + path if path else self.rng.choice(self.pool))
+            else:
+                specs.append(self.rng.choice(self.pool))
+        return specs
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -237,18 +253,23 @@ class LeagueEnv(gym.Env[NDArray[np.float32], np.int64]):
         self._episodes += 1
         n = self.players
         seat = self.rng.randrange(n) if self.seat_mode == "random" else int(self.seat_mode)
-        snaps = self._league()
-        specs: list[str] = []
-        for _ in range(n - 1):
-            if snaps and self.rng.random() < self.league_share:
-                specs.append("rl:" + self.rng.choice(snaps))
-            else:
-                specs.append(self.rng.choice(self.pool))
         env = self.inner
         env.seat = seat
         env.agent_name = env.aec.possible_agents[seat]
-        env.opponent_specs = list(specs)
-        obs, info = env.reset(seed=self.rng.randrange(2**31 - 1))
+        snaps = self._league()
+        for attempt in range(3):
+            specs = self._draw(snaps)
+            env.opponent_specs = list(specs)
+            try:
+                obs, info = env.reset(seed=self.rng.randrange(2**31 - 1))
+                break
+            except ConfigError:
+                # A snapshot pruned between the check and its load (the trainer runs
+                # beside the workers): list again and draw again; anything else is a
+                # real error and is raised.
+                if attempt == 2 or not any(x.startswith("rl:") for x in specs):
+                    raise
+                snaps = self._league(rescan=True)
         info["opponents"] = specs
         info["seat"] = seat
         return obs, info
