@@ -16,7 +16,8 @@ runs on the same seeds. ``--baseline`` also replays every game with ``heuristic`
 search's seat (the same deals, seats and agent seeds; about 0.6 s a game): how often
 that seat wins without the search, and the paired difference game by game
 (``--seat-bot heuristic:fg0.9`` replays another bot there instead: the search's own play
-without the search). Seeds
+without the search). ``--versus OTHER`` pairs each run with another run's search seat on
+the same seeds (a new search against the old one, game by game). Seeds
 differ in how much they favour a seat, so a run is best compared with this rather than
 with 25%.
 """
@@ -191,9 +192,20 @@ def main() -> None:
         help="with --baseline: the bot replayed in the search's seat (default heuristic;"
         " repeat for several, e.g. heuristic:fg0.9, the search's own play unsearched)",
     )
+    parser.add_argument(
+        "--versus",
+        metavar="FOLDER",
+        help="another run on the same seeds (e.g. an older search): each folder's search"
+        " seat minus that run's, game by game",
+    )
     args = parser.parse_args()
+    other: dict[int, float] | None = None
+    if args.versus:
+        _, other = report(args.versus, args.first)
     for path in args.folders:
         _, mine = report(path, args.first)
+        if other is not None:
+            paired(mine, other, f"the search of {args.versus}")
         if args.baseline:
             for bot in args.seat_bot or ["heuristic"]:
                 paired(mine, baseline(path, args.first, bot), bot)
