@@ -164,8 +164,12 @@ def save_policy(
     for i, (w, b) in enumerate(hidden):
         arrays[f"w{i}"] = np.asarray(w, np.float32)
         arrays[f"b{i}"] = np.asarray(b, np.float32)
-    with open(path, "wb") as f:
+    # Written beside and renamed into place: a league's workers list and load snapshots
+    # while the trainer writes new ones, and must never read half a file.
+    tmp = f"{os.fspath(path)}.tmp"
+    with open(tmp, "wb") as f:
         np.savez_compressed(f, **arrays)
+    os.replace(tmp, path)
 
 
 _POLICIES: dict[str, tuple[float, NumpyPolicy]] = {}

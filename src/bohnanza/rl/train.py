@@ -232,15 +232,11 @@ class LeagueEnv(gym.Env[NDArray[np.float32], np.int64]):
         return self._snapshots
 
     def _draw(self, snaps: list[str]) -> list[str]:
-        """An agent spec per other seat; a snapshot only if its file is still there."""
+        """An agent spec per other seat."""
         specs: list[str] = []
         for _ in range(self.players - 1):
             if snaps and self.rng.random() < self.league_share:
-                path = self.rng.choice(snaps)
-                if not os.path.exists(path):  # pruned since the listing
-                    snaps = self._league(rescan=True)
-                    path = self.rng.choice(snaps) if snaps else ""
-                specs.append("rl:" + path if path else self.rng.choice(self.pool))
+                specs.append("rl:" + self.rng.choice(snaps))
             else:
                 specs.append(self.rng.choice(self.pool))
         return specs
@@ -264,9 +260,9 @@ class LeagueEnv(gym.Env[NDArray[np.float32], np.int64]):
                 obs, info = env.reset(seed=self.rng.randrange(2**31 - 1))
                 break
             except ConfigError:
-                # A snapshot pruned between the check and its load (the trainer runs
-                # beside the workers): list again and draw again; anything else is a
-                # real error and is raised.
+                # A snapshot pruned since the listing (the trainer runs beside the
+                # workers): list again and draw again; with no snapshot drawn, the
+                # error is a real one and is raised.
                 if attempt == 2 or not any(x.startswith("rl:") for x in specs):
                     raise
                 snaps = self._league(rescan=True)
