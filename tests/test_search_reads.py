@@ -240,3 +240,31 @@ def test_search_with_the_new_options_is_reproducible_and_the_cache_changes_nothi
     assert _log(spec, 12)[0] == first
     assert _log(spec, 12, cache=False)[0] == first
     assert not math.isnan(float(agent.rollouts))
+
+
+def test_the_opponent_model_values_hand_cards_in_the_roll_outs_only_for_the_others() -> None:
+    """``ohc0.1``: the other seats of a roll-out are heuristics that value a card in hand
+    at 0.1 coins (opponents that keep their hand cards, as ``heuristic:hc0.1`` does); the
+    search's own seat keeps its own value, and without the option the others value none.
+    A bad value is a clear error."""
+    from bohnanza.errors import ConfigError
+
+    modelled = make_agent("search:ohc0.1:hc0.2", 5)
+    assert isinstance(modelled, SearchAgent)
+    players = modelled.rollout_players(4, 2, 10, 7)
+    assert [p.hand_card for p in players] == [0.1, 0.1, 0.2, 0.1]
+    plain = make_agent("search", 5)
+    assert isinstance(plain, SearchAgent)
+    assert [p.hand_card for p in plain.rollout_players(4, 2, 10, 7)] == [None, None, 0.1, None]
+    with pytest.raises(ConfigError, match="ohc"):
+        make_agent("search:ohc-1", 5)
+
+
+def test_search_with_the_opponent_model_is_reproducible() -> None:
+    """The same seed gives the same choices with ``ohc0.1``, with or without the shared
+    offer lists (the list's key holds the player's hand-card value)."""
+    spec = "search:12ro:ohc0.1"
+    first, agent = _log(spec, 12)
+    assert agent.opponent_hand_card == 0.1
+    assert _log(spec, 12)[0] == first
+    assert _log(spec, 12, cache=False)[0] == first

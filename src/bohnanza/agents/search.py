@@ -215,6 +215,7 @@ class SearchAgent(Agent):
         pairs: bool = False,
         spread: bool = False,
         cache: bool = True,
+        opponent_hand_card: float | None = None,
     ) -> None:
         super().__init__(seed)
         if rollouts is not None:
@@ -317,6 +318,10 @@ class SearchAgent(Agent):
         #: (:class:`_Rollout`: the same choices, computed once; False: each roll-out
         #: player computes its own, as before).
         self.cache = cache
+        #: What the other seats of a roll-out value a card in hand at (None: as the
+        #: heuristic does, nothing): a model of opponents that keep their hand cards
+        #: (``heuristic:hc0.1``), which give fewer of them away than the heuristic.
+        self.opponent_hand_card = opponent_hand_card
         self._cache: CandidateCache | None = None
         self.searched = 0  # decisions that were searched (for reports)
         self.rollouts = 0
@@ -612,7 +617,9 @@ class SearchAgent(Agent):
                 seed + s, limit, self.full, self.field_gain, self.rivalry, self.hand_card, cache
             )
             if s == me
-            else _Rollout(seed + s, limit, self.full, cache=cache)
+            else _Rollout(
+                seed + s, limit, self.full, hand_card=self.opponent_hand_card, cache=cache
+            )
             for s in range(players)
         ]
         agents[me].restore(self.heuristic.snapshot())

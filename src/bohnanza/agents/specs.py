@@ -157,7 +157,9 @@ def search_parameters(text: str) -> dict[str, Any]:
     game, as before issue 36; ``infer`` weights the other seats' hidden hands in its
     samples by what their offers, wants and refusals imply (``noinfer``: uniform);
     ``pairs`` also tries 2-for-2 offers; ``spread`` tries the best offer to each partner
-    first (``nopairs``, ``nospread``: not); joined by ``:``."""
+    first (``nopairs``, ``nospread``: not); ``ohc0.1`` has the other seats of its
+    roll-outs value a card in hand at 0.1 coins (a model of opponents that keep their
+    hand cards; the default: as the heuristic, nothing); joined by ``:``."""
     kwargs: dict[str, Any] = {}
     for p in [p.strip() for p in text.split(":")]:
         try:
@@ -178,6 +180,8 @@ def search_parameters(text: str) -> dict[str, Any]:
                 kwargs["endgame"] = float(p[3:])
             elif p.startswith("hc"):
                 kwargs["hand_card"] = _worth(p)
+            elif p.startswith("ohc"):
+                kwargs["opponent_hand_card"] = _worth(p[1:])
             elif p.startswith("d"):
                 depth = int(p[1:])
                 kwargs["depth"] = depth if depth > 0 else None
@@ -185,7 +189,7 @@ def search_parameters(text: str) -> dict[str, Any]:
                 kwargs["seconds"] = float(p[:-1] if p.endswith("s") else p)
         except ValueError:
             raise ConfigError(
-                f"bad search parameter {p!r}: use SECONDS (0.2), ITERATIONSit (50it), ROLLOUTSro (40ro), dTURNS (d8), turn, zSE (z1.5), fgGAIN (fg0.38), hand, nohand, strict, wide, trade, all, full, mean, best, wary, mild, eager, count, nocount, endTURNS (end1), hcCOINS (hc0.2), king, infer, noinfer, pairs, nopairs, spread or nospread"
+                f"bad search parameter {p!r}: use SECONDS (0.2), ITERATIONSit (50it), ROLLOUTSro (40ro), dTURNS (d8), turn, zSE (z1.5), fgGAIN (fg0.38), hand, nohand, strict, wide, trade, all, full, mean, best, wary, mild, eager, count, nocount, endTURNS (end1), hcCOINS (hc0.2), ohcCOINS (ohc0.1), king, infer, noinfer, pairs, nopairs, spread or nospread"
             ) from None
     if kwargs.get("seconds") is not None and kwargs["seconds"] <= 0:
         raise ConfigError("search seconds must be positive")
