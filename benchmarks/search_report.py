@@ -13,7 +13,8 @@ non-trivial decisions, those with more than one legal action), and the CPU time 
 overstates it; games stored before that column fall back to the wall time, and say so)
 and what 300 games need. ``--first N`` keeps the first N games, to compare
 runs on the same seeds. ``--baseline`` also replays every game with ``heuristic`` in the
-search's seat (the same deals, seats and agent seeds; about 0.6 s a game): how often
+search's seat (the same deals, seats, agent seeds and the other seats' bots as the games
+recorded them; about 0.6 s a game): how often
 that seat wins without the search, and the paired difference game by game
 (``--seat-bot heuristic:fg0.9`` replays another bot there instead: the search's own play
 without the search). ``--versus OTHER`` pairs each run with another run's search seat on
@@ -130,11 +131,11 @@ def report(path: str, first: int | None = None) -> tuple[dict[str, float], dict[
 
 
 def baseline(path: str, first: int | None = None, bot: str = "heuristic") -> dict[int, float]:
-    """The win share of the search's seat when ``bot`` (a spec) plays it and
-    ``heuristic`` the other seats, on the same games (returned per game, by seed)."""
+    """The win share of the search's seat when ``bot`` (a spec) plays it and the other
+    seats keep the bots they had (their specs as the games recorded them), on the same
+    games (returned per game, by seed)."""
     from bohnanza import Game
     from bohnanza.agents import make_agent
-    from bohnanza.agents.heuristic import HeuristicAgent
     from bohnanza.driver import play
     from bohnanza.seeding import agent_seed
 
@@ -147,8 +148,9 @@ def baseline(path: str, first: int | None = None, bot: str = "heuristic") -> dic
         seats = json.loads(seats_j)
         k = next(i for i, a in enumerate(seats) if a.startswith("search"))
         game = Game.new(rules, players, options=json.loads(options_j), seed=seed)
-        agents = [HeuristicAgent(agent_seed(seed, s)) for s in range(players)]
-        agents[k] = make_agent(bot, agent_seed(seed, k))
+        agents = [
+            make_agent(bot if s == k else spec, agent_seed(seed, s)) for s, spec in enumerate(seats)
+        ]
         play(game, agents)
         assert game.winners is not None and game.scores is not None
         per_game[seed] = 1 / len(game.winners) if k in game.winners else 0.0
