@@ -33,6 +33,7 @@ from bohnanza.driver import play
 from bohnanza.errors import ConfigError
 from bohnanza.game import Game
 from bohnanza.shuffle import DeckRandom
+from scripts import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -210,14 +211,7 @@ def test_bench_write_readme_option(tmp_path: Path) -> None:
 def test_compare_engines_runs_both_trees_and_finds_the_same_games() -> None:
     """``benchmarks/compare_engines.py`` against this very tree: the same games in both
     processes, and a ratio per measurement."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(
-        "compare_engines", ROOT / "benchmarks" / "compare_engines.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_script("benchmarks/compare_engines.py")
     result = module.compare(str(ROOT), str(ROOT / "src"), 1, 2, False, verbose=False)
     assert result["same_games"] is True
     assert result["baseline"] == result["candidate"] == str(ROOT / "src")
@@ -230,8 +224,6 @@ def test_compare_engines_works_against_a_tree_from_before_the_sha256_generator(
 ) -> None:
     """The first release (no ``bohnanza.shuffle``, no generators, no RL environment): the
     comparison runs, on what both trees can do, with this checkout's yardstick."""
-    import importlib.util
-
     if shutil.which("git") is None:
         pytest.skip("git is needed to unpack the first release")
     old = tmp_path / "old"
@@ -242,12 +234,7 @@ def test_compare_engines_works_against_a_tree_from_before_the_sha256_generator(
     if archive.returncode != 0:
         pytest.skip("this checkout has no history back to the first release")
     subprocess.run(["tar", "-x", "-C", str(old)], input=archive.stdout, check=True)
-    spec = importlib.util.spec_from_file_location(
-        "compare_engines", ROOT / "benchmarks" / "compare_engines.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_script("benchmarks/compare_engines.py")
     result = module.compare(str(old), str(ROOT / "src"), 1, 2, True, verbose=False)
     assert set(result["measurements"]) == {"autarky", "random", "clone"}
     assert result["same_deals"] is False and result["same_games"] is False

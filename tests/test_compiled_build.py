@@ -7,7 +7,6 @@ build (CI sets ``BOHNANZA_EXPECT_COMPILED=1``) really imports it."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import shutil
@@ -21,18 +20,13 @@ from types import ModuleType
 import pytest
 
 import bohnanza
+from scripts import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def _backend() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "bohnanza_build", ROOT / "buildtools" / "bohnanza_build.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("buildtools/bohnanza_build.py")
 
 
 def test_the_build_under_test_is_the_one_meant() -> None:

@@ -4,30 +4,17 @@ recorded it, so a run against ``heuristic:hc0.1`` is compared with the same line
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
-from types import ModuleType
 
 from bohnanza.tournament import TournamentSpec, run_tournament
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def load_report() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "search_report", ROOT / "benchmarks" / "search_report.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from scripts import load_script
 
 
 def test_the_baseline_replays_the_recorded_line_up(tmp_path: Path) -> None:
     """Replaying the search's own spec in its seat reproduces every stored game's result
     (the opponents are the recorded ``heuristic:hc0.1``, not plain ``heuristic``), and the
     paired difference of a run with itself is zero."""
-    report = load_report()
+    report = load_script("benchmarks/search_report.py")
     search = "search:4ro"
     other = "heuristic:hc0.1"
     spec = TournamentSpec("classic", 4, (search, other, other, other), seed=900001)
