@@ -19,6 +19,7 @@ import pytest
 from click.testing import CliRunner
 
 from bohnanza.agents import AutarkyAgent, check_agent, make_agent, resolve_agent
+from bohnanza.agents.heuristic import EPS, FORGET
 from bohnanza.agents.specs import keyword_parameters
 from bohnanza.cli import main
 from bohnanza.errors import ConfigError
@@ -125,6 +126,14 @@ def test_specs_resolve_to_factories_and_parameters(bots: Path) -> None:
         {"hand_card": 0.1, "field_gain": 0.9},
     )
     assert parse_agent("search:hc0.25") == ("search", {"hand_card": 0.25})
+    assert parse_agent("heuristic:fg0.9:wv3:ep0:fo0.6") == (
+        "heuristic",
+        {"field_gain": 0.9, "wanted": 3, "eps": 0.0, "forget": 0.6},
+    )
+    assert parse_agent("search:wv4:ep0.02:fo1") == (
+        "search",
+        {"wanted": 4, "eps": 0.02, "forget": 1.0},
+    )
     assert parse_agent("search:eager:60ro") == (
         "search",
         {"eager": True, "rollouts": 60, "seconds": None},
@@ -322,3 +331,31 @@ def test_a_local_ray_cluster_plays_external_agents(bots: Path) -> None:
         assert counters["decisions"]["total"] > 0
     assert outcome.summary["agents"][PUBLISHED]["stats"]["bonus"]["total"] == 0
     assert outcome.summary["agents"][spec]["stats"]["bonus"]["total"] == 6
+
+
+@pytest.mark.parametrize(
+    "spec", ["heuristic:wv-1", "heuristic:wvx", "heuristic:fo1.5", "search:ep-0.1", "search:fo"]
+)
+def test_bad_trading_settings_are_refused(spec: str) -> None:
+    with pytest.raises(ConfigError, match=r"bad (heuristic|search) parameter"):
+        parse_agent(spec)
+
+
+def test_the_search_plays_its_own_seat_with_its_trading_settings() -> None:
+    """``search`` (``wv3:ep0:fo0.6``): its own play and its seat in the roll-outs ask for
+    three varieties, act on any gain and forget refusals sooner; the other roll-out seats
+    play the plain heuristic. ``wv2:ep0.05:fo0.85`` trades as the heuristic does."""
+    agent = make_agent("search", 5)
+    assert make_agent("search:wv3:ep0:fo0.6", 5).heuristic.want_width == 3
+    own = agent.heuristic
+    assert (own.want_width, own.eps, own.forget) == (3, 0.0, 0.6)
+    players = agent.rollout_players(4, 1, 10, 99)
+    assert [(p.want_width, p.eps, p.forget) for p in players] == [
+        (2, None, None),
+        (3, 0.0, 0.6),
+        (2, None, None),
+        (2, None, None),
+    ]
+    assert make_agent("search:wide", 5).heuristic.want_width == 4
+    old = make_agent("search:wv2:ep0.05:fo0.85", 5).heuristic
+    assert (old.want_width, old.min_gain(), old.forget) == (2, EPS, FORGET)

@@ -466,14 +466,21 @@ def test_the_hand_valuing_leaf_sees_what_giving_a_hand_card_away_costs() -> None
 def test_a_search_that_never_overrules_plays_the_heuristics_game() -> None:
     """The search wraps its own ``heuristic`` faithfully (memory taken back only where it
     overrules it): with every search answering the heuristic's choice, the game is the
-    heuristic's (its own: it buys the third field sooner and costs hand cards given
-    away), action for action."""
-    from bohnanza.agents.search import FIELD_GAIN, HAND_CARD
+    heuristic's (its own: it buys the third field sooner, costs hand cards given away and
+    trades more), action for action."""
+    from bohnanza.agents.search import EPS, FIELD_GAIN, FORGET, HAND_CARD, WANTED
 
     logs = []
     for wrapped in (False, True):
         game = Game.new("classic", 4, seed=2)
-        first: Agent = HeuristicAgent(7, field_gain=FIELD_GAIN, hand_card=HAND_CARD)
+        first: Agent = HeuristicAgent(
+            7,
+            field_gain=FIELD_GAIN,
+            hand_card=HAND_CARD,
+            wanted=WANTED,
+            eps=EPS,
+            forget=FORGET,
+        )
         if wrapped:
             search = SearchAgent(7, iterations=1)
             search.search = lambda view, cands, default: default  # type: ignore[method-assign]

@@ -15,10 +15,11 @@ import pytest
 from bohnanza import Action, ActionType, Game
 from bohnanza.actions import Offer
 from bohnanza.agents import AGENTS, DEFAULT_BOT, DESCRIPTIONS, Agent, make_agent
-from bohnanza.agents.heuristic import HeuristicAgent, Position, tables_for, turns_left
+from bohnanza.agents.heuristic import HeuristicAgent, Position, _tops, tables_for, turns_left
 from bohnanza.agents.search import SearchAgent
 from bohnanza.driver import play
 from bohnanza.seeding import agent_seed
+from scripts import load_script
 from test_bots import CONFIGS, Spy, cards_of, put, trade_phase
 
 _T = ActionType
@@ -82,6 +83,42 @@ def test_refusals_fade_but_acceptances_count() -> None:
     bot._new_turn(view._replace(turn=view.turn + 1))
     assert bot.chance(1) > 1 / (1 + 3.0)
     assert bot.trades_with(1)
+
+
+def test_forget_sets_how_fast_a_refusal_fades() -> None:
+    game = trade_phase()
+    view = game.view(0)
+    later = view._replace(turn=view.turn + 1)
+    faded = {}
+    for forget in (None, 0.6):
+        bot = HeuristicAgent(0, forget=forget)
+        bot._turn = view.turn
+        bot._refused[1] = 1.0
+        bot._tops[1] = _tops(view, 1)  # the seat's fields did not change since
+        bot._new_turn(later)
+        faded[forget] = bot._refused[1]
+    assert faded == {None: pytest.approx(0.85), 0.6: pytest.approx(0.6)}
+
+
+def test_the_trading_settings_play_as_the_constants_they_stand_for() -> None:
+    """``eps`` and ``forget`` replace every use of :data:`EPS` and :data:`FORGET` for one
+    bot: the same games as the screen's bot with the module's constants swapped while it
+    decides (benchmarks/policy_screen.py, where the settings were found), and not the
+    games of the plain heuristic."""
+    screen = load_script("benchmarks/policy_screen.py")
+    differ = 0
+    for seed in range(3):
+        logs = []
+        for first in (
+            HeuristicAgent(agent_seed(seed, 0), wanted=3, eps=0.0, forget=0.6),
+            screen.Changed(agent_seed(seed, 0), {"EPS": 0.0, "FORGET": 0.6}, wanted=3),
+            HeuristicAgent(agent_seed(seed, 0)),
+        ):
+            bots = [first] + [HeuristicAgent(agent_seed(seed, k)) for k in range(1, 4)]
+            logs.append(play(Game.new("classic", 4, seed=seed), bots).actions)
+        assert logs[0] == logs[1]
+        differ += logs[0] != logs[2]
+    assert differ
 
 
 # ---------------------------------------------------------------------------- active seat

@@ -1106,6 +1106,8 @@ class HeuristicAgent(Agent):
         memory: SeenCards | None = None,
         hand_card: float | None = None,
         kingmaking: bool = False,
+        eps: float | None = None,
+        forget: float | None = None,
     ) -> None:
         super().__init__(seed)
         self.max_proposals = max_proposals
@@ -1133,6 +1135,12 @@ class HeuristicAgent(Agent):
         self._own_memory = memory is None
         #: What a hand card given away costs it beyond its plan (None: :data:`HAND_CARD`).
         self.hand_card = hand_card
+        #: The smallest gain worth an offer, an acceptance or a variety asked for (None:
+        #: :data:`EPS`), and how much a refusal fades per turn (None: :data:`FORGET`).
+        #: The search's own play takes any gain and forgets refusals sooner (spec ``ep0``,
+        #: ``fo0.6``): it makes and takes more offers (docs/bots.md).
+        self.eps = eps
+        self.forget = forget
         self._turn = -1
         self._proposed: set[tuple[Any, ...]] = set()
         self._count = 0
@@ -1389,9 +1397,10 @@ class HeuristicAgent(Agent):
         self._turn = view.turn
         self._proposed = set()
         self._count = 0
+        forget = FORGET if self.forget is None else self.forget
         for s, n in self._refused.items():
             tops = _tops(view, s)
-            fade = FORGET if self._tops.get(s) == tops else FORGET * FORGET
+            fade = forget if self._tops.get(s) == tops else forget * forget
             self._refused[s] = n * fade
             self._tops[s] = tops
 
@@ -1441,6 +1450,10 @@ class HeuristicAgent(Agent):
                 self._tops[to] = _tops(view, to)
         self._open = keep
 
+    def min_gain(self) -> float:
+        """The smallest gain worth an action (:attr:`eps`, or :data:`EPS`)."""
+        return EPS if self.eps is None else self.eps
+
     def chance(self, seat: int) -> float:
         """How likely ``seat`` takes an offer it should like, from what it did with ours:
         never 0 (nobody is written off for good), lower after recent refusals, higher
@@ -1478,7 +1491,8 @@ class HeuristicAgent(Agent):
         of field value) would make a king: late in the game (:data:`KING_TURNS`), the
         partner is the sole leader, the trade raises its margin, and it does not raise
         our own chance to win (we gain no more than it, or stay behind it)."""
-        if self.kingmaking or their <= EPS:
+        eps = self.eps
+        if self.kingmaking or their <= (EPS if eps is None else eps):  # min_gain(), inline
             return False
         view = pos.view
         left = pos.left
@@ -1568,7 +1582,7 @@ class HeuristicAgent(Agent):
         must, hand = self._state(pos)
         base = pos.plan(pos.fields, must, hand)
         best: Action | None = None
-        best_v = EPS
+        best_v = self.min_gain()
         values: dict[int, float] = {}
         for a in legal:
             if a.type is not _T.ACCEPT:
@@ -1633,7 +1647,7 @@ class HeuristicAgent(Agent):
         # What was learnt about each partner changes between asks (a refusal), the
         # cards do not: the candidates are kept, and weighed by it here.
         best: Offer | None = None
-        best_v = EPS
+        best_v = self.min_gain()
         odds = {p: self.chance(p) for p in partners}
         for score, offer in self._cands:
             if score <= best_v:
@@ -1657,6 +1671,7 @@ class HeuristicAgent(Agent):
         active = view.active
         must, hand = self._state(pos)
         base = pos.plan(pos.fields, must, hand)
+        eps = self.min_gain()
         drawn_mine = list(view.drawn) if me == active else []
         mine = drawn_mine + hand
         shed: list[tuple[float, int]] = []
@@ -1690,7 +1705,7 @@ class HeuristicAgent(Agent):
             if alts:
                 wanted.append((self.trade_gain(pos, (), [alts], base), v, alts))
         wanted.sort(key=lambda w: -w[0])
-        wanted = [w for w in wanted if w[0] > EPS][: self.want_width]
+        wanted = [w for w in wanted if w[0] > eps][: self.want_width]
         # (cards given, variety, count) -> our gain.
         swaps: dict[tuple[tuple[int, ...], int, int], float] = {}
         for _gw, v, alts in wanted:
@@ -1721,13 +1736,13 @@ class HeuristicAgent(Agent):
                 their = pos.seat_gain(p, stand, [])
                 if self._feeds_leader(pos, p, their):
                     continue
-                if g > EPS and not self._kingmaker(pos, p, their, g):
+                if g > eps and not self._kingmaker(pos, p, their, g):
                     score = HeuristicAgent._score(g, their, w, True)
                     cands.append((score, _offer(p, give, (), declared)))
                 for _gw, v, _alts in wanted:
                     for count in (1, 2):
                         gain = swaps.get((give, v, count), 0.0)
-                        if gain <= EPS:
+                        if gain <= eps:
                             continue
                         got = asked.get((v, count))
                         if got is None:
@@ -1756,7 +1771,7 @@ class HeuristicAgent(Agent):
                         continue
                     done.add(vs)
                     gw = self.trade_gain(pos, (), [[(d, 1.0)] for d in ask], base)
-                    if gw <= EPS:
+                    if gw <= eps:
                         continue
                     their = pos.seat_gain(p, [], list(ask))
                     want: dict[str, int] = {}

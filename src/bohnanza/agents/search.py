@@ -82,6 +82,17 @@ FIELD_GAIN = 0.9
 #: points of win share more against three heuristic bots, mostly by winning ties
 #: (docs/bots.md). The heuristic values trades by the plan alone (0).
 HAND_CARD = 0.1
+#: How the search's own play trades (the heuristic: 2 varieties asked for, any gain above
+#: 0.05 coins worth an action, a refusal counting 0.85 as much each turn): it asks for up
+#: to three varieties it wants, acts on any gain above zero and asks a seat that refused
+#: again sooner (a refusal counts 0.6 as much each turn). It makes and takes more offers:
+#: against three heuristic bots its own play wins about 12 points of win share more with
+#: them, against three ``heuristic:hc0.1`` about 9 (screens of 2,000 games), and the
+#: search with them about 6 and 13 points more on held-out seeds (docs/bots.md, "Trading
+#: more").
+WANTED = 3
+EPS = 0.0
+FORGET = 0.6
 #: Candidates a ``wide`` search lists at most, and keeps for its second round.
 WIDE_CANDIDATES = 14
 KEEP = 3
@@ -116,6 +127,7 @@ def _cands_key(player: HeuristicAgent, pos: Position, partners: tuple[int, ...])
         player.multi,
         player.shed_width,
         player.want_width,
+        player.eps,
         partners,
         view.seat,
         view.turn,
@@ -150,6 +162,10 @@ class _Rollout(HeuristicAgent):
         rivalry: tuple[float, float, float] | None = None,
         hand_card: float | None = None,
         cache: CandidateCache | None = None,
+        *,
+        wanted: int = 2,
+        eps: float | None = None,
+        forget: float | None = None,
     ) -> None:
         super().__init__(
             seed,
@@ -157,6 +173,9 @@ class _Rollout(HeuristicAgent):
             field_gain=field_gain,
             rivalry=rivalry,
             hand_card=hand_card,
+            wanted=wanted,
+            eps=eps,
+            forget=forget,
         )
         self.limit = limit
         if full:
@@ -216,6 +235,9 @@ class SearchAgent(Agent):
         spread: bool = False,
         cache: bool = True,
         opponent_hand_card: float | None = None,
+        wanted: int | None = None,
+        eps: float | None = EPS,
+        forget: float | None = FORGET,
     ) -> None:
         super().__init__(seed)
         if rollouts is not None:
@@ -293,6 +315,10 @@ class SearchAgent(Agent):
         #: one per sample, the same samples for all): what the coach reports.
         self.last_candidates: list[Action | None] = []
         self.last_values: list[list[float]] = []
+        #: Varieties its own play asks for (None: :data:`WANTED`, or 4 with ``wide``;
+        #: spec ``wv2``), the smallest gain it acts on and how a refusal fades (None: as
+        #: the heuristic; specs ``ep0.05``, ``fo0.85``).
+        self.wanted = wanted
         self.heuristic = HeuristicAgent(
             seed,
             field_gain=field_gain,
@@ -300,8 +326,10 @@ class SearchAgent(Agent):
             hand_card=hand_card,
             memory=self.seen if counting else None,
             shed=6 if wide else 4,
-            wanted=4 if wide else 2,
+            wanted=wanted if wanted is not None else 4 if wide else WANTED,
             kingmaking=kingmaking,
+            eps=eps,
+            forget=forget,
         )
         #: Whether the samples weight the other seats' hands by what their offers,
         #: wants and refusals imply (:class:`~bohnanza.determinise.HandInference`).
@@ -612,9 +640,20 @@ class SearchAgent(Agent):
         off), its own seat as it plays its own turns and with what it learnt of the
         others."""
         cache = self._cache
+        own = self.heuristic
         agents = [
             _Rollout(
-                seed + s, limit, self.full, self.field_gain, self.rivalry, self.hand_card, cache
+                seed + s,
+                limit,
+                self.full,
+                self.field_gain,
+                self.rivalry,
+                self.hand_card,
+                cache,
+                # Its own trading settings (``wide`` widens only the decision's list).
+                wanted=WANTED if self.wanted is None else self.wanted,
+                eps=own.eps,
+                forget=own.forget,
             )
             if s == me
             else _Rollout(

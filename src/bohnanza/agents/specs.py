@@ -98,6 +98,29 @@ def _worth(p: str) -> float:
     return worth
 
 
+def _trading(p: str, kwargs: dict[str, Any]) -> bool:
+    """The heuristic's trading settings, in ``kwargs``; whether ``p`` was one: ``wv3``
+    asks for up to 3 varieties it wants (the default 2), ``ep0`` acts on any gain above
+    0 coins (the default 0.05: offers, acceptances, varieties asked for), ``fo0.6``
+    counts a refusal 0.6 as much each turn (the default 0.85: it asks again sooner).
+    A ValueError if the number does not fit."""
+    if p.startswith("wv"):
+        wanted = int(p[2:])
+        if wanted < 0:
+            raise ValueError(p)
+        kwargs["wanted"] = wanted
+    elif p.startswith("ep"):
+        kwargs["eps"] = _worth(p)
+    elif p.startswith("fo"):
+        forget = _worth(p)
+        if forget > 1:
+            raise ValueError(p)
+        kwargs["forget"] = forget
+    else:
+        return False
+    return True
+
+
 def heuristic_parameters(text: str) -> dict[str, Any]:
     """``fg0.9``: buy the third field when it should add 0.9 of the seat's coin rate
     (the default 0.38); ``wary``: weigh a partner's gain by its standing as
@@ -106,10 +129,13 @@ def heuristic_parameters(text: str) -> dict[str, Any]:
     go to the discard pile or a treasury out of its card counts; ``hc0.1``: a card given
     away from the hand costs 0.1 coins beyond the plan (it breaks ties, R-END-4);
     ``king``: may feed the sole leader late in the game, as before issue 36
-    (:data:`~bohnanza.agents.heuristic.KING_TURNS`)."""
+    (:data:`~bohnanza.agents.heuristic.KING_TURNS`); ``wv3``, ``ep0`` and ``fo0.6``: the
+    trading settings of :func:`_trading` (the search's own play trades with all three)."""
     kwargs: dict[str, Any] = {}
     for p in [p.strip() for p in text.split(":")]:
         try:
+            if _trading(p, kwargs):
+                continue
             if p == "wary":
                 kwargs["rivalry"] = WARY
                 continue
@@ -127,7 +153,7 @@ def heuristic_parameters(text: str) -> dict[str, Any]:
             kwargs["field_gain"] = _worth(p)
         except ValueError:
             raise ConfigError(
-                f"bad heuristic parameter {p!r}: use fgGAIN (fg0.9), a third field's gain, hcCOINS (hc0.1), a hand card's worth, wary, count or king"
+                f"bad heuristic parameter {p!r}: use fgGAIN (fg0.9), a third field's gain, hcCOINS (hc0.1), a hand card's worth, wvN (wv3), varieties asked for, epGAIN (ep0), the smallest gain worth an action, foSHARE (fo0.6), a refusal's fading, wary, count or king"
             ) from None
     return kwargs
 
@@ -159,7 +185,9 @@ def search_parameters(text: str) -> dict[str, Any]:
     ``pairs`` also tries 2-for-2 offers; ``spread`` tries the best offer to each partner
     first (``nopairs``, ``nospread``: not); ``ohc0.1`` has the other seats of its
     roll-outs value a card in hand at 0.1 coins (a model of opponents that keep their
-    hand cards; the default: as the heuristic, nothing); joined by ``:``."""
+    hand cards; the default: as the heuristic, nothing); ``wv2``, ``ep0.05``,
+    ``fo0.85`` its own play's trading settings (:func:`_trading`; these three: as the
+    heuristic trades; the defaults ``wv3``, ``ep0``, ``fo0.6``); joined by ``:``."""
     kwargs: dict[str, Any] = {}
     for p in [p.strip() for p in text.split(":")]:
         try:
@@ -182,6 +210,8 @@ def search_parameters(text: str) -> dict[str, Any]:
                 kwargs["hand_card"] = _worth(p)
             elif p.startswith("ohc"):
                 kwargs["opponent_hand_card"] = _worth(p[1:])
+            elif _trading(p, kwargs):
+                pass
             elif p.startswith("d"):
                 depth = int(p[1:])
                 kwargs["depth"] = depth if depth > 0 else None
@@ -189,7 +219,7 @@ def search_parameters(text: str) -> dict[str, Any]:
                 kwargs["seconds"] = float(p[:-1] if p.endswith("s") else p)
         except ValueError:
             raise ConfigError(
-                f"bad search parameter {p!r}: use SECONDS (0.2), ITERATIONSit (50it), ROLLOUTSro (40ro), dTURNS (d8), turn, zSE (z1.5), fgGAIN (fg0.38), hand, nohand, strict, wide, trade, all, full, mean, best, wary, mild, eager, count, nocount, endTURNS (end1), hcCOINS (hc0.2), ohcCOINS (ohc0.1), king, infer, noinfer, pairs, nopairs, spread or nospread"
+                f"bad search parameter {p!r}: use SECONDS (0.2), ITERATIONSit (50it), ROLLOUTSro (40ro), dTURNS (d8), turn, zSE (z1.5), fgGAIN (fg0.38), hand, nohand, strict, wide, trade, all, full, mean, best, wary, mild, eager, count, nocount, endTURNS (end1), hcCOINS (hc0.2), ohcCOINS (ohc0.1), wvN (wv3), epGAIN (ep0), foSHARE (fo0.6), king, infer, noinfer, pairs, nopairs, spread or nospread"
             ) from None
     if kwargs.get("seconds") is not None and kwargs["seconds"] <= 0:
         raise ConfigError("search seconds must be positive")
