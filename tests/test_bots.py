@@ -601,10 +601,10 @@ def test_a_trade_only_search_plants_and_harvests_as_the_heuristic_does() -> None
 
 
 def test_the_default_search_is_the_measured_one() -> None:
-    """``search`` with no parameters is ``search:60ro:turn:trade:hc0.1``, the
+    """``search`` with no parameters is ``search:60ro:turn:trade:hc0.2``, the
     configuration docs/bots.md measured best against three heuristic bots: 60 roll-outs a
     decision (reproducible, independent of the machine's speed), to the end of the turn,
-    phase-2 decisions only, a card in hand worth 0.1 coins."""
+    phase-2 decisions only, a card in hand worth 0.2 coins."""
     from bohnanza.agents.search import DEFAULT_ROLLOUTS
 
     agent = make_agent("search", 1)
@@ -612,7 +612,7 @@ def test_the_default_search_is_the_measured_one() -> None:
     assert agent.rollout_budget == DEFAULT_ROLLOUTS == 60
     assert (agent.seconds, agent.iterations, agent.depth) == (None, None, 0)
     assert agent.trades_only and not agent.wide and not agent.full
-    assert agent.hand_card == agent.heuristic.hand_card == 0.1
+    assert agent.hand_card == agent.heuristic.hand_card == 0.2
     everything = make_agent("search:0.2:d2:all", 1)
     assert isinstance(everything, SearchAgent)
     assert (everything.seconds, everything.rollout_budget, everything.depth) == (0.2, None, 2)

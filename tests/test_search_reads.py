@@ -247,15 +247,17 @@ def test_the_opponent_model_values_hand_cards_in_the_roll_outs_only_for_the_othe
     at 0.1 coins (opponents that keep their hand cards, as ``heuristic:hc0.1`` does); the
     search's own seat keeps its own value, and without the option the others value none.
     A bad value is a clear error."""
+    from bohnanza.agents.search import HAND_CARD
     from bohnanza.errors import ConfigError
 
-    modelled = make_agent("search:ohc0.1:hc0.2", 5)
+    modelled = make_agent("search:ohc0.1:hc0.3", 5)
     assert isinstance(modelled, SearchAgent)
     players = modelled.rollout_players(4, 2, 10, 7)
-    assert [p.hand_card for p in players] == [0.1, 0.1, 0.2, 0.1]
+    assert [p.hand_card for p in players] == [0.1, 0.1, 0.3, 0.1]
     plain = make_agent("search", 5)
     assert isinstance(plain, SearchAgent)
-    assert [p.hand_card for p in plain.rollout_players(4, 2, 10, 7)] == [None, None, 0.1, None]
+    own = [p.hand_card for p in plain.rollout_players(4, 2, 10, 7)]
+    assert own == [None, None, HAND_CARD, None]
     with pytest.raises(ConfigError, match="ohc"):
         make_agent("search:ohc-1", 5)
 

@@ -80,8 +80,11 @@ FIELD_GAIN = 0.9
 #: in every seat's hand): the most cards in hand break a tie on coins (R-END-4), and a
 #: heuristic that buys its third field sooner and costs hand cards so wins about 4 to 8
 #: points of win share more against three heuristic bots, mostly by winning ties
-#: (docs/bots.md). The heuristic values trades by the plan alone (0).
-HAND_CARD = 0.1
+#: (docs/bots.md). The heuristic values trades by the plan alone (0). Once its own play
+#: trades more (:data:`WANTED` below), 0.2 beats 0.1: about 4 points against three
+#: heuristic bots and 1 against three ``heuristic:hc0.1`` in screens of its own play
+#: (docs/bots.md, "A hand card worth 0.2").
+HAND_CARD = 0.2
 #: How the search's own play trades (the heuristic: 2 varieties asked for, any gain above
 #: 0.05 coins worth an action, a refusal counting 0.85 as much each turn): it asks for up
 #: to three varieties it wants, acts on any gain above zero and asks a seat that refused

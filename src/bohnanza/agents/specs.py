@@ -177,7 +177,8 @@ def search_parameters(text: str) -> dict[str, Any]:
     none; ``end1`` plays roll-outs on to the end of the game once it has one own turn
     left or fewer (estimated); ``count`` has its own play leave the cards it saw go to
     the discard pile or a treasury out of its card counts, ``nocount`` not; ``hc0.2``
-    values a card in hand at 0.2 coins (it breaks ties on coins, R-END-4): in its own
+    (the default; ``hc0.1`` the previous one) values a card in hand at 0.2 coins (it
+    breaks ties on coins, R-END-4): in its own
     play giving one away costs that much, and a roll-out's end adds it per card in every
     seat's hand; ``king`` may accept trades that feed the sole leader late in the
     game, as before issue 36; ``infer`` weights the other seats' hidden hands in its
