@@ -178,17 +178,17 @@ def search_parameters(text: str) -> dict[str, Any]:
     left or fewer (estimated); ``count`` has its own play leave the cards it saw go to
     the discard pile or a treasury out of its card counts, ``nocount`` not; ``hc0.2``
     (the default; ``hc0.1`` the previous one) values a card in hand at 0.2 coins (it
-    breaks ties on coins, R-END-4): in its own
-    play giving one away costs that much, and a roll-out's end adds it per card in every
-    seat's hand; ``king`` may accept trades that feed the sole leader late in the
-    game, as before issue 36; ``infer`` weights the other seats' hidden hands in its
-    samples by what their offers, wants and refusals imply (``noinfer``: uniform);
-    ``pairs`` also tries 2-for-2 offers; ``spread`` tries the best offer to each partner
-    first (``nopairs``, ``nospread``: not); ``ohc0.1`` has the other seats of its
-    roll-outs value a card in hand at 0.1 coins (a model of opponents that keep their
-    hand cards; the default: as the heuristic, nothing); ``wv2``, ``ep0.05``,
-    ``fo0.85`` its own play's trading settings (:func:`_trading`; these three: as the
-    heuristic trades; the defaults ``wv3``, ``ep0``, ``fo0.6``); joined by ``:``."""
+    breaks ties on coins, R-END-4): in its own play giving one away costs that much, and
+    a roll-out's end adds it per card in every seat's hand; ``king`` may accept trades
+    that feed the sole leader late in the game, as before issue 36; ``infer`` weights
+    the other seats' hidden hands in its samples by what their offers, wants and
+    refusals imply (``noinfer``: uniform); ``pairs`` also tries 2-for-2 offers;
+    ``spread`` tries the best offer to each partner first (``nopairs``, ``nospread``:
+    not); ``ohc0.1`` has the other seats of its roll-outs value a card in hand at 0.1
+    coins (a model of opponents that keep their hand cards; the default: as the
+    heuristic, nothing); ``wv2``, ``ep0.05``, ``fo0.85`` its own play's trading
+    settings (:func:`_trading`; these three: as the heuristic trades; the defaults
+    ``wv3``, ``ep0``, ``fo0.6``); joined by ``:``."""
     kwargs: dict[str, Any] = {}
     for p in [p.strip() for p in text.split(":")]:
         try:
