@@ -134,6 +134,14 @@ def test_specs_resolve_to_factories_and_parameters(bots: Path) -> None:
         "search",
         {"wanted": 4, "eps": 0.02, "forget": 1.0},
     )
+    assert parse_agent("heuristic:sw0.05:sl1") == (
+        "heuristic",
+        {"accept_swap": 0.05, "accept_slope": 1.0},
+    )
+    assert parse_agent("search:sw0.2:sl0.45") == (
+        "search",
+        {"accept_swap": 0.2, "accept_slope": 0.45},
+    )
     assert parse_agent("search:eager:60ro") == (
         "search",
         {"eager": True, "rollouts": 60, "seconds": None},
@@ -334,7 +342,18 @@ def test_a_local_ray_cluster_plays_external_agents(bots: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "spec", ["heuristic:wv-1", "heuristic:wvx", "heuristic:fo1.5", "search:ep-0.1", "search:fo"]
+    "spec",
+    [
+        "heuristic:wv-1",
+        "heuristic:wvx",
+        "heuristic:fo1.5",
+        "search:ep-0.1",
+        "search:fo",
+        "heuristic:sw1.5",
+        "search:sw-0.1",
+        "heuristic:sl-1",
+        "search:slx",
+    ],
 )
 def test_bad_trading_settings_are_refused(spec: str) -> None:
     with pytest.raises(ConfigError, match=r"bad (heuristic|search) parameter"):
@@ -359,3 +378,27 @@ def test_the_search_plays_its_own_seat_with_its_trading_settings() -> None:
     assert make_agent("search:wide", 5).heuristic.want_width == 4
     old = make_agent("search:wv2:ep0.05:fo0.85", 5).heuristic
     assert (old.want_width, old.min_gain(), old.forget) == (2, EPS, FORGET)
+
+
+def test_the_search_can_expect_less_of_a_swap_that_does_not_help_the_partner() -> None:
+    """``search:sw0.05:sl1``: its own play and its seat in the roll-outs think a partner
+    takes an offer that asks for cards back 5% of the time when the partner gains
+    nothing, and 100% more likely per coin it gains; the other roll-out seats, the plain
+    heuristic and the default search keep the heuristic's guess (20%, 45% per coin)."""
+    from bohnanza.agents.heuristic import ACCEPT_SLOPE, ACCEPT_SWAP
+
+    agent = make_agent("search:sw0.05:sl1", 5)
+    own = agent.heuristic
+    assert (own.accept_swap, own.accept_slope) == (0.05, 1.0)
+    players = agent.rollout_players(4, 2, 10, 99)
+    assert [(p.accept_swap, p.accept_slope) for p in players] == [
+        (None, None),
+        (None, None),
+        (0.05, 1.0),
+        (None, None),
+    ]
+    plain = make_agent("search", 5).heuristic
+    assert (plain.accept_swap, plain.accept_slope) == (None, None)
+    assert (ACCEPT_SWAP, ACCEPT_SLOPE) == (0.2, 0.45)
+    assert plain._score(1.0, 0.0, 0.3, False) == ACCEPT_SWAP
+    assert own._score(1.0, 0.0, 0.3, False) == 0.05

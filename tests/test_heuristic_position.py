@@ -4,6 +4,7 @@ and the offers it lists are plain ``Offer`` values."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 import pytest
@@ -71,3 +72,63 @@ def test_positions_count_cards_as_if_afresh(rules: str, players: int) -> None:
     assert _Checking.checked > 100
     # Most positions follow one of the same seats' views: the counts are reused.
     assert _Checking.reused > _Checking.checked // 4
+
+
+@pytest.mark.parametrize("their", [-0.5, 0.0, 0.3, 1.0, 5.0])
+def test_the_acceptance_model_is_the_heuristic_s_unless_set(their: float) -> None:
+    """``_score``: an offer's worth is our gain less the partner's weighed gain, times the
+    chance of a yes: ``ACCEPT_GIFT`` for a gift, ``ACCEPT_SWAP`` (or ``accept_swap``) for
+    an offer that asks for cards back, plus ``ACCEPT_SLOPE`` (or ``accept_slope``) per
+    coin the partner gains, at most 0.95, and 0.05 when the partner loses."""
+    from bohnanza.agents.heuristic import ACCEPT_GIFT
+
+    plain = HeuristicAgent(1)
+    wary = HeuristicAgent(1, accept_swap=0.05, accept_slope=1.0)
+    gain, weight = 2.0, 0.3
+    net = gain - weight * max(0.0, their)
+
+    def chance(first: float, slope: float) -> float:
+        return 0.05 if their <= -0.1 else min(0.95, first + slope * max(0.0, their))
+
+    assert plain._score(gain, their, weight, False) == chance(0.2, 0.45) * net
+    assert plain._score(gain, their, weight, True) == chance(ACCEPT_GIFT, 0.45) * net
+    assert wary._score(gain, their, weight, False) == chance(0.05, 1.0) * net
+    assert wary._score(gain, their, weight, True) == chance(ACCEPT_GIFT, 1.0) * net
+    assert wary._score(gain, their, weight, False, 0.5) == 0.5 * chance(0.05, 1.0) * net
+    if 0.0 <= their < 0.3:
+        # A swap the partner gains little by ranks lower with the warier model.
+        assert wary._score(gain, their, weight, False) < plain._score(gain, their, weight, False)
+
+
+def test_a_warier_acceptance_model_reorders_the_offers() -> None:
+    """The same position, two models: the same offers, ranked by their own scores; the
+    roll-outs' shared offer lists tell the two apart (``search._cands_key``)."""
+    from bohnanza.agents.search import _cands_key
+
+    game = Game.new("classic", 4, seed=7)
+    plain = HeuristicAgent(1)
+    wary = HeuristicAgent(1, accept_swap=0.05, accept_slope=1.0)
+    seen = reordered = 0
+    for _ in range(400):
+        if game.over:
+            break
+        seat = game.active
+        view = game.view(seat)
+        if view.phase == "trade" and view.seat == view.active:
+            t = tables_for(view.config)
+            partners = tuple(s for s in range(4) if s != seat)
+            a = plain._candidates(Position(view, t), partners)
+            b = wary._candidates(Position(view, t), partners)
+            assert sorted(map(repr, (o for _s, o in a))) == sorted(map(repr, (o for _s, o in b)))
+            assert all(x >= y for (x, _), (y, _) in itertools.pairwise(a))
+            assert all(x >= y for (x, _), (y, _) in itertools.pairwise(b))
+            pos = Position(view, t)
+            assert _cands_key(plain, pos, partners) != _cands_key(wary, pos, partners)
+            seen += any(o.want for _s, o in a)
+            reordered += [o for _s, o in a] != [o for _s, o in b]
+        legal = game.legal_actions(seat)
+        action = plain.act(view, legal, True)
+        if action is None:
+            action = next(x for x in legal if x.type.name == "END_TRADING")
+        game.apply(seat, action)
+    assert seen > 3 and reordered > 0

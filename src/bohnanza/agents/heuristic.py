@@ -82,6 +82,15 @@ KEEP_NEW = 1.0
 #: and the most cards in hand break a tie on coins (R-END-4): a seat that ties the best
 #: other seat on coins in about one game in seven wins it by the hands.
 HAND_CARD = 0.0
+#: How likely a partner is thought to take an offer (:meth:`HeuristicAgent._score`): a
+#: gift ``ACCEPT_GIFT``, an offer that asks for cards back ``ACCEPT_SWAP``, plus
+#: ``ACCEPT_SLOPE`` per coin it gains on its visible fields (at most 0.95). The
+#: heuristic's own guess; a bot may expect less of a swap that does not clearly help
+#: the partner (``accept_swap``, ``accept_slope``; specs ``swCHANCE`` and ``slSLOPE``;
+#: docs/bots.md, "Swaps the partner wants").
+ACCEPT_GIFT = 0.3
+ACCEPT_SWAP = 0.2
+ACCEPT_SLOPE = 0.45
 #: Per turn, a refusal of our offer counts this much less (twice over when the refusing
 #: seat's fields changed since): a seat that refused is asked again later.
 FORGET = 0.85
@@ -1108,6 +1117,8 @@ class HeuristicAgent(Agent):
         kingmaking: bool = False,
         eps: float | None = None,
         forget: float | None = None,
+        accept_swap: float | None = None,
+        accept_slope: float | None = None,
     ) -> None:
         super().__init__(seed)
         self.max_proposals = max_proposals
@@ -1141,6 +1152,11 @@ class HeuristicAgent(Agent):
         #: ``fo0.6``): it makes and takes more offers (docs/bots.md).
         self.eps = eps
         self.forget = forget
+        #: Its model of a partner's yes to an offer that asks for cards back, and how
+        #: much likelier each coin the partner gains makes it (:meth:`_score`; None:
+        #: :data:`ACCEPT_SWAP`, :data:`ACCEPT_SLOPE`).
+        self.accept_swap = accept_swap
+        self.accept_slope = accept_slope
         self._turn = -1
         self._proposed: set[tuple[Any, ...]] = set()
         self._count = 0
@@ -1737,7 +1753,7 @@ class HeuristicAgent(Agent):
                 if self._feeds_leader(pos, p, their):
                     continue
                 if g > eps and not self._kingmaker(pos, p, their, g):
-                    score = HeuristicAgent._score(g, their, w, True)
+                    score = self._score(g, their, w, True)
                     cands.append((score, _offer(p, give, (), declared)))
                 for _gw, v, _alts in wanted:
                     for count in (1, 2):
@@ -1757,7 +1773,7 @@ class HeuristicAgent(Agent):
                         if self._kingmaker(pos, p, their2, gain):
                             continue
                         offer = _offer(p, give, ((names[v], count),), declared)
-                        score = HeuristicAgent._score(gain, their2, w, False, has)
+                        score = self._score(gain, their2, w, False, has)
                         cands.append((score, offer))
             if drawn_p:
                 # Requests for the active seat's drawn cards: one, or both as a package.
@@ -1778,18 +1794,30 @@ class HeuristicAgent(Agent):
                     for v in vs:
                         want[names[v]] = want.get(names[v], 0) + 1
                     offer = _offer(p, (), tuple(want.items()), ())
-                    cands.append((HeuristicAgent._score(gw, their, w, False), offer))
+                    cands.append((self._score(gw, their, w, False), offer))
         cands.sort(key=lambda x: -x[0])
         return cands
 
-    @staticmethod
-    def _score(gain: float, their: float, weight: float, gift: bool, has: float = 1.0) -> float:
+    def _score(
+        self, gain: float, their: float, weight: float, gift: bool, has: float = 1.0
+    ) -> float:
         """Expected worth of proposing: our gain, less what it gives the partner, times a
         rough chance that the partner accepts (it must gain on its visible fields, and
         hold what we ask for)."""
         # The more it helps the partner, the likelier a yes: a seat that grows the
         # variety takes it gladly, one that merely has room for it may not.
-        p = min(0.95, (0.3 if gift else 0.2) + 0.45 * max(0.0, their)) if their > -0.1 else 0.05
+        if their <= -0.1:
+            p = 0.05
+        else:
+            if gift:
+                first = ACCEPT_GIFT
+            else:
+                swap = self.accept_swap
+                first = ACCEPT_SWAP if swap is None else swap
+            slope = self.accept_slope
+            if slope is None:
+                slope = ACCEPT_SLOPE
+            p = min(0.95, first + slope * max(0.0, their))
         return p * has * (gain - weight * max(0.0, their))
 
     @staticmethod

@@ -131,6 +131,8 @@ def _cands_key(player: HeuristicAgent, pos: Position, partners: tuple[int, ...])
         player.shed_width,
         player.want_width,
         player.eps,
+        player.accept_swap,
+        player.accept_slope,
         partners,
         view.seat,
         view.turn,
@@ -169,6 +171,8 @@ class _Rollout(HeuristicAgent):
         wanted: int = 2,
         eps: float | None = None,
         forget: float | None = None,
+        accept_swap: float | None = None,
+        accept_slope: float | None = None,
     ) -> None:
         super().__init__(
             seed,
@@ -179,6 +183,8 @@ class _Rollout(HeuristicAgent):
             wanted=wanted,
             eps=eps,
             forget=forget,
+            accept_swap=accept_swap,
+            accept_slope=accept_slope,
         )
         self.limit = limit
         if full:
@@ -241,6 +247,8 @@ class SearchAgent(Agent):
         wanted: int | None = None,
         eps: float | None = EPS,
         forget: float | None = FORGET,
+        accept_swap: float | None = None,
+        accept_slope: float | None = None,
     ) -> None:
         super().__init__(seed)
         if rollouts is not None:
@@ -322,6 +330,12 @@ class SearchAgent(Agent):
         #: spec ``wv2``), the smallest gain it acts on and how a refusal fades (None: as
         #: the heuristic; specs ``ep0.05``, ``fo0.85``).
         self.wanted = wanted
+        # ``accept_swap``, ``accept_slope``: how likely its own play thinks a partner takes
+        # an offer that asks for cards back, and how much likelier each coin the partner
+        # gains makes a yes (None: as the heuristic guesses; specs ``sw0.05:sl1`` expect
+        # less of a swap that gives the partner little: better in screens against three
+        # ``heuristic:hc0.1``, no different on held-out seeds; docs/bots.md, "Swaps the
+        # partner wants").
         self.heuristic = HeuristicAgent(
             seed,
             field_gain=field_gain,
@@ -333,6 +347,8 @@ class SearchAgent(Agent):
             kingmaking=kingmaking,
             eps=eps,
             forget=forget,
+            accept_swap=accept_swap,
+            accept_slope=accept_slope,
         )
         #: Whether the samples weight the other seats' hands by what their offers,
         #: wants and refusals imply (:class:`~bohnanza.determinise.HandInference`).
@@ -657,6 +673,8 @@ class SearchAgent(Agent):
                 wanted=WANTED if self.wanted is None else self.wanted,
                 eps=own.eps,
                 forget=own.forget,
+                accept_swap=own.accept_swap,
+                accept_slope=own.accept_slope,
             )
             if s == me
             else _Rollout(

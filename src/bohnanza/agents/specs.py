@@ -102,7 +102,10 @@ def _trading(p: str, kwargs: dict[str, Any]) -> bool:
     """The heuristic's trading settings, in ``kwargs``; whether ``p`` was one: ``wv3``
     asks for up to 3 varieties it wants (the default 2), ``ep0`` acts on any gain above
     0 coins (the default 0.05: offers, acceptances, varieties asked for), ``fo0.6``
-    counts a refusal 0.6 as much each turn (the default 0.85: it asks again sooner).
+    counts a refusal 0.6 as much each turn (the default 0.85: it asks again sooner),
+    ``sw0.05`` expects a partner to take an offer that asks for cards back 0.05 of the
+    time when it gains nothing by it (the heuristic's guess: 0.2), ``sl1.0`` that each
+    coin the partner gains makes its yes 1.0 likelier (the heuristic's: 0.45).
     A ValueError if the number does not fit."""
     if p.startswith("wv"):
         wanted = int(p[2:])
@@ -116,6 +119,13 @@ def _trading(p: str, kwargs: dict[str, Any]) -> bool:
         if forget > 1:
             raise ValueError(p)
         kwargs["forget"] = forget
+    elif p.startswith("sw"):
+        swap = _worth(p)
+        if swap > 1:
+            raise ValueError(p)
+        kwargs["accept_swap"] = swap
+    elif p.startswith("sl"):
+        kwargs["accept_slope"] = _worth(p)
     else:
         return False
     return True
@@ -153,7 +163,7 @@ def heuristic_parameters(text: str) -> dict[str, Any]:
             kwargs["field_gain"] = _worth(p)
         except ValueError:
             raise ConfigError(
-                f"bad heuristic parameter {p!r}: use fgGAIN (fg0.9), a third field's gain, hcCOINS (hc0.1), a hand card's worth, wvN (wv3), varieties asked for, epGAIN (ep0), the smallest gain worth an action, foSHARE (fo0.6), a refusal's fading, wary, count or king"
+                f"bad heuristic parameter {p!r}: use fgGAIN (fg0.9), a third field's gain, hcCOINS (hc0.1), a hand card's worth, wvN (wv3), varieties asked for, epGAIN (ep0), the smallest gain worth an action, foSHARE (fo0.6), a refusal's fading, swCHANCE (sw0.05), a swap's chance of a yes, slSLOPE (sl1.0), its rise per coin the partner gains, wary, count or king"
             ) from None
     return kwargs
 
@@ -186,9 +196,10 @@ def search_parameters(text: str) -> dict[str, Any]:
     ``spread`` tries the best offer to each partner first (``nopairs``, ``nospread``:
     not); ``ohc0.1`` has the other seats of its roll-outs value a card in hand at 0.1
     coins (a model of opponents that keep their hand cards; the default: as the
-    heuristic, nothing); ``wv2``, ``ep0.05``, ``fo0.85`` its own play's trading
-    settings (:func:`_trading`; these three: as the heuristic trades; the defaults
-    ``wv3``, ``ep0``, ``fo0.6``); joined by ``:``."""
+    heuristic, nothing); ``wv2``, ``ep0.05``, ``fo0.85``, ``sw0.05``, ``sl1`` its own
+    play's trading settings (:func:`_trading`; the first three: as the heuristic
+    trades; the defaults ``wv3``, ``ep0``, ``fo0.6``, and the heuristic's guesses of a
+    partner's yes, ``sw0.2``, ``sl0.45``); joined by ``:``."""
     kwargs: dict[str, Any] = {}
     for p in [p.strip() for p in text.split(":")]:
         try:
@@ -220,7 +231,7 @@ def search_parameters(text: str) -> dict[str, Any]:
                 kwargs["seconds"] = float(p[:-1] if p.endswith("s") else p)
         except ValueError:
             raise ConfigError(
-                f"bad search parameter {p!r}: use SECONDS (0.2), ITERATIONSit (50it), ROLLOUTSro (40ro), dTURNS (d8), turn, zSE (z1.5), fgGAIN (fg0.38), hand, nohand, strict, wide, trade, all, full, mean, best, wary, mild, eager, count, nocount, endTURNS (end1), hcCOINS (hc0.2), ohcCOINS (ohc0.1), wvN (wv3), epGAIN (ep0), foSHARE (fo0.6), king, infer, noinfer, pairs, nopairs, spread or nospread"
+                f"bad search parameter {p!r}: use SECONDS (0.2), ITERATIONSit (50it), ROLLOUTSro (40ro), dTURNS (d8), turn, zSE (z1.5), fgGAIN (fg0.38), hand, nohand, strict, wide, trade, all, full, mean, best, wary, mild, eager, count, nocount, endTURNS (end1), hcCOINS (hc0.2), ohcCOINS (ohc0.1), wvN (wv3), epGAIN (ep0), foSHARE (fo0.6), swCHANCE (sw0.05), slSLOPE (sl1.0), king, infer, noinfer, pairs, nopairs, spread or nospread"
             ) from None
     if kwargs.get("seconds") is not None and kwargs["seconds"] <= 0:
         raise ConfigError("search seconds must be positive")
