@@ -139,8 +139,9 @@ def heuristic_parameters(text: str) -> dict[str, Any]:
     go to the discard pile or a treasury out of its card counts; ``hc0.1``: a card given
     away from the hand costs 0.1 coins beyond the plan (it breaks ties, R-END-4);
     ``king``: may feed the sole leader late in the game, as before issue 36
-    (:data:`~bohnanza.agents.heuristic.KING_TURNS`); ``wv3``, ``ep0`` and ``fo0.6``: the
-    trading settings of :func:`_trading` (the search's own play trades with all three)."""
+    (:data:`~bohnanza.agents.heuristic.KING_TURNS`); ``wv3``, ``ep0``, ``fo0.6``,
+    ``sw0.05`` and ``sl1``: the trading settings of :func:`_trading` (the search's own
+    play trades with the first three)."""
     kwargs: dict[str, Any] = {}
     for p in [p.strip() for p in text.split(":")]:
         try:
