@@ -400,5 +400,5 @@ def test_the_search_can_expect_less_of_a_swap_that_does_not_help_the_partner() -
     plain = make_agent("search", 5).heuristic
     assert (plain.accept_swap, plain.accept_slope) == (None, None)
     assert (ACCEPT_SWAP, ACCEPT_SLOPE) == (0.2, 0.45)
-    assert plain._score(1.0, 0.0, 0.3, False) == ACCEPT_SWAP
-    assert own._score(1.0, 0.0, 0.3, False) == 0.05
+    assert plain.acceptance() == (ACCEPT_SWAP, ACCEPT_SLOPE)
+    assert own.acceptance() == (0.05, 1.0)

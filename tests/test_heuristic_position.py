@@ -80,24 +80,25 @@ def test_the_acceptance_model_is_the_heuristic_s_unless_set(their: float) -> Non
     chance of a yes: ``ACCEPT_GIFT`` for a gift, ``ACCEPT_SWAP`` (or ``accept_swap``) for
     an offer that asks for cards back, plus ``ACCEPT_SLOPE`` (or ``accept_slope``) per
     coin the partner gains, at most 0.95, and 0.05 when the partner loses."""
-    from bohnanza.agents.heuristic import ACCEPT_GIFT
+    from bohnanza.agents.heuristic import ACCEPT_GIFT, ACCEPT_SLOPE, ACCEPT_SWAP
 
-    plain = HeuristicAgent(1)
-    wary = HeuristicAgent(1, accept_swap=0.05, accept_slope=1.0)
+    assert HeuristicAgent(1).acceptance() == (ACCEPT_SWAP, ACCEPT_SLOPE) == (0.2, 0.45)
+    wary = HeuristicAgent(1, accept_swap=0.05, accept_slope=1.0).acceptance()
+    assert wary == (0.05, 1.0)
     gain, weight = 2.0, 0.3
     net = gain - weight * max(0.0, their)
 
     def chance(first: float, slope: float) -> float:
         return 0.05 if their <= -0.1 else min(0.95, first + slope * max(0.0, their))
 
-    assert plain._score(gain, their, weight, False) == chance(0.2, 0.45) * net
-    assert plain._score(gain, their, weight, True) == chance(ACCEPT_GIFT, 0.45) * net
-    assert wary._score(gain, their, weight, False) == chance(0.05, 1.0) * net
-    assert wary._score(gain, their, weight, True) == chance(ACCEPT_GIFT, 1.0) * net
-    assert wary._score(gain, their, weight, False, 0.5) == 0.5 * chance(0.05, 1.0) * net
+    score = HeuristicAgent._score
+    assert score(gain, their, weight, 0.2, 0.45) == chance(0.2, 0.45) * net
+    assert score(gain, their, weight, ACCEPT_GIFT, 0.45) == chance(ACCEPT_GIFT, 0.45) * net
+    assert score(gain, their, weight, *wary) == chance(0.05, 1.0) * net
+    assert score(gain, their, weight, *wary, 0.5) == 0.5 * chance(0.05, 1.0) * net
     if 0.0 <= their < 0.3:
         # A swap the partner gains little by ranks lower with the warier model.
-        assert wary._score(gain, their, weight, False) < plain._score(gain, their, weight, False)
+        assert score(gain, their, weight, *wary) < score(gain, their, weight, 0.2, 0.45)
 
 
 def test_a_warier_acceptance_model_reorders_the_offers() -> None:

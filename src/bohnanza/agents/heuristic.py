@@ -1734,6 +1734,7 @@ class HeuristicAgent(Agent):
                 if v not in (cv[pr[0]], cv[pr[1]]):
                     swaps[(pr, v, 1)] = self.trade_gain(pos, pr, [alts], base)
         spider = t.spider >= 0
+        swap, slope = self.acceptance()
         gifts: list[tuple[float, tuple[int, ...]]] = [(g, (c,)) for g, c in shed]
         gifts += [(g, pr) for g, pr in pairs]
         cands: list[tuple[float, Offer]] = []
@@ -1753,7 +1754,7 @@ class HeuristicAgent(Agent):
                 if self._feeds_leader(pos, p, their):
                     continue
                 if g > eps and not self._kingmaker(pos, p, their, g):
-                    score = self._score(g, their, w, True)
+                    score = HeuristicAgent._score(g, their, w, ACCEPT_GIFT, slope)
                     cands.append((score, _offer(p, give, (), declared)))
                 for _gw, v, _alts in wanted:
                     for count in (1, 2):
@@ -1773,7 +1774,7 @@ class HeuristicAgent(Agent):
                         if self._kingmaker(pos, p, their2, gain):
                             continue
                         offer = _offer(p, give, ((names[v], count),), declared)
-                        score = self._score(gain, their2, w, False, has)
+                        score = HeuristicAgent._score(gain, their2, w, swap, slope, has)
                         cands.append((score, offer))
             if drawn_p:
                 # Requests for the active seat's drawn cards: one, or both as a package.
@@ -1794,31 +1795,37 @@ class HeuristicAgent(Agent):
                     for v in vs:
                         want[names[v]] = want.get(names[v], 0) + 1
                     offer = _offer(p, (), tuple(want.items()), ())
-                    cands.append((self._score(gw, their, w, False), offer))
+                    cands.append((HeuristicAgent._score(gw, their, w, swap, slope), offer))
         cands.sort(key=lambda x: -x[0])
         return cands
 
+    @staticmethod
     def _score(
-        self, gain: float, their: float, weight: float, gift: bool, has: float = 1.0
+        gain: float, their: float, weight: float, first: float, slope: float, has: float = 1.0
     ) -> float:
         """Expected worth of proposing: our gain, less what it gives the partner, times a
         rough chance that the partner accepts (it must gain on its visible fields, and
-        hold what we ask for)."""
+        hold what we ask for): ``first`` when it gains nothing (:data:`ACCEPT_GIFT` for
+        a gift, the bot's swap guess for an offer that asks for cards back), ``slope``
+        more per coin it gains.
+
+        A static method fed the bot's guesses (:meth:`acceptance`): compiled (mypyc),
+        a method of ``self`` that read them played other games than plain Python for
+        the subclasses written in Python (the probes' pinned games); the cause inside
+        mypyc was not pinned down."""
         # The more it helps the partner, the likelier a yes: a seat that grows the
         # variety takes it gladly, one that merely has room for it may not.
-        if their <= -0.1:
-            p = 0.05
-        else:
-            if gift:
-                first = ACCEPT_GIFT
-            else:
-                swap = self.accept_swap
-                first = ACCEPT_SWAP if swap is None else swap
-            slope = self.accept_slope
-            if slope is None:
-                slope = ACCEPT_SLOPE
-            p = min(0.95, first + slope * max(0.0, their))
+        p = min(0.95, first + slope * max(0.0, their)) if their > -0.1 else 0.05
         return p * has * (gain - weight * max(0.0, their))
+
+    def acceptance(self) -> tuple[float, float]:
+        """The bot's guesses of a yes for :meth:`_score`: (swap, per coin)."""
+        swap = self.accept_swap
+        slope = self.accept_slope
+        return (
+            ACCEPT_SWAP if swap is None else swap,
+            ACCEPT_SLOPE if slope is None else slope,
+        )
 
     @staticmethod
     def _grows(view: View, seat: int, v: int) -> float:
