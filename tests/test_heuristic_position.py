@@ -92,13 +92,13 @@ def test_the_acceptance_model_is_the_heuristic_s_unless_set(their: float) -> Non
         return 0.05 if their <= -0.1 else min(0.95, first + slope * max(0.0, their))
 
     score = HeuristicAgent._score
-    assert score(gain, their, weight, 0.2, 0.45) == chance(0.2, 0.45) * net
-    assert score(gain, their, weight, ACCEPT_GIFT, 0.45) == chance(ACCEPT_GIFT, 0.45) * net
-    assert score(gain, their, weight, *wary) == chance(0.05, 1.0) * net
+    assert score(gain, their, weight, 0.2, 0.45, 1.0) == chance(0.2, 0.45) * net
+    assert score(gain, their, weight, ACCEPT_GIFT, 0.45, 1.0) == chance(ACCEPT_GIFT, 0.45) * net
+    assert score(gain, their, weight, *wary, 1.0) == chance(0.05, 1.0) * net
     assert score(gain, their, weight, *wary, 0.5) == 0.5 * chance(0.05, 1.0) * net
     if 0.0 <= their < 0.3:
         # A swap the partner gains little by ranks lower with the warier model.
-        assert score(gain, their, weight, *wary) < score(gain, their, weight, 0.2, 0.45)
+        assert score(gain, their, weight, *wary, 1.0) < score(gain, their, weight, 0.2, 0.45, 1.0)
 
 
 def test_a_warier_acceptance_model_reorders_the_offers() -> None:

@@ -1754,7 +1754,7 @@ class HeuristicAgent(Agent):
                 if self._feeds_leader(pos, p, their):
                     continue
                 if g > eps and not self._kingmaker(pos, p, their, g):
-                    score = HeuristicAgent._score(g, their, w, ACCEPT_GIFT, slope)
+                    score = HeuristicAgent._score(g, their, w, ACCEPT_GIFT, slope, 1.0)
                     cands.append((score, _offer(p, give, (), declared)))
                 for _gw, v, _alts in wanted:
                     for count in (1, 2):
@@ -1795,24 +1795,25 @@ class HeuristicAgent(Agent):
                     for v in vs:
                         want[names[v]] = want.get(names[v], 0) + 1
                     offer = _offer(p, (), tuple(want.items()), ())
-                    cands.append((HeuristicAgent._score(gw, their, w, swap, slope), offer))
+                    cands.append((HeuristicAgent._score(gw, their, w, swap, slope, 1.0), offer))
         cands.sort(key=lambda x: -x[0])
         return cands
 
     @staticmethod
     def _score(
-        gain: float, their: float, weight: float, first: float, slope: float, has: float = 1.0
+        gain: float, their: float, weight: float, first: float, slope: float, has: float
     ) -> float:
         """Expected worth of proposing: our gain, less what it gives the partner, times a
         rough chance that the partner accepts (it must gain on its visible fields, and
-        hold what we ask for): ``first`` when it gains nothing (:data:`ACCEPT_GIFT` for
-        a gift, the bot's swap guess for an offer that asks for cards back), ``slope``
-        more per coin it gains.
+        hold what we ask for, ``has``): ``first`` when it gains nothing
+        (:data:`ACCEPT_GIFT` for a gift, the bot's swap guess for an offer that asks for
+        cards back), ``slope`` more per coin it gains.
 
-        A static method fed the bot's guesses (:meth:`acceptance`): compiled (mypyc),
-        a method of ``self`` that read them played other games than plain Python for
-        the subclasses written in Python (the probes' pinned games); the cause inside
-        mypyc was not pinned down."""
+        Every argument is passed, none defaulted: compiled (mypyc 2.4), a ``float``
+        argument left to its default arrives as 0.0 when the method is called on an
+        instance of a plain-Python subclass (the probe bots), which once ranked their
+        gifts at nothing (docs/design.md, "A compiled core"; a test scans for such
+        defaults)."""
         # The more it helps the partner, the likelier a yes: a seat that grows the
         # variety takes it gladly, one that merely has room for it may not.
         p = min(0.95, first + slope * max(0.0, their)) if their > -0.1 else 0.05
