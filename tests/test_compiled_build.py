@@ -367,3 +367,35 @@ def test_a_plain_python_subclass_of_the_heuristic_plays_the_same_game(
                 [repr(a) for a in play(game, [cls(seed * 10 + k) for k in range(players)]).actions]
             )
         assert len(logs[0]) > 100 and logs[0] == logs[1]
+
+
+def test_a_finished_game_is_freed_without_the_cycle_collector() -> None:
+    """``play`` leaves no reference cycle behind: compiled, a closure inside it and its
+    environment referred to each other, so every finished game (its state, its agents
+    and their memos) waited for a full collection, which then walked them all."""
+    import gc
+    import weakref
+
+    from bohnanza.agents.heuristic import HeuristicAgent
+    from bohnanza.driver import play
+    from bohnanza.game import Game
+
+    class Tracked(HeuristicAgent):
+        pass
+
+    freed: list[int] = []
+    was_enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        game = Game.new("classic", 3, seed=11, events=False)
+        agents = [Tracked(k) for k in range(3)]
+        for k, agent in enumerate(agents):
+            weakref.finalize(agent, freed.append, k)
+        log = play(game, agents)
+        assert game.over and len(log.actions) > 100
+        del agent, agents, game, log
+        assert sorted(freed) == [0, 1, 2]
+    finally:
+        if was_enabled:
+            gc.enable()

@@ -86,6 +86,48 @@ class PlayLog:
     actions: list[tuple[int, Action]] = field(default_factory=list)
 
 
+def _ask(
+    game: Game,
+    agents: Sequence[Agent],
+    actions: list[tuple[int, Action]],
+    contain: bool,
+    max_actions: int,
+    seat: int,
+    required: bool,
+) -> bool:
+    """Ask ``seat`` for an action of a phase-2 round (or a required one) and apply it;
+    False when it passes. A function of the module, not a closure of :func:`play`:
+    compiled, a closure's environment and the closure refer to each other, and that
+    cycle kept every finished game (its state, its agents, their memos) alive until a
+    full garbage collection."""
+    agent = agents[seat]
+    legal = game.legal_actions(seat, agent.wants_offers(game.turn))
+    if not legal and not required:
+        return False
+    # The view goes straight into the call, never into a variable of this frame: a
+    # view still referenced when the game next changes is completed first, every part
+    # of it (bohnanza.views.retire), while one let go keeps its unread parts unbuilt.
+    if contain:
+        choice = _decide(agent, seat, game.view(seat, cached=True), legal, required)
+    else:
+        choice = agent.act(game.view(seat, cached=True), legal, required)
+    if choice is None:
+        if required:
+            raise AgentFailed(f"agent {agent!r} at seat {seat} must act but passed", seat=seat)
+        return False
+    # An action taken from the legal list needs no second check (the random-play
+    # checker verifies that every listed action passes Game.check); anything else,
+    # such as a bot's own offer, goes through the full check.
+    if contain:
+        _apply_answer(game, seat, agent, choice, choice in legal)
+    else:
+        game.apply(seat, choice, trusted=choice in legal)
+    actions.append((seat, choice))
+    if len(actions) > max_actions:
+        raise AgentError(f"game exceeded {max_actions} actions; an agent is looping")
+    return True
+
+
 def play(
     game: Game,
     agents: Sequence[Agent],
@@ -110,34 +152,6 @@ def play(
     if events:
         game.record_events()
 
-    def ask(seat: int, required: bool) -> bool:
-        agent = agents[seat]
-        legal = game.legal_actions(seat, agent.wants_offers(game.turn))
-        if not legal and not required:
-            return False
-        # The view goes straight into the call, never into a variable of this frame: a
-        # view still referenced when the game next changes is completed first, every part
-        # of it (bohnanza.views.retire), while one let go keeps its unread parts unbuilt.
-        if contain:
-            choice = _decide(agent, seat, game.view(seat, cached=True), legal, required)
-        else:
-            choice = agent.act(game.view(seat, cached=True), legal, required)
-        if choice is None:
-            if required:
-                raise AgentFailed(f"agent {agent!r} at seat {seat} must act but passed", seat=seat)
-            return False
-        # An action taken from the legal list needs no second check (the random-play
-        # checker verifies that every listed action passes Game.check); anything else,
-        # such as a bot's own offer, goes through the full check.
-        if contain:
-            _apply_answer(game, seat, agent, choice, choice in legal)
-        else:
-            game.apply(seat, choice, trusted=choice in legal)
-        actions.append((seat, choice))
-        if len(actions) > max_actions:
-            raise AgentError(f"game exceeded {max_actions} actions; an agent is looping")
-        return True
-
     loop = AskLoop(game, TradeScheduler(max_trade_rounds))
     # The hot path calls the game's methods directly, never through bound methods held in
     # locals: in the compiled core a direct call is a C call, a bound method a Python one
@@ -155,7 +169,7 @@ def play(
         seat = question.seat
         if not question.required:
             # A phase-2 round slot: one action or a pass.
-            loop.answered(ask(seat, False))
+            loop.answered(_ask(game, agents, actions, contain, max_actions, seat, False))
             continue
         if question.kind is time_up:
             # The trading time is up (R-TRADE-6): the active seat's decision is made.
