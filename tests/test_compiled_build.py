@@ -399,3 +399,30 @@ def test_a_finished_game_is_freed_without_the_cycle_collector() -> None:
     finally:
         if was_enabled:
             gc.enable()
+
+
+@pytest.mark.parametrize("spec", ["heuristic", "search:8ro:infer"])
+def test_games_leave_no_garbage_cycles(spec: str) -> None:
+    """A game, and a search's roll-outs and sampled deals, are freed by reference
+    counting alone. Compiled, closures (the driver's, the deal's, the inference's) and the
+    live views of games that moved no more formed cycles: about 400,000 objects a search
+    game that only the cycle collector freed, a tenth of the game's CPU time."""
+    import gc
+
+    from bohnanza.agents import make_agent
+    from bohnanza.driver import play
+    from bohnanza.game import Game
+
+    was_enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        game = Game.new("classic", 4, seed=21, events=False)
+        agents = [make_agent(spec if k == 0 else "heuristic", 7 + k) for k in range(4)]
+        log = play(game, agents)
+        assert game.over and len(log.actions) > 100
+        del game, agents, log
+        assert gc.collect() == 0
+    finally:
+        if was_enabled:
+            gc.enable()

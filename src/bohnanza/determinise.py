@@ -72,6 +72,27 @@ def _fits(cfg: GameConfig, card: int, claim: Claim) -> bool:
     return declared != "black" or cfg.card_kind[card] == "black"
 
 
+def _grows(view: View, seat: int, v: int) -> bool:
+    """Whether a field of ``seat`` has ``v`` on top (a function of the module, not a
+    closure: see :func:`_take`)."""
+    cv = view.config.card_variety
+    return any(f and cv[f[-1]] == v for f in view.seats[seat].fields)
+
+
+def _take(cfg: GameConfig, pool: list[int], hand: list[int], size: int, claim: Claim) -> int:
+    """A card fitting ``claim`` moved from ``pool`` into ``hand`` while it holds fewer
+    than ``size`` cards (-1: none fits, or the hand is full). A function of the module, not
+    a closure of the deal: compiled, a closure and its environment refer to each other,
+    and every sampled deal waited for the cycle collector."""
+    if len(hand) >= size:
+        return -1
+    for j, c in enumerate(pool):
+        if _fits(cfg, c, claim):
+            hand.append(pool.pop(j))
+            return c
+    return -1
+
+
 def _looseness(claim: Claim) -> int:
     """Claims that fewer cards fit come first when dealing: a declared black card (only
     black ones fit) before any other."""
@@ -337,13 +358,9 @@ class HandInference:
             self.reset()
             p = None
         cfg = view.config
-        cv = cfg.card_variety
         nvar = len(cfg.varieties)
         index = {name: i for i, name in enumerate(cfg.varieties)}
         me = view.seat
-
-        def grows(s: int, v: int) -> bool:
-            return any(f and cv[f[-1]] == v for f in view.seats[s].fields)
 
         if p is not None and view.turn > p.turn:
             # Turns ended: the seats whose own turns they were planted and drew.
@@ -363,7 +380,7 @@ class HandInference:
                 for name, _count in o.want:
                     v = index.get(name)
                     if v is not None:
-                        self._add(s, v, REFUSED_GROWN if grows(s, v) else REFUSED, nvar)
+                        self._add(s, v, REFUSED_GROWN if _grows(view, s, v) else REFUSED, nvar)
         seen_before = {o.offer_id for o in p.offers} if p is not None else set()
         for o in view.offers:
             s = o.proposer
@@ -372,13 +389,13 @@ class HandInference:
             for name, _count in o.want:
                 v = index.get(name)
                 if v is not None:
-                    self._add(s, v, ASKED_GROWN if grows(s, v) else ASKED, nvar)
+                    self._add(s, v, ASKED_GROWN if _grows(view, s, v) else ASKED, nvar)
             hidden = [_claim(sh)[0] for g, sh in zip(o.give, o.shown, strict=True) if g is None]
             if hidden and (s, view.turn) not in self._unshown:
                 self._unshown.add((s, view.turn))
                 shown = {index[x] for x in hidden if x in index}
                 for v in range(nvar):
-                    if v not in shown and not grows(s, v):
+                    if v not in shown and not _grows(view, s, v):
                         self._add(s, v, UNSHOWN, nvar)
         self._last = view
 
@@ -496,16 +513,6 @@ class Determiniser:
         n = cfg.players
         hands: list[list[int]] = [[] for _ in range(n)]
 
-        def take(p: int, claim: Claim) -> int:
-            """A card fitting ``claim`` from the pool into hand ``p`` (-1: none fits)."""
-            if len(hands[p]) >= self.hand_sizes[p]:
-                return -1
-            for j, c in enumerate(pool):
-                if _fits(cfg, c, claim):
-                    hands[p].append(pool.pop(j))
-                    return c
-            return -1
-
         # Hand cards shown in offers now or earlier (R-TRADE-3) go into their hands first,
         # the most restrictive claims first (a card declared black must be black; one
         # declared red may be either, R-BLUFF-1), so that a red claim dealt a black card
@@ -513,7 +520,7 @@ class Determiniser:
         for p, claim, k in self.needs:
             have = sum(1 for c in hands[p] if _fits(cfg, c, claim))
             for _ in range(k - have):
-                if take(p, claim) < 0:
+                if _take(cfg, pool, hands[p], self.hand_sizes[p], claim) < 0:
                     break
         # Each offer shows distinct cards of its proposer's hand; several offers may show
         # the same card.

@@ -162,39 +162,44 @@ def play(
     time_up = TIME_UP
     # ``loop.next()`` rather than ``for question in loop``: in the compiled core a direct
     # method call, with no iterator protocol per question.
-    while True:
-        question = loop.next()
-        if question is None:
-            break
-        seat = question.seat
-        if not question.required:
-            # A phase-2 round slot: one action or a pass.
-            loop.answered(_ask(game, agents, actions, contain, max_actions, seat, False))
-            continue
-        if question.kind is time_up:
-            # The trading time is up (R-TRADE-6): the active seat's decision is made.
-            forced = question.forced
-            assert forced is not None
-            game.apply(seat, forced)
-            actions.append((seat, forced))
-            continue
-        # The hot path (phases 1 and 3, and pending decisions): one required decision.
-        agent = agents[seat]
-        proposes = fixed[seat]
-        if proposes is None:
-            proposes = agent.wants_offers(game.turn)
-        legal = hooks.legal_actions(game, seat, proposes)
-        if contain:
-            choice = _decide(agent, seat, game.view(seat, True), legal, True)
-        else:
-            choice = agent.act(game.view(seat, True), legal, True)
-        if choice is None:
-            raise AgentFailed(f"agent {agent!r} at seat {seat} must act but passed", seat=seat)
-        if contain:
-            _apply_answer(game, seat, agent, choice, choice in legal)
-        else:
-            game.apply(seat, choice, trusted=choice in legal)
-        actions.append((seat, choice))
-        if len(actions) > max_actions:
-            raise AgentError(f"game exceeded {max_actions} actions; an agent is looping")
+    try:
+        while True:
+            question = loop.next()
+            if question is None:
+                break
+            seat = question.seat
+            if not question.required:
+                # A phase-2 round slot: one action or a pass.
+                loop.answered(_ask(game, agents, actions, contain, max_actions, seat, False))
+                continue
+            if question.kind is time_up:
+                # The trading time is up (R-TRADE-6): the active seat's decision is made.
+                forced = question.forced
+                assert forced is not None
+                game.apply(seat, forced)
+                actions.append((seat, forced))
+                continue
+            # The hot path (phases 1 and 3, and pending decisions): one required decision.
+            agent = agents[seat]
+            proposes = fixed[seat]
+            if proposes is None:
+                proposes = agent.wants_offers(game.turn)
+            legal = hooks.legal_actions(game, seat, proposes)
+            if contain:
+                choice = _decide(agent, seat, game.view(seat, True), legal, True)
+            else:
+                choice = agent.act(game.view(seat, True), legal, True)
+            if choice is None:
+                raise AgentFailed(f"agent {agent!r} at seat {seat} must act but passed", seat=seat)
+            if contain:
+                _apply_answer(game, seat, agent, choice, choice in legal)
+            else:
+                game.apply(seat, choice, trusted=choice in legal)
+            actions.append((seat, choice))
+            if len(actions) > max_actions:
+                raise AgentError(f"game exceeded {max_actions} actions; an agent is looping")
+    finally:
+        # Nothing refers to the game's live views but the game, and they to it: a game
+        # that moves no more (over, or a roll-out stopped by its agent) frees them here.
+        game.release_views()
     return log

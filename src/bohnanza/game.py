@@ -786,6 +786,13 @@ class Game:
         """The cached public seat views (``None``: stale), for the invariant checker."""
         return tuple(self._seat_views)
 
+    def release_views(self) -> None:
+        """Complete the live views still held by someone, and let the others go: a game
+        that makes no further move (a finished game, a roll-out cut short) would
+        otherwise keep its live views, and they it, in a reference cycle."""
+        if self._live_views:
+            retire(self._live_views, HELD_BASE)
+
     def invalidate_views(self) -> None:
         """Forget the cached public seat and offer views (after editing the state
         directly)."""
