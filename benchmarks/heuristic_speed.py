@@ -12,7 +12,9 @@ Plays seeded games with a ``heuristic`` bot in every seat through the public API
 same digest means the same decisions, action for action.
 
 With one tree (``--tree``, default this checkout's ``src``) it prints games/s per table
-and the digest. With two (``--baseline`` and ``--candidate``) each round runs one
+and the digest. ``--first SPEC`` seats another bot in seat 0 against three ``heuristic``
+(``--first search --tables classic4`` times the search's games), ``--tables`` names the
+tables to play. With two (``--baseline`` and ``--candidate``) each round runs one
 subprocess per tree, their order alternating from round to round (as
 ``benchmarks/compare_engines.py`` does), and it prints per table the games/s of each, the
 ratio new/old with its spread over the rounds (min-max), and whether the digests are equal.
@@ -44,9 +46,11 @@ TABLES: tuple[tuple[str, str, int], ...] = (
 CHECKOUT_SRC = Path(__file__).resolve().parent.parent / "src"
 
 
-def play_digest(rules: str, players: int, seeds: range, digest: Any) -> int:
-    """Play one game per seed with ``heuristic`` in every seat, feeding each game's
-    actions into ``digest``; returns the number of actions."""
+def play_digest(
+    rules: str, players: int, seeds: range, digest: Any, first: str = "heuristic"
+) -> int:
+    """Play one game per seed with ``first`` in seat 0 and ``heuristic`` in the others,
+    feeding each game's actions into ``digest``; returns the number of actions."""
     from bohnanza.agents import make_agent
     from bohnanza.driver import play
     from bohnanza.game import Game
@@ -55,7 +59,10 @@ def play_digest(rules: str, players: int, seeds: range, digest: Any) -> int:
     actions = 0
     for seed in seeds:
         game = Game.new(rules, players, seed=seed, events=False)
-        agents = [make_agent("heuristic", agent_seed(seed, k)) for k in range(players)]
+        agents = [
+            make_agent(first if k == 0 else "heuristic", agent_seed(seed, k))
+            for k in range(players)
+        ]
         log = play(game, agents)
         digest.update(f"game {rules} {players} {seed}\n".encode())
         for seat, action in log.actions:
@@ -66,7 +73,19 @@ def play_digest(rules: str, players: int, seeds: range, digest: Any) -> int:
     return actions
 
 
-def _worker(tree: str, games: int, first_seed: int) -> dict[str, Any]:
+def _tables(names: list[str] | None) -> tuple[tuple[str, str, int], ...]:
+    if not names:
+        return TABLES
+    known = {t[0]: t for t in TABLES}
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise SystemExit(f"unknown table {unknown[0]!r}; known: {', '.join(known)}")
+    return tuple(known[n] for n in names)
+
+
+def _worker(
+    tree: str, games: int, first_seed: int, first: str, tables: tuple[tuple[str, str, int], ...]
+) -> dict[str, Any]:
     """Time every table once with the ``bohnanza`` of ``tree`` (runs in a subprocess)."""
     sys.path.insert(0, tree)
     import bohnanza
@@ -76,11 +95,12 @@ def _worker(tree: str, games: int, first_seed: int) -> dict[str, Any]:
         raise SystemExit(f"imported bohnanza from {where}, not from {tree}")
     out: dict[str, Any] = {"tree": tree, "compiled": bohnanza.compiled_core()}
     seeds = range(first_seed, first_seed + games)
-    for name, rules, players in TABLES:
-        play_digest(rules, players, range(10**6, 10**6 + 1), hashlib.sha256())  # warm up
+    for name, rules, players in tables:
+        warm = range(10**6, 10**6 + 1)
+        play_digest(rules, players, warm, hashlib.sha256(), first)
         digest = hashlib.sha256()
         start = time.process_time()
-        actions = play_digest(rules, players, seeds, digest)
+        actions = play_digest(rules, players, seeds, digest, first)
         seconds = time.process_time() - start
         out[name] = {
             "seconds": seconds,
@@ -101,9 +121,12 @@ def _tree(path: str) -> str:
     return str(p)
 
 
-def _run_worker(tree: str, games: int, first_seed: int) -> dict[str, Any]:
-    cmd = [sys.executable, __file__, "--worker", tree]
+def _run_worker(
+    tree: str, games: int, first_seed: int, first: str, tables: tuple[tuple[str, str, int], ...]
+) -> dict[str, Any]:
+    cmd = [sys.executable, __file__, "--worker", tree, "--first", first]
     cmd += ["--games", str(games), "--first-seed", str(first_seed)]
+    cmd += ["--tables", *(t[0] for t in tables)]
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
     if proc.returncode != 0:
@@ -113,26 +136,32 @@ def _run_worker(tree: str, games: int, first_seed: int) -> dict[str, Any]:
 
 
 def compare(
-    baseline: str, candidate: str, rounds: int, games: int, first_seed: int
+    baseline: str,
+    candidate: str,
+    rounds: int,
+    games: int,
+    first_seed: int,
+    first: str = "heuristic",
+    tables: tuple[tuple[str, str, int], ...] = TABLES,
 ) -> dict[str, Any]:
     """Interleaved rounds of both trees; every round plays the same seeds, so the digest
     of each round must be equal within a tree, and equal across trees for same play."""
     trees = {"old": _tree(baseline), "new": _tree(candidate)}
-    secs = {t: {n: 0.0 for n, _, _ in TABLES} for t in trees}
-    ratios: dict[str, list[float]] = {n: [] for n, _, _ in TABLES}
-    digests: dict[str, dict[str, set[str]]] = {t: {n: set() for n, _, _ in TABLES} for t in trees}
+    secs = {t: {n: 0.0 for n, _, _ in tables} for t in trees}
+    ratios: dict[str, list[float]] = {n: [] for n, _, _ in tables}
+    digests: dict[str, dict[str, set[str]]] = {t: {n: set() for n, _, _ in tables} for t in trees}
     compiled: dict[str, bool] = {}
     for r in range(rounds):
         order = ["old", "new"] if r % 2 == 0 else ["new", "old"]
-        got = {t: _run_worker(trees[t], games, first_seed) for t in order}
+        got = {t: _run_worker(trees[t], games, first_seed, first, tables) for t in order}
         for t in trees:
             compiled[t] = got[t]["compiled"]
-            for n, _, _ in TABLES:
+            for n, _, _ in tables:
                 secs[t][n] += got[t][n]["seconds"]
                 digests[t][n].add(got[t][n]["digest"])
-        for n, _, _ in TABLES:
+        for n, _, _ in tables:
             ratios[n].append(got["old"][n]["seconds"] / got["new"][n]["seconds"])
-        line = ", ".join(f"{n} {ratios[n][-1]:.2f}x" for n, _, _ in TABLES)
+        line = ", ".join(f"{n} {ratios[n][-1]:.2f}x" for n, _, _ in tables)
         print(f"round {r + 1}/{rounds}: {line}", file=sys.stderr, flush=True)
     out: dict[str, Any] = {
         "baseline": trees["old"],
@@ -141,10 +170,11 @@ def compare(
         "rounds": rounds,
         "games": games,
         "first_seed": first_seed,
+        "first": first,
         "python": sys.version.split()[0],
         "tables": {},
     }
-    for n, _, _ in TABLES:
+    for n, _, _ in tables:
         same = len(digests["old"][n]) == 1 and digests["old"][n] == digests["new"][n]
         out["tables"][n] = {
             "old_games_per_s": round(rounds * games / secs["old"][n], 2),
@@ -171,26 +201,40 @@ def main(argv: list[str] | None = None) -> dict[str, Any] | None:
     ap.add_argument("--rounds", type=int, default=4, help="subprocess pairs (default 4)")
     ap.add_argument("--games", type=int, default=20, help="games per table per worker")
     ap.add_argument("--first-seed", type=int, default=1, help="seeds first..first+games-1")
+    ap.add_argument(
+        "--first",
+        default="heuristic",
+        help="the bot in seat 0, against heuristic bots (default heuristic; e.g. search)",
+    )
+    ap.add_argument(
+        "--tables",
+        nargs="+",
+        help="tables to time by name (default all: classic4 classic3 fasolufka4)",
+    )
     ap.add_argument("--json", action="store_true", help="print the result as JSON")
     ap.add_argument("--worker", metavar="TREE", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.games < 1 or args.rounds < 1:
         ap.error("--games and --rounds must be at least 1")
+    tables = _tables(args.tables)
     if args.worker:
-        print(json.dumps(_worker(args.worker, args.games, args.first_seed)))
+        print(json.dumps(_worker(args.worker, args.games, args.first_seed, args.first, tables)))
         return None
     if not args.baseline:
-        result = _run_worker(_tree(args.tree or str(CHECKOUT_SRC)), args.games, args.first_seed)
+        tree = _tree(args.tree or str(CHECKOUT_SRC))
+        result = _run_worker(tree, args.games, args.first_seed, args.first, tables)
         if args.json:
             print(json.dumps(result))
             return result
         kind = "compiled" if result["compiled"] else "pure Python"
         print(f"{result['tree']} ({kind}), seeds {args.first_seed}.. x{args.games}, CPU time")
-        for n, _, _ in TABLES:
+        for n, _, _ in tables:
             r = result[n]
             print(f"{n:<11} {r['games'] / r['seconds']:8.2f} games/s  digest {r['digest'][:16]}")
         return result
-    result = compare(args.baseline, args.candidate, args.rounds, args.games, args.first_seed)
+    result = compare(
+        args.baseline, args.candidate, args.rounds, args.games, args.first_seed, args.first, tables
+    )
     if args.json:
         print(json.dumps(result))
         return result
