@@ -93,27 +93,23 @@ def _ask(
     contain: bool,
     max_actions: int,
     seat: int,
-    required: bool,
 ) -> bool:
-    """Ask ``seat`` for an action of a phase-2 round (or a required one) and apply it;
-    False when it passes. A function of the module, not a closure of :func:`play`:
-    compiled, a closure's environment and the closure refer to each other, and that
-    cycle kept every finished game (its state, its agents, their memos) alive until a
-    full garbage collection."""
+    """A phase-2 round slot: ask ``seat`` for an action, or a pass (False), and apply
+    it. A function of the module, not a closure of :func:`play`: compiled, a closure's
+    environment and the closure refer to each other, and that cycle kept every finished
+    game (its state, its agents, their memos) alive until a full garbage collection."""
     agent = agents[seat]
     legal = game.legal_actions(seat, agent.wants_offers(game.turn))
-    if not legal and not required:
+    if not legal:
         return False
     # The view goes straight into the call, never into a variable of this frame: a
     # view still referenced when the game next changes is completed first, every part
     # of it (bohnanza.views.retire), while one let go keeps its unread parts unbuilt.
     if contain:
-        choice = _decide(agent, seat, game.view(seat, cached=True), legal, required)
+        choice = _decide(agent, seat, game.view(seat, cached=True), legal, False)
     else:
-        choice = agent.act(game.view(seat, cached=True), legal, required)
+        choice = agent.act(game.view(seat, cached=True), legal, False)
     if choice is None:
-        if required:
-            raise AgentFailed(f"agent {agent!r} at seat {seat} must act but passed", seat=seat)
         return False
     # An action taken from the legal list needs no second check (the random-play
     # checker verifies that every listed action passes Game.check); anything else,
@@ -170,7 +166,7 @@ def play(
             seat = question.seat
             if not question.required:
                 # A phase-2 round slot: one action or a pass.
-                loop.answered(_ask(game, agents, actions, contain, max_actions, seat, False))
+                loop.answered(_ask(game, agents, actions, contain, max_actions, seat))
                 continue
             if question.kind is time_up:
                 # The trading time is up (R-TRADE-6): the active seat's decision is made.
