@@ -111,9 +111,23 @@ def _ask(
         choice = agent.act(game.view(seat, cached=True), legal, False)
     if choice is None:
         return False
-    # An action taken from the legal list needs no second check (the random-play
-    # checker verifies that every listed action passes Game.check); anything else,
-    # such as a bot's own offer, goes through the full check.
+    _commit(game, seat, agent, choice, legal, contain, actions, max_actions)
+    return True
+
+
+def _commit(
+    game: Game,
+    seat: int,
+    agent: Agent,
+    choice: Action,
+    legal: list[Action],
+    contain: bool,
+    actions: list[tuple[int, Action]],
+    max_actions: int,
+) -> None:
+    """Apply an agent's answer and log it. An action taken from the legal list needs no
+    second check (the random-play checker verifies that every listed action passes
+    Game.check); anything else, such as a bot's own offer, goes through the full check."""
     if contain:
         _apply_answer(game, seat, agent, choice, choice in legal)
     else:
@@ -121,7 +135,6 @@ def _ask(
     actions.append((seat, choice))
     if len(actions) > max_actions:
         raise AgentError(f"game exceeded {max_actions} actions; an agent is looping")
-    return True
 
 
 def play(
@@ -187,13 +200,7 @@ def play(
                 choice = agent.act(game.view(seat, True), legal, True)
             if choice is None:
                 raise AgentFailed(f"agent {agent!r} at seat {seat} must act but passed", seat=seat)
-            if contain:
-                _apply_answer(game, seat, agent, choice, choice in legal)
-            else:
-                game.apply(seat, choice, trusted=choice in legal)
-            actions.append((seat, choice))
-            if len(actions) > max_actions:
-                raise AgentError(f"game exceeded {max_actions} actions; an agent is looping")
+            _commit(game, seat, agent, choice, legal, contain, actions, max_actions)
     finally:
         # Nothing refers to the game's live views but the game, and they to it: a game
         # that moves no more (over, or a roll-out stopped by its agent) frees them here.
