@@ -11,8 +11,9 @@ decisions' time (the median and 95th percentile of each game, from the search's
 non-trivial decisions, those with more than one legal action), and the CPU time per game
 (the workers' own, ``cpu_seconds``: with other work on the machine the wall time
 overstates it; games stored before that column fall back to the wall time, and say so)
-and what 300 games need. ``--first N`` keeps the first N games, to compare
-runs on the same seeds. ``--baseline`` also replays every game with ``heuristic`` in the
+and what 300 games need, and how its games were decided (won on coins; ties on coins won,
+shared or lost on the cards in hand, R-END-4; lost by one coin, two, more). ``--first N``
+keeps the first N games, to compare runs on the same seeds. ``--baseline`` also replays every game with ``heuristic`` in the
 search's seat (the same deals, seats, agent seeds and the other seats' bots as the games
 recorded them; about 0.6 s a game): how often
 that seat wins without the search, and the paired difference game by game
@@ -42,6 +43,33 @@ def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return centre - half, centre + half
 
 
+#: How a game ended for the search's seat, against the best other seat (R-END-4: a tie on
+#: coins goes to the most cards in hand, then is shared), in the order printed.
+OUTCOMES = {
+    "won": "won on coins",
+    "tie_won": "tie won on hand cards",
+    "tie_shared": "tie shared",
+    "tie_lost": "tie lost on hand cards",
+    "lost_by_1": "lost by 1 coin",
+    "lost_by_2": "by 2",
+    "lost_by_more": "by more",
+}
+
+
+def outcome(margin: int, won: bool, shared: bool) -> str:
+    """Which of :data:`OUTCOMES` a game was for a seat, from its coin margin over the best
+    other seat and whether it won (alone or ``shared``). A bot that wins most of its ties
+    (its opponents give their hand cards away) can look strong for that alone: the
+    breakdown shows where a win share comes from."""
+    if margin > 0:
+        return "won"
+    if margin == 0:
+        if not won:
+            return "tie_lost"
+        return "tie_shared" if shared else "tie_won"
+    return "lost_by_1" if margin == -1 else "lost_by_2" if margin == -2 else "lost_by_more"
+
+
 def report(path: str, first: int | None = None) -> tuple[dict[str, float], dict[int, float]]:
     db = sqlite3.connect(f"file:{path}/games.sqlite?mode=ro", uri=True)
     columns = {r[1] for r in db.execute("pragma table_info(games)")}
@@ -64,6 +92,7 @@ def report(path: str, first: int | None = None) -> tuple[dict[str, float], dict[
     cpu: list[float] = []
     medians_all: list[float] = []
     per_game: dict[int, float] = {}
+    decided: dict[str, int] = dict.fromkeys(OUTCOMES, 0)
     for seed, seats_j, scores_j, winners_j, secs, dms_j, cpu_s in rows:
         seats, scores = json.loads(seats_j), json.loads(scores_j)
         winners, dms = json.loads(winners_j), json.loads(dms_j)
@@ -74,6 +103,7 @@ def report(path: str, first: int | None = None) -> tuple[dict[str, float], dict[
         mine.append(scores[k])
         others += rest
         margins.append(scores[k] - max(rest))
+        decided[outcome(margins[-1], k in winners, len(winners) > 1)] += 1
         seconds.append(secs)
         if cpu_s is not None:
             cpu.append(cpu_s)
@@ -99,6 +129,7 @@ def report(path: str, first: int | None = None) -> tuple[dict[str, float], dict[
         "decision_ms_median": statistics.median(medians_all),
         "seconds_per_game": statistics.fmean(seconds),
         "cpu_seconds_per_game": statistics.fmean(cpu) if len(cpu) == n else math.nan,
+        **{f"decided_{name}": count for name, count in decided.items()},
     }
     print(f"{path}: {n} games, seeds {rows[0][0]}..{rows[-1][0]}")
     print(f"  win share {wins:.2f}/{n} = {wins / n:.1%}, 95% Wilson [{lo:.1%}, {hi:.1%}]")
@@ -112,6 +143,7 @@ def report(path: str, first: int | None = None) -> tuple[dict[str, float], dict[
         f" {min(med):.0f}-{max(med):.0f}), p95 {out['search_ms_p95']:.0f} ms (max"
         f" {max(p95):.0f}); its non-trivial decisions: median {out['decision_ms_median']:.2f} ms"
     )
+    print("  decided: " + ", ".join(f"{OUTCOMES[name]} {c}" for name, c in decided.items()))
     over = sum(s.get("overruled", 0) for s in st)
     if any("overruled" in s for s in st):
         print(f"  overruled the heuristic in {over:.0f} of {searched:.0f} searched decisions")

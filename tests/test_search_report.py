@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from bohnanza.tournament import TournamentSpec, run_tournament
 from scripts import load_script
 
@@ -13,14 +16,50 @@ from scripts import load_script
 def test_the_baseline_replays_the_recorded_line_up(tmp_path: Path) -> None:
     """Replaying the search's own spec in its seat reproduces every stored game's result
     (the opponents are the recorded ``heuristic:hc0.1``, not plain ``heuristic``), and the
-    paired difference of a run with itself is zero."""
+    paired difference of a run with itself is zero. The report's breakdown of how the
+    games were decided adds up to them."""
     report = load_script("benchmarks/search_report.py")
     search = "search:4ro"
     other = "heuristic:hc0.1"
     spec = TournamentSpec("classic", 4, (search, other, other, other), seed=900001)
     run_tournament(spec, 4, tmp_path, workers=1)
-    _, stored = report.report(str(tmp_path))
+    out, stored = report.report(str(tmp_path))
+    # How the games were decided: each game counted once, its wins and shared wins those
+    # of the win share (a shared win counts in part).
+    counts = {name: out[f"decided_{name}"] for name in report.OUTCOMES}
+    assert sum(counts.values()) == out["games"] == 4
+    assert counts["won"] + counts["tie_won"] == sum(1 for v in stored.values() if v == 1.0)
+    assert counts["tie_shared"] == sum(1 for v in stored.values() if 0 < v < 1)
     replayed = report.baseline(str(tmp_path), None, search)
     assert replayed == stored
     mean, lo, hi = report.paired(stored, replayed, search)
     assert mean == 0.0 and lo == 0.0 and hi == 0.0
+
+
+@given(
+    scores=st.lists(st.integers(0, 30), min_size=3, max_size=7),
+    hands=st.lists(st.integers(0, 12), min_size=7, max_size=7),
+    seat=st.integers(0, 6),
+)
+def test_each_game_is_decided_one_way_and_ties_follow_the_hand_cards(
+    scores: list[int], hands: list[int], seat: int
+) -> None:
+    """R-END-4: the winners are the seats with the most coins and, among them, the most
+    cards in hand. Each game falls in exactly one of the report's outcomes, and the
+    outcome agrees with the margin and with who won."""
+    report = load_script("benchmarks/search_report.py")
+    k = seat % len(scores)
+    top = max(scores)
+    tied = [i for i, s in enumerate(scores) if s == top]
+    most = max(hands[i] for i in tied)
+    winners = [i for i in tied if hands[i] == most]
+    margin = scores[k] - max(s for i, s in enumerate(scores) if i != k)
+    got = report.outcome(margin, k in winners, len(winners) > 1)
+    assert got in report.OUTCOMES
+    assert (got == "won") == (margin > 0)
+    assert got.startswith("tie") == (margin == 0)
+    if margin == 0:
+        assert (got == "tie_lost") == (hands[k] < most)
+        assert (got == "tie_shared") == (k in winners and len(winners) > 1)
+    assert (got == "lost_by_1") == (margin == -1)
+    assert (k in winners) == (got in ("won", "tie_won", "tie_shared"))
