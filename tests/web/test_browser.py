@@ -312,11 +312,17 @@ def test_fasolufka_buyer_picks_three_coins_in_order_r_lady_10(
     assert page.locator("#confirm-yes").is_enabled()
     page.click("#confirm-yes")
     page.wait_for_function("document.querySelectorAll('#my-fields .field').length >= 3")
+    page.wait_for_function("document.querySelectorAll('#my-treasury .card').length === 2")
+    # The server installs a clone with the buy once the database write is done (a loaded
+    # machine makes that slow): wait for it before reading the game.
+    deadline = time.monotonic() + 30
     game = server.app.state.manager.tables[table_id].game  # the server may swap the object
+    while game is not None and len(game.treasury[0]) != 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+        game = server.app.state.manager.tables[table_id].game
     assert game is not None
     assert game.discard[-3:] == [coins[3], coins[0], coins[4]]
     assert game.treasury[0] == [coins[1], coins[2]]
-    page.wait_for_function("document.querySelectorAll('#my-treasury .card').length === 2")
     assert "→" in page.locator("#log").inner_text()
     assert not errors, errors
 
