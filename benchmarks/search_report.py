@@ -13,10 +13,10 @@ non-trivial decisions, those with more than one legal action), and the CPU time 
 overstates it; games stored before that column fall back to the wall time, and say so)
 and what 300 games need, and how its games were decided (won on coins; ties on coins won,
 shared or lost on the cards in hand, R-END-4; lost by one coin, two, more). ``--first N``
-keeps the first N games, to compare runs on the same seeds. ``--baseline`` also replays every game with ``heuristic`` in the
-search's seat (the same deals, seats, agent seeds and the other seats' bots as the games
-recorded them; about 0.6 s a game): how often
-that seat wins without the search, and the paired difference game by game
+keeps the first N games, to compare runs on the same seeds. ``--baseline`` also replays
+every game with ``heuristic`` in the search's seat (the same deals, seats, agent seeds and
+the other seats' bots as the games recorded them; about 0.6 s a game): how often that
+seat wins without the search, and the paired difference game by game
 (``--seat-bot heuristic:fg0.9`` replays another bot there instead: the search's own play
 without the search). ``--versus OTHER`` pairs each run with another run's search seat on
 the same seeds (a new search against the old one, game by game). Seeds

@@ -12,13 +12,15 @@ from hypothesis import strategies as st
 from bohnanza.tournament import TournamentSpec, run_tournament
 from scripts import load_script
 
+#: The script, loaded once (the property test below calls it for every example).
+report = load_script("benchmarks/search_report.py")
+
 
 def test_the_baseline_replays_the_recorded_line_up(tmp_path: Path) -> None:
     """Replaying the search's own spec in its seat reproduces every stored game's result
     (the opponents are the recorded ``heuristic:hc0.1``, not plain ``heuristic``), and the
     paired difference of a run with itself is zero. The report's breakdown of how the
     games were decided adds up to them."""
-    report = load_script("benchmarks/search_report.py")
     search = "search:4ro"
     other = "heuristic:hc0.1"
     spec = TournamentSpec("classic", 4, (search, other, other, other), seed=900001)
@@ -47,7 +49,6 @@ def test_each_game_is_decided_one_way_and_ties_follow_the_hand_cards(
     """R-END-4: the winners are the seats with the most coins and, among them, the most
     cards in hand. Each game falls in exactly one of the report's outcomes, and the
     outcome agrees with the margin and with who won."""
-    report = load_script("benchmarks/search_report.py")
     k = seat % len(scores)
     top = max(scores)
     tied = [i for i, s in enumerate(scores) if s == top]
