@@ -3,14 +3,17 @@ and every allowed player count (with every required option), including modules: 
 is checked as soon as :func:`bohnanza.rules.all_rulesets` lists it. Test ids start with
 ``base-`` or ``module-``; ``-k "not module"`` leaves the modules out.
 
-Sizes: ``BOHNANZA_CHECK_GAMES`` (default 2000) bulk games, spread over all configurations,
+Sizes: ``BOHNANZA_CHECK_GAMES`` (default 250) bulk games, spread over all configurations,
 with cheap checks after every action and the heavy checks at a random sample of actions;
 plus one game per configuration with every check after every action, and a Hypothesis
 test (``BOHNANZA_CHECK_EXAMPLES`` examples, default 20). Bulk and full games run on
-``BOHNANZA_CHECK_WORKERS`` processes (default: every core this process may use). The bulk
-games' seeds start at ``BOHNANZA_CHECK_SEED`` (default 1000): CI plays 500 games on the
-pure build and 2,000 others (seeds from 500,000) on the compiled one, 2,500 distinct games
-in all, because the compiled build plays them about twice as fast.
+``BOHNANZA_CHECK_WORKERS`` processes (default: every core this process may use), or,
+when pytest-xdist spreads the tests over its workers (the README's test command), each
+configuration's games in its own test, so that the workers share them out. The bulk
+games' seeds start at ``BOHNANZA_CHECK_SEED`` (default 1000): CI plays 250 games on the
+pure build and 1,000 others (seeds from 500,000) on the compiled one, because the compiled
+build plays them about twice as fast; the long mode is ``BOHNANZA_CHECK_GAMES=5000``
+(docs/testing.md).
 """
 
 from __future__ import annotations
@@ -60,7 +63,7 @@ def config_id(config: Config) -> str:
 
 CONFIGS = configurations()
 IDS = [config_id(c) for c in CONFIGS]
-BULK_GAMES = int(os.environ.get("BOHNANZA_CHECK_GAMES", "2000"))
+BULK_GAMES = int(os.environ.get("BOHNANZA_CHECK_GAMES", "250"))
 PER_CONFIG = max(1, math.ceil(BULK_GAMES / len(CONFIGS)))
 WORKERS = int(
     os.environ.get("BOHNANZA_CHECK_WORKERS", "0")
@@ -118,7 +121,23 @@ def _selected(request: pytest.FixtureRequest, test: str) -> list[Config]:
     return [c for c, i in zip(CONFIGS, IDS, strict=True) if i in ids]
 
 
+class _OnDemand(dict[str, list[Result]]):
+    """Under pytest-xdist: a configuration's games are played when its test asks for
+    them, in that test's worker (the workers already keep the cores busy, and a pool in
+    each would play every configuration twice)."""
+
+    def __init__(self, jobs: dict[str, list[Job]]) -> None:
+        super().__init__()
+        self.jobs = jobs
+
+    def __missing__(self, key: str) -> list[Result]:
+        self[key] = results = [_run(job) for job in self.jobs[key]]
+        return results
+
+
 def _run_all(jobs: dict[str, list[Job]]) -> dict[str, list[Result]]:
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        return _OnDemand(jobs)
     flat = [(key, job) for key, js in jobs.items() for job in js]
     # Interleave configurations, so that the costly ones do not all land at the end.
     flat.sort(key=lambda kj: (kj[1][2], kj[0]))

@@ -355,3 +355,20 @@ def test_tournament_summary_counts_seats_and_meetings(tmp_path) -> None:
     lo, hi = agents["heuristic"]["wilson95"]
     assert 0.0 <= lo <= agents["heuristic"]["win_share"] <= hi <= 1.0
     json.dumps(got)
+
+
+def test_ismcts_in_a_tournament_plays_without_a_forfeit(tmp_path) -> None:
+    """The agent through the tournament's worker, as a user runs it: a compiled build
+    once forfeited every game here (its encoding could not be pickled or copied)."""
+    import json
+
+    from click.testing import CliRunner
+
+    from bohnanza.cli import main
+
+    out = tmp_path / "t"
+    args = ["tournament", "-a", "openspiel-ismcts:2,heuristic,autarky", "-n", "1", "-w", "1"]
+    result = CliRunner().invoke(main, [*args, "--no-plots", "--out", str(out), "--json"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert summary["games"] == 1 and summary["forfeits"] == 0, summary

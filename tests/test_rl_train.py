@@ -184,6 +184,26 @@ def test_ray_backend_trains_two_iterations_on_a_local_cluster(tmp_path: Path) ->
     assert meta["backend"] == "ray" and meta["envs_per_actor"] == 1
 
 
+def test_train_ppo_command_on_ray(tmp_path: Path) -> None:
+    """``bohnanza train ppo --backend ray`` as the docs give it, on a local cluster the
+    command starts itself: a compiled build once crashed here (RaySystemError: the
+    environments' encoding could not cross to the actors)."""
+    pytest.importorskip("ray")
+    from click.testing import CliRunner
+
+    from bohnanza.cli import main
+
+    run = tmp_path / "ray"
+    args = ["train", "ppo", "--out", str(run), "--players", "3", "--hidden", "16,16"]
+    args += ["--total-steps", "128", "--n-steps", "64", "--batch-size", "32", "--epochs", "1"]
+    args += ["--backend", "ray", "--n-envs", "2", "--opponents", "random", "--eval-every", "128"]
+    args += ["--eval-games", "1", "--eval-opponents", "autarky"]
+    res = CliRunner().invoke(main, args)
+    assert res.exit_code == 0, res.output
+    assert json.loads((run / "config.json").read_text())["backend"] == "ray"
+    assert sorted((run / "checkpoints").glob("ppo_*.zip"))
+
+
 def test_train_ppo_command_evaluates_the_grouped_choice(tmp_path: Path) -> None:
     """``bohnanza train ppo --eval-grouped`` end to end: the run config keeps the flag and
     the learning curve says that the grouped choice was played."""

@@ -24,12 +24,12 @@ def test_the_baseline_replays_the_recorded_line_up(tmp_path: Path) -> None:
     search = "search:4ro"
     other = "heuristic:hc0.1"
     spec = TournamentSpec("classic", 4, (search, other, other, other), seed=900001)
-    run_tournament(spec, 4, tmp_path, workers=1)
+    run_tournament(spec, 2, tmp_path, workers=1)
     out, stored = report.report(str(tmp_path))
     # How the games were decided: each game counted once, its wins and shared wins those
     # of the win share (a shared win counts in part).
     counts = {name: out[f"decided_{name}"] for name in report.OUTCOMES}
-    assert sum(counts.values()) == out["games"] == 4
+    assert sum(counts.values()) == out["games"] == 2
     assert counts["won"] + counts["tie_won"] == sum(1 for v in stored.values() if v == 1.0)
     assert counts["tie_shared"] == sum(1 for v in stored.values() if 0 < v < 1)
     replayed = report.baseline(str(tmp_path), None, search)

@@ -12,6 +12,8 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from .frozen import dataclass_reduce
+
 
 @dataclass(frozen=True, slots=True)
 class Variety:
@@ -31,6 +33,9 @@ class Variety:
             if needed and beans >= needed:
                 coins = level
         return coins
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:  # compiled: see dataclass_reduce
+        return dataclass_reduce(self)
 
 
 @cache

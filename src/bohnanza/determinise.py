@@ -38,6 +38,8 @@ import random
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
+from mypy_extensions import mypyc_attr
+
 from .actions import Offer
 from .errors import RecordError
 from .modules import module_info
@@ -133,6 +135,7 @@ def _another_game(last: View, view: View) -> bool:
     )
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class SeenCards:
     """What one seat remembers of the cards it has seen, from its successive views.
 
@@ -304,6 +307,7 @@ FADE = 0.5
 LOG_BOUND = 2.5
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class HandInference:
     """Soft evidence about the other seats' hidden hands, from what the seat saw them do
     (a simple counting model: every observation multiplies a seat's weight of a
@@ -400,6 +404,7 @@ class HandInference:
         self._last = view
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Determiniser:
     """Samples full states consistent with one view and, optionally, with what the seat
     remembers (:class:`SeenCards`). Build it once per decision, then :meth:`sample`."""

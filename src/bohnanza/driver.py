@@ -14,11 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Any, Final
 
 from .actions import Action
 from .agents.base import Agent
 from .errors import IllegalAction, StopsRun
+from .frozen import dataclass_reduce
 from .game import Game
 from .schedule import MAX_TRADE_ROUNDS, AskKind, AskLoop, TradeScheduler
 from .views import View
@@ -84,6 +85,9 @@ class PlayLog:
     """Every (seat, action) applied, in order: with the setup, a complete record."""
 
     actions: list[tuple[int, Action]] = field(default_factory=list)
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:  # compiled: see dataclass_reduce
+        return dataclass_reduce(self)
 
 
 def _ask(

@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .frozen import dataclass_reduce
+
 
 @dataclass(frozen=True, slots=True)
 class Event:
@@ -38,3 +40,6 @@ class Event:
         bits = " ".join(f"{k}={v}" for k, v in self.data.items())
         who = f"seat {self.seat} " if self.seat is not None else ""
         return f"{who}{self.type} {bits}".strip()
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:  # compiled: see dataclass_reduce
+        return dataclass_reduce(self)

@@ -278,10 +278,20 @@ class ModuleState:
     def __eq__(self, other: object) -> bool:
         return type(other) is type(self) and self.to_json() == other.to_json()
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Rebuilt from its JSON form, which every subclass keeps complete: compiled, the
+        # default recipe fails (it would restore the ``__hash__`` marker as a field).
+        return (_module_state, (type(self), self.to_json()))
+
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}.from_json({self.to_json()!r})"
+
+
+def _module_state(cls: type[ModuleState], data: dict[str, Any]) -> ModuleState:
+    """Unpickle a :class:`ModuleState` (see its ``__reduce__``)."""
+    return cls.from_json(data)
 
 
 #: An open offer may hold at most this many cards on either side, and a seat may keep at

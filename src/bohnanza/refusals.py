@@ -25,6 +25,7 @@ from typing import Any
 
 from .actions import Action
 from .errors import GameOver, IllegalAction, NotYourTurn
+from .frozen import dataclass_reduce
 
 #: Every reason code, worded in English and Polish. Placeholders: ``{action}`` (what was
 #: tried, ``act.*``), ``{who}`` (the seat whose move it is: detail ``active``), ``{whom}``
@@ -224,6 +225,9 @@ class Explanation:
 
     def to_json(self) -> dict[str, Any]:
         return {"code": self.code, "rule": self.rule, "params": dict(self.params)}
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:  # compiled: see dataclass_reduce
+        return dataclass_reduce(self)
 
 
 def explain(action: Action, exc: IllegalAction) -> Explanation:

@@ -85,11 +85,12 @@ import copy
 from collections.abc import Container, Iterable
 from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from mypy_extensions import mypyc_attr
 
 from .actions import Action
+from .frozen import dataclass_reduce
 from .game import OVER, TRADE
 
 if TYPE_CHECKING:
@@ -146,6 +147,9 @@ class Ask:
         if forced is not None:
             return [forced]
         return game.legal_actions(self.seat, offers)
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:  # compiled: see dataclass_reduce
+        return dataclass_reduce(self)
 
 
 #: Shared required questions per seat (a question is immutable; phases 1 and 3, where a

@@ -21,6 +21,8 @@ from collections.abc import MutableSequence
 from types import FunctionType
 from typing import Any, Final, Protocol, TypeVar
 
+from mypy_extensions import mypyc_attr
+
 from .errors import ConfigError
 
 T = TypeVar("T")
@@ -58,6 +60,7 @@ def _probe() -> None:
 COMPILED: Final = not isinstance(_probe, FunctionType)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class DeckRandom:
     """SHA-256 in counter mode: word *i* of the stream is a quarter of
     ``SHA-256(key || i // 4)``, and ``key = SHA-256(domain || seed)``.

@@ -130,6 +130,7 @@ Fields = list[list[int]]
 MEMO: Final = not COMPILED
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Tables:
     """Per-config data the bot needs often: payout steps, card counts, stand-in cards."""
 
@@ -222,6 +223,7 @@ def _CODE1(v: int, k: int) -> int:
     return (v << 20) | (1 << 12) | (k << 8)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class _Context:
     """What plans found for one valuation context (the same tables, card counts and
     stage): field values, and (plain Python, :data:`MEMO`) each card placed onto fields
@@ -287,6 +289,7 @@ def turns_left(view: View) -> float:
     return cards / t.per_turn / cfg.players
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Position:
     """One decision's context: the seat's fields and cards, and how fields are valued."""
 

@@ -16,6 +16,8 @@ from collections.abc import Callable, Mapping
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
+from mypy_extensions import mypyc_attr
+
 from ..actions import Action, ActionType
 from ..errors import RecordError, Refusal
 from ..frozen import FrozenDict, FrozenList
@@ -202,6 +204,7 @@ def _state(game: Game) -> DuelState:
     return state
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class DuelHooks(Hooks):
     info = ModuleInfo(
         phases=(OFFER, DISCARD, REVEAL),
@@ -364,14 +367,17 @@ class DuelHooks(Hooks):
 _OWN_TURN = "in the duel one harvests and buys a field only in one's own turn (R-DUEL-2)"
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class DuelHarvestRule(HarvestRule):
     own_turn_only = _OWN_TURN
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class DuelBuyFieldRule(BuyFieldRule):
     own_turn_only = _OWN_TURN
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class DuelStepRule(Rule):
     """A step of the duel's turn (R-DUEL-3): the active seat's, in its phases."""
 
@@ -402,6 +408,7 @@ def _pile(game: Game) -> list[int]:
     return state.offer if game.phase == OFFER else state.revealed
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class PlantRevealedRule(DuelStepRule):
     """Plant a card of the opponent's offer or of the revealed cards (R-DUEL-3)."""
 
@@ -457,6 +464,7 @@ class PlantRevealedRule(DuelStepRule):
             self.duel.start_planting(game)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class DiscardRule(DuelStepRule):
     """Discard a card of the opponent's offer, or one hand card in step 2 (R-DUEL-3)."""
 
@@ -507,6 +515,7 @@ class DiscardRule(DuelStepRule):
             hooks.reveal(game)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class SkipDiscardRule(DuelStepRule):
     """Keep the whole hand (R-DUEL-3 step 2)."""
 
@@ -524,6 +533,7 @@ class SkipDiscardRule(DuelStepRule):
         self.duel.reveal(game)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class EndRevealRule(DuelStepRule):
     """Leave the rest of the revealed cards as the opponent's offer (R-DUEL-3 step 3)."""
 

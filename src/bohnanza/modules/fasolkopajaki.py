@@ -12,6 +12,8 @@ from __future__ import annotations
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
+from mypy_extensions import mypyc_attr
+
 from .base import Hooks
 from .info import EncodingHints, EventLabel, ModuleInfo
 
@@ -30,6 +32,7 @@ def race_coins(colours: list[str]) -> int:
     return min(groups, 4)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class FasolkopajakiHooks(Hooks):
     info = ModuleInfo(
         title=("Fasolki + Fasolkopajaki", "Fasolki + Fasolkopająki"),

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from mypy_extensions import mypyc_attr
+
 from ..actions import Action, ActionType
 from ..cards import lady_beanometers, varieties
 from ..errors import Refusal
@@ -103,6 +105,7 @@ def move_lady(card: int | None) -> Action:
     return Action(MOVE_LADY_TYPE, card=card)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class FasolufkaHooks(Hooks):
     info = ModuleInfo(
         title=("Fasolki + Fasolufka", "Fasolki + Fasolufka"),
@@ -274,6 +277,7 @@ class FasolufkaHooks(Hooks):
 # -------------------------------------------------------------------- Fasolufka's rules
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class PendingRule(Rule):
     """The answer to a pending decision (R-HARV-1): asked only while one is open."""
 
@@ -296,6 +300,7 @@ def _pending_now(game: Game) -> Pending | None:
     return game.pending
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class PlaceChildRule(PendingRule):
     """Put a received child onto a field of its variety (R-LADY-7)."""
 
@@ -329,6 +334,7 @@ class PlaceChildRule(PendingRule):
             hooks.pop_pending(game)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class MoveLadyRule(PendingRule):
     """After a child: move a lady who lay below it two places up, or decline (R-LADY-8)."""
 
@@ -357,6 +363,7 @@ class MoveLadyRule(PendingRule):
         self.lady.pop_pending(game)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class FasolufkaBuyFieldRule(BuyFieldRule):
     """Third fields only in one's own turn (R-LADY-9), paid with coins the buyer may name
     (R-LADY-10)."""

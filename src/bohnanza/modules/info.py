@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..frozen import FrozenDict
+from ..frozen import FrozenDict, dataclass_reduce
 
 #: A short text in English and Polish (the languages of the UI).
 Label = tuple[str, str]
@@ -48,6 +48,9 @@ class EventLabel:
     def to_json(self) -> dict[str, Any]:
         return {"text": list(self.text), "when": list(self.when)}
 
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:  # compiled: see dataclass_reduce
+        return dataclass_reduce(self)
+
 
 @dataclass(frozen=True, slots=True)
 class PileTurn:
@@ -64,6 +67,9 @@ class PileTurn:
     offer_phase: str
     discard_phase: str
     reveal_phase: str
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:  # compiled: see dataclass_reduce
+        return dataclass_reduce(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +91,9 @@ class EncodingHints:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "give_classes", _frozen(self.give_classes))
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:  # compiled: see dataclass_reduce
+        return dataclass_reduce(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,6 +197,9 @@ class ModuleInfo:
             "own_treasury_visible": self.own_treasury_visible,
             "declarations": self.declarations,
         }
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:  # compiled: see dataclass_reduce
+        return dataclass_reduce(self)
 
 
 #: The base game (and every rule set without a module).

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from mypy_extensions import mypyc_attr
+
 from .base import Hooks
 from .info import ModuleInfo
 
@@ -17,6 +19,7 @@ if TYPE_CHECKING:
     from ..rules import GameConfig
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class NewVarietiesHooks(Hooks):
     info = ModuleInfo(
         title=("Fasolki + New Bean Varieties", "Fasolki + Nowe odmiany"),

@@ -972,6 +972,7 @@ def listing(rules: Iterable[Rule]) -> tuple[Rule | tuple[Rule, ...], ...]:
     return tuple(out)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Merged:
     """A run of rules of one ``group``, listed as one: their candidates interleaved in
     the group's order."""

@@ -26,11 +26,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from mypy_extensions import mypyc_attr
 from numpy.typing import NDArray
 
 from ..actions import Action, ActionType, Offer
 from ..cards import catalogue
 from ..coins import with_coins
+from ..frozen import dataclass_reduce
 from ..game import MAX_OPEN_OFFERS, OVER, PLANT, PLANT_TRADED, TRADE, decision_names
 from ..modules import hooks_for, module_info
 from ..rules import GameConfig
@@ -93,6 +95,9 @@ class GiveClass:
             name += f" declared {self.declared}"
         return name
 
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:  # compiled: see dataclass_reduce
+        return dataclass_reduce(self)
+
 
 #: Parameter kinds the layout cannot name by a bounded index (a whole offer, a payment, a
 #: coin list): a module action taking one gets no segment and is never offered.
@@ -121,6 +126,9 @@ class ParamSlots:
     optional: bool
     places: tuple[tuple[str, int], ...] = ()
 
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:  # compiled: see dataclass_reduce
+        return dataclass_reduce(self)
+
 
 @dataclass(frozen=True, slots=True)
 class ShapeSlots:
@@ -132,7 +140,11 @@ class ShapeSlots:
     size: int
     params: tuple[ParamSlots, ...]
 
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:  # compiled: see dataclass_reduce
+        return dataclass_reduce(self)
 
+
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Encoding:
     """Action indices and observation layout for one game configuration."""
 

@@ -26,6 +26,7 @@ from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
+from mypy_extensions import mypyc_attr
 from numpy.typing import NDArray
 
 from ..actions import Action, ActionType
@@ -42,6 +43,7 @@ OTHER_SLOTS = 6
 _COUNTS = ("proposed", "accepted", "declined", "withdrawn")
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Memory:
     """The public record behind the memory part, for one game (see the module)."""
 

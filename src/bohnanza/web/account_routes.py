@@ -34,6 +34,7 @@ from .accounts import (
     Account,
     AccountError,
     Accounts,
+    PasswordChecks,
     public,
 )
 from .mail import MailBook, MailSettings, Notifier, check_address
@@ -108,6 +109,8 @@ def attach_accounts(app: FastAPI, manager: Any) -> None:
     """The accounts service on the manager's store, the ratings in its game ends, and
     (with an SMTP server) the e-mail watcher."""
     app.state.accounts = Accounts(manager.store, manager.settings.accounts)
+    limits = app.state.accounts.limits
+    app.state.passwords = PasswordChecks(limits.password_threads, limits.password_queue)
     app.state.mailbook = MailBook(manager.store)
     if rate_finished not in manager.store.on_game_over:
         manager.store.on_game_over.append(rate_finished)
@@ -119,10 +122,13 @@ def attach_accounts(app: FastAPI, manager: Any) -> None:
 
 
 async def detach_accounts(app: FastAPI) -> None:
-    """Stop the e-mail watcher (at shutdown)."""
+    """Stop the e-mail watcher and the password threads (at shutdown)."""
     notifier: Notifier | None = getattr(app.state, "notifier", None)
     if notifier is not None:
         await notifier.stop()
+    passwords: PasswordChecks | None = getattr(app.state, "passwords", None)
+    if passwords is not None:
+        passwords.close()
 
 
 async def claim_for_session(request: Request, table_id: str, seat: int, token: str) -> None:
@@ -161,6 +167,10 @@ def install_accounts(
     def service(request: Request) -> Accounts:
         accounts: Accounts = request.app.state.accounts
         return accounts
+
+    def passwords(request: Request) -> PasswordChecks:
+        checks: PasswordChecks = request.app.state.passwords
+        return checks
 
     def manager_of(request: Request) -> Any:
         return request.app.state.manager
@@ -216,7 +226,7 @@ def install_accounts(
     @app.post("/api/account/register")
     async def register(request: Request, body: Credentials) -> Response:
         same_origin(request)
-        account, token = await asyncio.to_thread(
+        account, token = await passwords(request).run(
             service(request).register, body.name, body.password, address_of(request)
         )
         return with_session(request, {"account": public(account)}, token)
@@ -224,7 +234,7 @@ def install_accounts(
     @app.post("/api/account/login")
     async def login(request: Request, body: Credentials) -> Response:
         same_origin(request)
-        account, token = await asyncio.to_thread(
+        account, token = await passwords(request).run(
             service(request).login, body.name, body.password, address_of(request)
         )
         return with_session(request, {"account": public(account)}, token)

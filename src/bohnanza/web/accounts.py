@@ -22,14 +22,18 @@ names exist.
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import hashlib
 import hmac
 import secrets
 import time
 import unicodedata
 from collections import deque
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
@@ -38,6 +42,8 @@ from sqlalchemy.orm import Mapped, Session, mapped_column, sessionmaker
 
 from .limits import BLANKS
 from .store import Base, Store, TableRow
+
+_R = TypeVar("_R")
 
 #: The session cookie's name.
 COOKIE = "bohnanza_session"
@@ -109,6 +115,45 @@ class AccountLimits:
     # Argon2id cost: argon2-cffi's default profile (RFC 9106, low memory: 64 MiB, 3 passes).
     hash_time_cost: int = 3
     hash_memory_kib: int = 65536
+    # Password hashing runs on threads of its own, never in the pool that commits moves:
+    # this many at once, and at most ``password_queue`` more waiting; past that a login
+    # or registration gets 429 with Retry-After (PasswordChecks).
+    password_threads: int = 1
+    password_queue: int = 8
+
+
+class PasswordChecks:
+    """Where registrations and logins run: argon2 is made to be slow (about 0.1 s of a
+    core each), and in the event loop's shared thread pool a burst of wrong passwords
+    queued in front of every game's commits (30 logins from 3 addresses delayed a seated
+    player's move by 5-7 s). Here they have ``threads`` threads of their own, and no
+    more than ``queue`` wait: the rest are refused at once with 429, so that a burst
+    costs its senders time, not the players. Used from the event loop only (the count
+    needs no lock)."""
+
+    def __init__(self, threads: int, queue: int) -> None:
+        self.pool = ThreadPoolExecutor(max(1, threads), "password")
+        self.cap = max(1, threads) + max(0, queue)
+        self.busy = 0
+
+    async def run(self, fn: Callable[..., _R], *args: Any) -> _R:
+        if self.busy >= self.cap:
+            raise AccountError(
+                "too many logins at once on this server; try again in a few seconds",
+                429,
+                "busy",
+                retry=2,
+            )
+        self.busy += 1
+        try:
+            return await asyncio.get_running_loop().run_in_executor(
+                self.pool, functools.partial(fn, *args)
+            )
+        finally:
+            self.busy -= 1
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=False, cancel_futures=True)
 
 
 @dataclass(slots=True)

@@ -45,6 +45,20 @@ class Base(DeclarativeBase):
     pass
 
 
+def _rows_of_a_table() -> list[tuple[Any, Any]]:
+    """Every database table with a foreign key to the games' table, and that column,
+    children first: what deleting a table deletes with it. Read from the models, not
+    listed here, so that a feature's own rows (an account's claim on a seat, chat) go
+    too: a lobby table whose seat an account had claimed was never deleted, SQLite
+    refusing it for the claim, and so counted against ``--max-tables`` for ever."""
+    out = []
+    for rows in reversed(Base.metadata.sorted_tables):
+        for key in rows.foreign_keys:
+            if key.column.table.name == TableRow.__tablename__:
+                out.append((rows, key.parent))
+    return out
+
+
 class TableRow(Base):
     __tablename__ = "bohnanza_tables"
 
@@ -341,8 +355,8 @@ class Store:
             row = s.get(TableRow, table_id)
             if row is None or row.status != "lobby":
                 return False
-            s.execute(delete(ChatRow).where(ChatRow.table_id == table_id))
-            s.execute(delete(SeatRow).where(SeatRow.table_id == table_id))
+            for rows, column in _rows_of_a_table():
+                s.execute(delete(rows).where(column == table_id))
             s.delete(row)
             return True
 

@@ -1,0 +1,148 @@
+"""The account surface held to the old standard (docs/reliability.md, "Accounts, ratings
+and mail"): each finding of the attack on the accounts is a test that failed before its
+fix. Real server, real database (SQLite and PostgreSQL), real sockets."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+from sqlalchemy import create_engine, text
+
+from bohnanza.web.accounts import AccountLimits
+from bohnanza.web.limits import Limits
+
+from .conftest import ServerThread
+from .test_security import http_from
+
+#: Cheap hashes where the cost does not matter (production: argon2's default profile).
+FAST = {"hash_time_cost": 1, "hash_memory_kib": 8192}
+OPEN = {"create_per_minute": 0, "open_tables_per_address": 0, "ws_per_address": 0}
+
+
+def _table(name: str = "Joan") -> dict[str, Any]:
+    return {
+        "rules": "classic",
+        "players": 3,
+        "name": name,
+        "seats": [{"kind": "person"}, {"kind": "bot", "bot": "autarky"}, {"kind": "bot"}],
+    }
+
+
+def _rows(db_url: str, table: str) -> int:
+    engine = create_engine(db_url)
+    try:
+        with engine.connect() as conn:
+            return int(conn.execute(text(f"SELECT count(*) FROM {table}")).scalar_one())
+    finally:
+        engine.dispose()
+
+
+# ------------------------------------------------------------------ High 1
+
+
+def test_a_logged_in_players_idle_lobby_tables_expire_and_free_the_server(
+    make_server: Callable[..., ServerThread], db_url: str
+) -> None:
+    """The lobby clean-up deleted the table but not the account's claim on its seat, the
+    foreign key refused, and the table counted against ``--max-tables`` for ever: a
+    logged-in player's own tables filled the server for everybody, across restarts."""
+    server = make_server(
+        db_url,
+        max_tables=3,
+        accounts=AccountLimits(**FAST),
+        limits=Limits(**OPEN, lobby_expiry=0.6),
+    )
+    with server.http() as joan:
+        assert joan.post("/api/account/register", json={"name": "Joan", "password": "pw pw pw"})
+        made = [joan.post("/api/tables", json=_table()) for _ in range(3)]
+        assert [r.status_code for r in made] == [200, 200, 200]
+        ids = [r.json()["table"]["id"] for r in made]
+        claimed = {g["table"]["id"] for g in joan.get("/api/account/games").json()["games"]}
+        assert claimed == set(ids)  # the seats are the account's: the case that stuck
+        assert joan.post("/api/tables", json=_table()).json()["code"] == "too_many_tables"
+        deadline = time.monotonic() + 15
+        while any(joan.get(f"/api/tables/{t}").status_code != 404 for t in ids):
+            assert time.monotonic() < deadline, "a logged-in player's lobby table never expired"
+            time.sleep(0.1)
+        assert joan.get("/api/account/games").json()["games"] == []
+    with http_from(server, "127.0.0.2") as stranger:
+        assert stranger.post("/api/tables", json=_table("Kim")).status_code == 200
+    assert _rows(db_url, "bohnanza_seat_accounts") == 0
+
+
+def test_tables_stuck_by_the_old_clean_up_expire_after_a_restart(
+    make_server: Callable[..., ServerThread], sqlite_url: str
+) -> None:
+    """What the old clean-up left behind (lobby tables whose seats an account claimed,
+    still in the database) is loaded again at the start and expires like any other."""
+    first = make_server(sqlite_url, accounts=AccountLimits(**FAST))  # lobby tables kept
+    with first.http() as joan:
+        joan.post("/api/account/register", json={"name": "Joan", "password": "pw pw pw"})
+        ids = [joan.post("/api/tables", json=_table()).json()["table"]["id"] for _ in range(2)]
+    first.stop()
+    assert _rows(sqlite_url, "bohnanza_seat_accounts") == 2
+    again = make_server(
+        sqlite_url,
+        max_tables=2,
+        accounts=AccountLimits(**FAST),
+        limits=Limits(**OPEN, lobby_expiry=0.6),
+    )
+    with again.http() as http:
+        deadline = time.monotonic() + 15
+        while any(http.get(f"/api/tables/{t}").status_code != 404 for t in ids):
+            assert time.monotonic() < deadline, "a stuck lobby table never expired"
+            time.sleep(0.1)
+        assert http.post("/api/tables", json=_table("Kim")).status_code == 200
+    assert _rows(sqlite_url, "bohnanza_seat_accounts") == 0
+
+
+# ------------------------------------------------------------------ High 2
+
+
+def test_a_burst_of_wrong_passwords_does_not_delay_a_players_moves(
+    make_server: Callable[..., ServerThread],
+) -> None:
+    """Argon2 ran in the thread pool that commits every move: 30 wrong-password logins
+    delayed a seated player's acknowledgement by 5-7 s. Now password checks have their
+    own threads and a bounded queue (429 past it), so the move is acknowledged at once."""
+    server = make_server(
+        accounts=AccountLimits(login_per_minute=0, failures_per_name=0, password_queue=4)
+    )
+    with server.http() as http:
+        assert http.post("/api/account/register", json={"name": "Vic", "password": "pw pw pw"})
+    made = server.create()  # Ada and two autarky bots
+    player = server.client(made["table"]["id"], made["token"])
+    player.request({"type": "start"})
+    player.wait_for(lambda m: m.get("type") == "state" and bool(m.get("legal")))
+    answers: list[int] = []
+
+    def guess() -> None:
+        with httpx.Client(base_url=server.url, timeout=60) as c:
+            r = c.post("/api/account/login", json={"name": "Vic", "password": "wrong"})
+            answers.append(r.status_code)
+
+    burst = [threading.Thread(target=guess) for _ in range(40)]
+    for t in burst:
+        t.start()
+    time.sleep(0.3)  # the burst is queued
+    waits = []
+    for _ in range(3):  # plant, plant (or stop), and the like: each one commit
+        legal = [a for a in player.legal if a["type"] != "propose"]
+        started = time.monotonic()
+        answer = player.act(legal[0])
+        waits.append(time.monotonic() - started)
+        assert answer["type"] == "ack", answer
+        player.wait_for(lambda m: m.get("type") == "state")
+        if not player.legal:
+            break
+    for t in burst:
+        t.join(60)
+    assert max(waits) < 1.5, f"moves waited {waits} behind password checks"
+    assert set(answers) <= {401, 429} and answers.count(429) > 0, answers
+    with server.http() as http:  # and the owner still gets in once the burst is over
+        r = http.post("/api/account/login", json={"name": "Vic", "password": "pw pw pw"})
+        assert r.status_code == 200
