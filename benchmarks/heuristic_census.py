@@ -85,10 +85,10 @@ def census(rules: str, players: int, seeds: Sequence[int]) -> Counter[str]:
         n["placements computed afresh"] += 1
         return step(self, ctx, st, card, key)
 
-    def context_(self: H._Context, q: list[float], t: H.Tables) -> None:
+    def context_(self: H._Context, q: list[float], total: list[int], top: bool) -> None:
         n["valuation contexts"] += 1
         contexts.append(self)
-        context(self, q, t)
+        context(self, q, total, top)
 
     patches: list[tuple[Any, str, Callable[..., Any]]] = [
         (H.HeuristicAgent, "act", act_),

@@ -23,7 +23,7 @@ are not actions at all. Why each property matters:
   without leaks, save/load equality, legal actions agreeing with ``check``), and at the
   end the record of the accepted actions replays to the same state.
 
-Size: ``BOHNANZA_FUZZ_EXAMPLES`` (default 150, split among the rule sets by their number
+Size: ``BOHNANZA_FUZZ_EXAMPLES`` (default 100, split among the rule sets by their number
 of configurations: one Hypothesis run each, at least 8 examples) runs of
 ``BOHNANZA_FUZZ_STEPS`` (default 50) steps; derandomized and without an example
 database, so CI runs the same inputs each time. Each rule set's inputs, games and
@@ -66,7 +66,7 @@ from bohnanza.testing.checker import CHEAP, InvariantChecker
 from bohnanza.testing.helpers import assert_conserved, give_coins
 from test_random_play import CONFIGS, Config
 
-EXAMPLES = int(os.environ.get("BOHNANZA_FUZZ_EXAMPLES", "150"))
+EXAMPLES = int(os.environ.get("BOHNANZA_FUZZ_EXAMPLES", "100"))
 STEPS = int(os.environ.get("BOHNANZA_FUZZ_STEPS", "50"))
 #: ``BOHNANZA_FUZZ_SHRINK=0`` reports failures unshrunk (shrinking a long game can take
 #: many minutes; useful while hunting several bugs at once).

@@ -38,6 +38,9 @@ from object_state import picture
 
 ROOT = Path(__file__).resolve().parent.parent
 
+#: One xdist worker runs the file: its instances are gathered once (a module fixture).
+pytestmark = pytest.mark.xdist_group("object_protocols")
+
 #: Classes that no walk of a game reaches, and why they need not (or are checked apart).
 NOT_REACHED = {
     # Never instantiated: bases, abstract rules and the compiled enum alias.

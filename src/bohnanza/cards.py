@@ -12,7 +12,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from .frozen import dataclass_reduce
+from .pickling import dataclass_reduce
 
 
 @dataclass(frozen=True, slots=True)

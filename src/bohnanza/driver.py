@@ -19,8 +19,8 @@ from typing import Any, Final
 from .actions import Action
 from .agents.base import Agent
 from .errors import IllegalAction, StopsRun
-from .frozen import dataclass_reduce
 from .game import Game
+from .pickling import dataclass_reduce
 from .schedule import MAX_TRADE_ROUNDS, AskKind, AskLoop, TradeScheduler
 from .views import View
 

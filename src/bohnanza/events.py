@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .frozen import dataclass_reduce
+from .pickling import dataclass_reduce
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,6 @@ They stay ``dict``/``list`` instances, so JSON encoding and code that tests
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable
 from typing import Any, NoReturn, TypeVar
 
@@ -83,15 +82,3 @@ class FrozenList(list[_T]):
 
 
 __all__ = ["FrozenDict", "FrozenList"]
-
-
-def dataclass_reduce(obj: Any) -> tuple[Any, tuple[Any, ...]]:
-    """Pickle's and copy's recipe for a dataclass: its class called again with its fields
-    in order. Compiled by mypyc, a dataclass refuses the default recipe (a bare instance
-    made by ``__new__``, which there runs ``__init__`` and wants the fields; and then the
-    fields set one by one, which ``frozen`` forbids), so the dataclasses of the compiled
-    modules return this from ``__reduce__``."""
-    fields = dataclasses.fields(obj)
-    if not all(f.init and not f.kw_only for f in fields):
-        raise TypeError(f"{type(obj).__name__}: dataclass_reduce needs positional fields only")
-    return (type(obj), tuple(getattr(obj, f.name) for f in fields))

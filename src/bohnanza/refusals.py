@@ -25,7 +25,7 @@ from typing import Any
 
 from .actions import Action
 from .errors import GameOver, IllegalAction, NotYourTurn
-from .frozen import dataclass_reduce
+from .pickling import dataclass_reduce
 
 #: Every reason code, worded in English and Polish. Placeholders: ``{action}`` (what was
 #: tried, ``act.*``), ``{who}`` (the seat whose move it is: detail ``active``), ``{whom}``

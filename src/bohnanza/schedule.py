@@ -90,8 +90,8 @@ from typing import TYPE_CHECKING, Any, Final
 from mypy_extensions import mypyc_attr
 
 from .actions import Action
-from .frozen import dataclass_reduce
 from .game import OVER, TRADE
+from .pickling import dataclass_reduce
 
 if TYPE_CHECKING:
     from .game import Game, Pending

@@ -21,9 +21,8 @@ from collections.abc import MutableSequence
 from types import FunctionType
 from typing import Any, Final, Protocol, TypeVar
 
-from mypy_extensions import mypyc_attr
-
 from .errors import ConfigError
+from .pickling import rebuilt
 
 T = TypeVar("T")
 
@@ -60,7 +59,6 @@ def _probe() -> None:
 COMPILED: Final = not isinstance(_probe, FunctionType)
 
 
-@mypyc_attr(allow_interpreted_subclasses=True)
 class DeckRandom:
     """SHA-256 in counter mode: word *i* of the stream is a quarter of
     ``SHA-256(key || i // 4)``, and ``key = SHA-256(domain || seed)``.
@@ -95,6 +93,9 @@ class DeckRandom:
         self._key = hashlib.sha256(_DOMAIN + str(seed).encode("ascii")).digest()
         self._block_index = -1
         self._block = b""
+
+    def __reduce__(self) -> tuple[Any, ...]:  # compiled and hot: see bohnanza.pickling
+        return rebuilt(self, self.seed, self.used)
 
     def _word(self) -> int:
         index, offset = divmod(self.used, _WORDS_PER_BLOCK)

@@ -141,6 +141,36 @@ def settings_for(db_url: str, **overrides: Any) -> Settings:
     return Settings(**values)
 
 
+def wait_until(pred: Callable[[], bool], timeout: float, what: str) -> None:
+    """Poll the server's own state (not the page's DOM): on a loaded machine a page may
+    take long to draw what the server already did, and a test that waited on the DOM
+    alone failed there for a slow paint, not for a fault."""
+    deadline = time.monotonic() + timeout
+    while not pred():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.05)
+
+
+def wait_for_player(server: ServerThread, table: str, seat: int = 0, timeout: float = 60) -> None:
+    """Until the seat's page has said hello on its socket (the table page is up)."""
+
+    def connected() -> bool:
+        t = server.app.state.manager.tables.get(table)
+        return t is not None and any(c.authed and c.seat == seat for c in t.conns)
+
+    wait_until(connected, timeout, f"seat {seat}'s page at table {table}")
+
+
+def wait_for_status(server: ServerThread, table: str, status: str, timeout: float = 60) -> None:
+    """Until the server's table is in ``status`` (``playing`` once started)."""
+
+    def there() -> bool:
+        t = server.app.state.manager.tables.get(table)
+        return t is not None and t.status == status
+
+    wait_until(there, timeout, f"table {table} {status}")
+
+
 @pytest.fixture
 def sqlite_url(tmp_path: Path) -> str:
     return f"sqlite:///{tmp_path / 'games.db'}"
@@ -351,8 +381,11 @@ CHROMIUM_ARGS = [
 ]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    """Chromium under Playwright, for one test file at a time: Playwright's sync API keeps
+    an event loop marked running in the thread while it is open, and a later test of
+    another file that calls ``asyncio.run`` then failed, depending on the order."""
     if not Path(CHROMIUM).exists():
         pytest.skip("Debian's chromium is not installed (apt-get install chromium)")
     playwright = pytest.importorskip("playwright.sync_api")

@@ -146,3 +146,44 @@ def test_a_burst_of_wrong_passwords_does_not_delay_a_players_moves(
     with server.http() as http:  # and the owner still gets in once the burst is over
         r = http.post("/api/account/login", json={"name": "Vic", "password": "pw pw pw"})
         assert r.status_code == 200
+
+
+# ------------------------------------------------------------------ lock-out
+
+
+def test_a_stranger_cannot_lock_the_owner_out(make_server: Callable[..., ServerThread]) -> None:
+    """Five failed logins for a name locked it for 15 minutes from every address, so
+    anybody could keep a player out of their account. Failures count per (address, name)
+    now: the stranger's address is stopped, the owner elsewhere gets in."""
+    server = make_server(accounts=AccountLimits(**FAST, login_per_minute=0, failures_per_name=3))
+    with server.http() as owner:
+        assert owner.post("/api/account/register", json={"name": "Ines", "password": "pw pw pw"})
+    with http_from(server, "127.0.0.9") as stranger:
+        codes = [
+            stranger.post("/api/account/login", json={"name": "ines", "password": f"x{i}"})
+            for i in range(4)
+        ]
+        assert [r.status_code for r in codes] == [401, 401, 401, 429]
+        # the right password from the stranger's address waits too (no oracle)
+        r = stranger.post("/api/account/login", json={"name": "Ines", "password": "pw pw pw"})
+        assert r.status_code == 429
+    with http_from(server, "127.0.0.1") as owner:
+        r = owner.post("/api/account/login", json={"name": "Ines", "password": "pw pw pw"})
+        assert r.status_code == 200, r.text
+
+
+def test_guessing_spread_over_addresses_is_slowed_for_the_name(
+    make_server: Callable[..., ServerThread],
+) -> None:
+    limits = AccountLimits(
+        **FAST, login_per_minute=0, failures_per_name=5, failures_per_name_total=4
+    )
+    server = make_server(accounts=limits)
+    with server.http() as owner:
+        assert owner.post("/api/account/register", json={"name": "Lena", "password": "pw pw pw"})
+    codes = []
+    for i in range(5):
+        with http_from(server, f"127.0.1.{i + 1}") as c:
+            r = c.post("/api/account/login", json={"name": "Lena", "password": "wrong"})
+            codes.append(r.status_code)
+    assert codes == [401, 401, 401, 401, 429]

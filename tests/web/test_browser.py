@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import ServerThread
+from .conftest import ServerThread, wait_for_player, wait_for_status
 
 PlaywrightTimeout = pytest.importorskip("playwright.sync_api").TimeoutError
 
@@ -30,7 +30,7 @@ def new_page(browser: Any, viewport: dict[str, int], errors: list[str]) -> Any:
     # Content-Security-Policy forbids; test_security checks the pages under the CSP.
     ctx = browser.new_context(viewport=viewport, is_mobile=viewport["width"] < 600, bypass_csp=True)
     page = ctx.new_page()
-    page.set_default_timeout(15_000)
+    page.set_default_timeout(30_000)  # a loaded machine paints slowly (docs/testing.md)
     page.on("pageerror", lambda e: errors.append(str(e)))
     return page
 
@@ -108,10 +108,14 @@ def test_a_person_plays_a_whole_game_against_bots(
     page.screenshot(path=str(shots / "home-phone.png"), full_page=True)
     page.set_viewport_size(DESKTOP)
     page.click("#create-btn")
-    page.wait_for_selector("#btn-start")
+    page.wait_for_url("**/t/**")
+    table = page.url.split("/t/", 1)[1].split("#", 1)[0]
+    wait_for_player(server, table)
+    page.wait_for_selector("#btn-start", timeout=60_000)
     page.screenshot(path=str(shots / "table-lobby.png"), full_page=True)
     page.click("#btn-start")
-    page.wait_for_selector("#board:not([hidden])")
+    wait_for_status(server, table, "playing")
+    page.wait_for_selector("#board:not([hidden])", timeout=60_000)
     deadline = time.monotonic() + 150
     steps = 0
     shot_mid = False
@@ -172,17 +176,20 @@ def test_two_browsers_trade_with_each_other(
     a.goto(server.url + "/")
     a.evaluate("([k, v]) => localStorage.setItem(k, v)", [f"bohnanza.token.{table}", made["token"]])
     a.goto(f"{server.url}/t/{table}")
-    a.wait_for_selector("#btn-start")
+    wait_for_player(server, table)
+    a.wait_for_selector("#btn-start", timeout=60_000)
     # Bob joins by the link, on a phone.
     b = new_page(browser, PHONE, errors)
     b.goto(f"{server.url}/t/{table}")
     b.wait_for_selector(".take-seat")
     b.fill("#join-name", "Bob")
     b.click(".take-seat")
-    a.wait_for_selector("#btn-start:not([disabled])")
+    wait_for_player(server, table, 1)
+    a.wait_for_selector("#btn-start:not([disabled])", timeout=60_000)
     a.click("#btn-start")
-    a.wait_for_selector("#board:not([hidden])")
-    b.wait_for_selector("#board:not([hidden])")
+    wait_for_status(server, table, "playing")
+    a.wait_for_selector("#board:not([hidden])", timeout=60_000)
+    b.wait_for_selector("#board:not([hidden])", timeout=60_000)
     # Ada plants her two Cowboys on field 1; phase 2 begins.
     a.click("#my-fields .field.target")
     a.wait_for_selector("#my-fields .field.target:not(.empty)")

@@ -12,7 +12,7 @@ import pytest
 
 from bohnanza.web.accounts import AccountLimits
 
-from .conftest import ServerThread
+from .conftest import ServerThread, wait_for_player, wait_for_status
 from .test_browser import DESKTOP, new_page, seq, ui_step, wait_seq_change
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
@@ -47,10 +47,13 @@ def test_register_play_a_rated_game_and_see_the_rating(
     page.select_option("#f-rated", "bots")
     page.select_option("#f-stand-in", "autarky")
     page.click("#create-btn")
-    page.wait_for_selector("#btn-start")
+    page.wait_for_url("**/t/**")
     table = page.url.split("/t/", 1)[1].split("#", 1)[0]
+    wait_for_player(server, table)
+    page.wait_for_selector("#btn-start", timeout=60_000)
     page.click("#btn-start")
-    page.wait_for_selector("#btn-resign")
+    wait_for_status(server, table, "playing")
+    page.wait_for_selector("#btn-resign", timeout=60_000)
     # The lobby lists the game first, among "your games" (its seat is the account's).
     page.goto(server.url + "/")
     page.wait_for_selector(f"#your-games li[data-table='{table}']")

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import ServerThread
+from .conftest import ServerThread, wait_for_player, wait_for_status
 from .test_browser import DESKTOP, new_page
 
 pytest.importorskip("playwright.sync_api")
@@ -24,9 +24,11 @@ def open_started(browser: Any, server: ServerThread, coach: bool, errors: list[s
         "([k, v]) => localStorage.setItem(k, v)", [f"bohnanza.token.{table}", made["token"]]
     )
     page.goto(f"{server.url}/t/{table}")
-    page.wait_for_selector("#btn-start:not([disabled])")
+    wait_for_player(server, table)
+    page.wait_for_selector("#btn-start:not([disabled])", timeout=60_000)
     page.click("#btn-start")
-    page.wait_for_selector("#board:not([hidden])")
+    wait_for_status(server, table, "playing")
+    page.wait_for_selector("#board:not([hidden])", timeout=60_000)
     return page
 
 

@@ -30,7 +30,7 @@ from bohnanza.records import replay
 from bohnanza.web.store import Store
 
 from .client import Client, simple_choice
-from .conftest import Postgres, ServerProcess, ServerThread
+from .conftest import Postgres, ServerProcess, ServerThread, wait_until
 from .test_restart import _play
 
 #: Faults injected in this run, by kind: kill (SIGKILL of the server), drop (a client's
@@ -185,13 +185,6 @@ def gift(c: Client, to: int, acked: Acked) -> int:
     mine = [o for o in offers(c) if o["proposer"] == c.seat and o["to"] == to]
     assert mine, offers(c)
     return int(mine[-1]["offer_id"])
-
-
-def wait_until(pred: Callable[[], bool], timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not pred():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
 
 
 def play_out(url: str, tables: list[str], timeout: float = 60) -> dict[str, dict[str, Any]]:

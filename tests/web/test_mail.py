@@ -258,3 +258,42 @@ def test_serve_refuses_a_bad_smtp_setting_with_one_clear_error(tmp_path: Any) ->
     result = CliRunner().invoke(serve, [*db, "--smtp-url", "smtp://mail.example.org"])
     assert result.exit_code == 2 and "--mail-from" in result.output
     assert "--smtp-url" in CliRunner().invoke(serve, ["--help"]).output
+
+
+BAD_WORD = "=?utf-8?q?x=0D=0ABcc=3A_victim=40evil=2Eorg?=@example.org"
+
+
+def test_an_encoded_address_is_refused_and_one_bad_address_stops_no_other_mail(
+    make_server: Callable[..., ServerThread], smtp: tuple[Inbox, int], sqlite_url: str
+) -> None:
+    """An RFC 2047 word that decodes to CR LF and a Bcc header was accepted, then raised
+    in the mail watcher and ended its whole pass: nobody else got mail. It is refused
+    on entry now, and a bad address already stored costs only its own message."""
+    from sqlalchemy import create_engine, text
+
+    inbox, port = smtp
+    srv = _mail_server(make_server, port)
+    seats = [{"kind": "person"}, {"kind": "bot", "bot": "autarky"}, {"kind": "bot"}]
+    tables = []
+    for name, address in (("Eve", "eve@example.net"), ("Rita", "rita@example.net")):
+        with srv.http() as c:
+            _account(c, name, address)
+            r = c.post("/api/account/email", json={"address": BAD_WORD})
+            assert r.status_code == 400 and r.json()["code"] == "bad_email"
+            assert c.get("/api/account").json()["email"]["address"] == address
+            body = {"rules": "classic", "players": 3, "name": name, "clock": "turn12h"}
+            tables.append(c.post("/api/tables", json={**body, "seats": seats}).json())
+    engine = create_engine(sqlite_url)  # as an older server would have stored it
+    with engine.begin() as conn:
+        conn.execute(
+            text("UPDATE bohnanza_account_mail SET address = :a WHERE address = :b"),
+            {"a": BAD_WORD, "b": "eve@example.net"},
+        )
+    engine.dispose()
+    for made in tables:  # Eve's table first: the watcher meets her bad address first
+        ws = srv.client(made["table"]["id"], made["token"])
+        ws.request({"type": "start"})
+        ws.close()
+    rcpt, _msg = inbox.wait(lambda m: m["Subject"] == "Bohnanza: your turn")
+    assert rcpt == ["rita@example.net"]
+    assert all("victim" not in " ".join(r) for r, _ in inbox.messages)

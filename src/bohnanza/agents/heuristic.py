@@ -46,6 +46,7 @@ from ..modules import module_info
 from ..modules.duel import DISCARD_CARD, END_REVEAL, PLANT_REVEALED, SKIP_DISCARD
 from ..modules.fasolkopajaki import race_coins
 from ..modules.fasolufka import MOVE_LADY_TYPE, PLACE_CHILD_TYPE
+from ..pickling import rebuilt
 from ..rules import GameConfig
 from ..shuffle import COMPILED
 from ..views import OfferView, View
@@ -130,9 +131,11 @@ Fields = list[list[int]]
 MEMO: Final = not COMPILED
 
 
-@mypyc_attr(allow_interpreted_subclasses=True)
 class Tables:
     """Per-config data the bot needs often: payout steps, card counts, stand-in cards."""
+
+    def __reduce__(self) -> tuple[Any, ...]:  # compiled and hot: see bohnanza.pickling
+        return rebuilt(self, self.cfg)
 
     def __init__(self, cfg: GameConfig) -> None:
         self.cfg = cfg
@@ -223,7 +226,6 @@ def _CODE1(v: int, k: int) -> int:
     return (v << 20) | (1 << 12) | (k << 8)
 
 
-@mypyc_attr(allow_interpreted_subclasses=True)
 class _Context:
     """What plans found for one valuation context (the same tables, card counts and
     stage): field values, and (plain Python, :data:`MEMO`) each card placed onto fields
@@ -231,10 +233,10 @@ class _Context:
 
     __slots__ = ("ids", "lt", "must", "q", "states", "steps", "vals", "vt")
 
-    def __init__(self, q: list[float], t: Tables) -> None:
+    def __init__(self, q: list[float], total: list[int], top_card_pays: bool) -> None:
         self.q = q
-        self.vt = [[-1.0] * (n + 2) for n in t.total]
-        self.lt = [[-1.0] * (n + 2) for n in t.total] if t.top_card_pays else []
+        self.vt = [[-1.0] * (n + 2) for n in total]
+        self.lt = [[-1.0] * (n + 2) for n in total] if top_card_pays else []
         #: Field code -> :meth:`Position.fval` of such a field.
         self.vals: dict[int, float] = {}
         #: Plans step through fields by number (:meth:`Position.state_id`): the fields'
@@ -247,6 +249,9 @@ class _Context:
         #: fields' number × 2**16 + card class -> one card placed: (value change,
         #: fields' number after).
         self.steps: dict[int, tuple[float, int]] = {}
+
+    def __reduce__(self) -> tuple[Any, ...]:  # compiled and hot: see bohnanza.pickling
+        return rebuilt(self, self.q, [], False)
 
 
 def _steps(table: Sequence[int]) -> list[tuple[int, float]]:
@@ -289,7 +294,6 @@ def turns_left(view: View) -> float:
     return cards / t.per_turn / cfg.players
 
 
-@mypyc_attr(allow_interpreted_subclasses=True)
 class Position:
     """One decision's context: the seat's fields and cards, and how fields are valued."""
 
@@ -313,6 +317,9 @@ class Position:
         "view",
         "vt",
     )
+
+    def __reduce__(self) -> tuple[Any, ...]:  # compiled and hot: see bohnanza.pickling
+        return rebuilt(self, self.view, self.t)
 
     def __init__(self, view: View, t: Tables, out: Sequence[int] = ()) -> None:
         self.view = view
@@ -376,7 +383,9 @@ class Position:
             if ctx is None:
                 if len(t.contexts) >= 64:
                     t.contexts.clear()
-                ctx = t.contexts[key] = _Context(Position._chances(avail, hidden, stage), t)
+                ctx = t.contexts[key] = _Context(
+                    Position._chances(avail, hidden, stage), t.total, t.top_card_pays
+                )
             self.q = ctx.q
             # Base payouts (and Fasolufka's lady payouts): field values by (variety,
             # size), memoised.

@@ -13,7 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..frozen import FrozenDict, dataclass_reduce
+from ..frozen import FrozenDict
+from ..pickling import dataclass_reduce
 
 #: A short text in English and Polish (the languages of the UI).
 Label = tuple[str, str]

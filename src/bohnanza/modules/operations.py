@@ -63,13 +63,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from itertools import combinations, product
-from typing import TYPE_CHECKING, ClassVar, Final, TypeAlias
+from typing import TYPE_CHECKING, Any, ClassVar, Final, TypeAlias
 
 from mypy_extensions import mypyc_attr
 
 from ..actions import Action, ActionType, Offer, shape_of
 from ..errors import IllegalAction, InvalidOffer, NotYourTurn, Refusal
 from ..game import MAX_OFFER_CARDS, MAX_OPEN_OFFERS, OVER, PLANT, PLANT_TRADED, TRADE
+from ..pickling import rebuilt
 
 if TYPE_CHECKING:
     from ..game import Game
@@ -972,7 +973,6 @@ def listing(rules: Iterable[Rule]) -> tuple[Rule | tuple[Rule, ...], ...]:
     return tuple(out)
 
 
-@mypyc_attr(allow_interpreted_subclasses=True)
 class Merged:
     """A run of rules of one ``group``, listed as one: their candidates interleaved in
     the group's order."""
@@ -981,6 +981,11 @@ class Merged:
 
     def __init__(self, rules: tuple[Rule, ...]) -> None:
         self.rules = rules
+
+    def __reduce__(self) -> tuple[Any, ...]:  # compiled and hot: see bohnanza.pickling
+        # Made empty, then its rules set: they lead back to it (through their hooks'
+        # listing), and a copy must meet this object there, not make a second one.
+        return rebuilt(self, ())
 
     def candidates(self, game: Game, seat: int, offers: bool) -> list[Action]:
         acts: list[Action] = []

@@ -32,9 +32,9 @@ from numpy.typing import NDArray
 from ..actions import Action, ActionType, Offer
 from ..cards import catalogue
 from ..coins import with_coins
-from ..frozen import dataclass_reduce
 from ..game import MAX_OPEN_OFFERS, OVER, PLANT, PLANT_TRADED, TRADE, decision_names
 from ..modules import hooks_for, module_info
+from ..pickling import dataclass_reduce
 from ..rules import GameConfig
 from ..shapes import BASE_SHAPES, ActionShape, ParamKind
 from ..views import OfferView, SeatView, View

@@ -110,8 +110,12 @@ class AccountLimits:
 
     register_per_hour: int = 5  # accounts one address may register an hour
     login_per_minute: int = 10  # login attempts from one address a minute
-    failures_per_name: int = 5  # failed logins for one name ...
-    failure_window: float = 900.0  # ... within this many seconds, then 429 for the name
+    failures_per_name: int = 5  # failed logins for one name from one address ...
+    failure_window: float = 900.0  # ... within this many seconds, then 429 for the pair
+    # Failed logins for one name from all addresses together in the window: a slowdown
+    # for guessing spread over many addresses, set high so that no single stranger can
+    # lock a player out (the per-address count above stops one address alone).
+    failures_per_name_total: int = 100
     # Argon2id cost: argon2-cffi's default profile (RFC 9106, low memory: 64 MiB, 3 passes).
     hash_time_cost: int = 3
     hash_memory_kib: int = 65536
@@ -310,6 +314,9 @@ class Accounts:
         self.registrations = Window(self.limits.register_per_hour, 3600.0)
         self.logins = Window(self.limits.login_per_minute, 60.0)
         self.failures = Window(self.limits.failures_per_name, self.limits.failure_window)
+        self.failures_total = Window(
+            self.limits.failures_per_name_total, self.limits.failure_window
+        )
 
     @property
     def _decoy(self) -> str:
@@ -357,7 +364,10 @@ class Accounts:
                 "too many login attempts from this address; try later", 429, "rate_limited", wait
             )
         key = name_key(name) if isinstance(name, str) and len(name) <= 4 * NAME_MAX else ""
-        wait = self.failures.full(key, now)
+        # Failures count per (address, name): a stranger guessing from one address locks
+        # that pair only, never the owner out of their own account from elsewhere.
+        pair = f"{address}\n{key}"
+        wait = self.failures.full(pair, now) or self.failures_total.full(key, now)
         if wait is not None:
             raise AccountError(
                 "too many failed logins for this name; try later", 429, "rate_limited", wait
@@ -371,7 +381,8 @@ class Accounts:
         except (VerificationError, InvalidHashError):
             good = False
         if not good or row is None or row.password_hash is None:
-            self.failures.add(key, now)
+            self.failures.add(pair, now)
+            self.failures_total.add(key, now)
             raise AccountError("wrong name or password", 401, "bad_login")
         with self._tx() as s, s.begin():
             if self.hasher.check_needs_rehash(row.password_hash):

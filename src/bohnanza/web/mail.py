@@ -21,12 +21,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import re
 import secrets
 import smtplib
 import ssl
 import time
 import unicodedata
 from dataclasses import dataclass, field
+from email.headerregistry import Address
 from email.message import EmailMessage
 from typing import Any
 from urllib.parse import parse_qs, quote, unquote, urlsplit
@@ -96,10 +98,19 @@ def parse_smtp_url(url: str, sender: str, base_url: str) -> MailSettings:
     )
 
 
+#: What an address's local part may hold: RFC 5322's dot-atom characters, ASCII only.
+_LOCAL = re.compile(r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*")
+#: A domain: dot-separated labels of letters, digits and inner hyphens (IDN letters too).
+_LABEL = re.compile(r"(?!-)[\w-]{1,63}(?<!-)")
+
+
 def check_address(raw: str) -> str:
-    """A plausible address, or AccountError: one ``@``, no spaces or control characters,
-    a domain with a dot; at most 254 characters. (Whether it exists is the SMTP
-    server's to say: nothing is shown to anybody else either way.)"""
+    """A well-formed address, or AccountError: a dot-atom local part of ASCII characters
+    (no quoted strings, no RFC 2047 ``=?...?=`` words, which a mail library decodes into
+    whatever they hide, CR LF included), one ``@``, a domain of two or more labels; at
+    most 254 characters. It must come out of the e-mail header it goes into unchanged.
+    Returns it with its domain in ASCII, lower case (IDNA).
+    (Whether it exists is the SMTP server's to say.)"""
     address = raw.strip()
     if not 3 <= len(address) <= ADDRESS_MAX:
         raise AccountError("an e-mail address has at most 254 characters", code="bad_email")
@@ -108,9 +119,22 @@ def check_address(raw: str) -> str:
             "an e-mail address has no spaces or control characters", code="bad_email"
         )
     local, at, domain = address.rpartition("@")
-    if not at or not local or "@" in local or "." not in domain.strip("."):
+    labels = domain.split(".")
+    if (
+        not at
+        or len(local) > 64
+        or "=?" in address
+        or not _LOCAL.fullmatch(local)
+        or len(labels) < 2
+        or not all(_LABEL.fullmatch(label) and "_" not in label for label in labels)
+    ):
         raise AccountError("that is not an e-mail address", code="bad_email")
-    if len(local) > 64 or any(ch in address for ch in '<>,;"\\()[]'):
+    try:  # an internationalised domain is kept in its ASCII form, as SMTP carries it
+        address = f"{local}@{domain.encode('idna').decode('ascii').lower()}"
+        header = Address(addr_spec=address)
+    except (UnicodeError, ValueError, IndexError):
+        raise AccountError("that is not an e-mail address", code="bad_email") from None
+    if header.addr_spec != address:
         raise AccountError("that is not an e-mail address", code="bad_email")
     return address
 
@@ -291,9 +315,11 @@ class Notifier:
 
     async def _mail(self, owners: list[int], kind: str, table_id: str) -> None:
         for to, token in await asyncio.to_thread(self.book.recipients, owners, kind):
-            message = compose(self.settings, to, kind, table_id, token)
+            # One failing message (an address stored before the checks above, a refusal
+            # by the server) is logged and skipped: it never stops the others' mail.
             try:
+                message = compose(self.settings, to, kind, table_id, token)
                 await asyncio.to_thread(send_now, self.settings, message)
                 self.sent += 1
-            except (OSError, smtplib.SMTPException) as exc:
+            except Exception as exc:
                 log.warning("e-mail to an account of table %s not sent: %s", table_id, exc)
