@@ -21,7 +21,7 @@ import importlib
 import multiprocessing
 import pickle
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -228,19 +228,6 @@ def test_every_compiled_class_is_reached_or_named(instances: dict[type, list[Any
         assert any(c.__name__ == name for c in instances), name
 
 
-def test_pickle_round_trip_keeps_the_state(cases: list[Case]) -> None:
-    failures = []
-    for label, obj, before in cases:
-        try:
-            back = pickle.loads(pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL))
-        except Exception as exc:
-            failures.append(f"{label}: {type(exc).__name__}: {exc}")
-            continue
-        if type(back) is not type(obj) or picture(back) != before:
-            failures.append(f"{label}: another state after pickle")
-    assert not failures, "\n".join(failures)
-
-
 def _same(value: Any) -> Any:
     """What must be equal in a shallow copy: an object itself, a plain value its value
     (compiled, a number kept unboxed comes out as a new object at each read)."""
@@ -262,31 +249,50 @@ def _parts(obj: Any) -> Any:
     return picture(recipe[1]) if state is None else picture(state)
 
 
-def test_a_shallow_copy_shares_the_parts(cases: list[Case]) -> None:
-    failures = []
-    for label, obj, _ in cases:
+def _failures(
+    cases: list[Case], make: Callable[[Any], Any], differs: Callable[[Any, Any, Any], list[str]]
+) -> list[str]:
+    """Each case's duplicate made by ``make``, and what ``differs(original, its picture
+    before, duplicate)`` finds wrong with it; a duplicate that cannot be made is one too."""
+    out = []
+    for label, obj, before in cases:
         try:
-            other = copy.copy(obj)
+            other = make(obj)
         except Exception as exc:
-            failures.append(f"{label}: {type(exc).__name__}: {exc}")
+            out.append(f"{label}: {type(exc).__name__}: {exc}")
             continue
-        if type(other) is not type(obj) or _parts(other) != _parts(obj):
-            failures.append(f"{label}: other parts after copy.copy")
+        if type(other) is not type(obj):
+            out.append(f"{label}: a {type(other).__name__} came back")
+            continue
+        out.extend(f"{label}: {why}" for why in differs(obj, before, other))
+    return out
+
+
+def test_pickle_round_trip_keeps_the_state(cases: list[Case]) -> None:
+    def differs(_obj: Any, before: Any, back: Any) -> list[str]:
+        return [] if picture(back) == before else ["another state after pickle"]
+
+    def round_trip(obj: Any) -> Any:
+        return pickle.loads(pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL))
+
+    failures = _failures(cases, round_trip, differs)
+    assert not failures, "\n".join(failures)
+
+
+def test_a_shallow_copy_shares_the_parts(cases: list[Case]) -> None:
+    def differs(obj: Any, _before: Any, other: Any) -> list[str]:
+        return [] if _parts(other) == _parts(obj) else ["other parts after copy.copy"]
+
+    failures = _failures(cases, copy.copy, differs)
     assert not failures, "\n".join(failures)
 
 
 def test_a_deep_copy_keeps_the_state(cases: list[Case]) -> None:
-    failures = []
-    for label, obj, before in cases:
-        try:
-            other = copy.deepcopy(obj)
-        except Exception as exc:
-            failures.append(f"{label}: {type(exc).__name__}: {exc}")
-            continue
-        if type(other) is not type(obj) or picture(other) != before:
-            failures.append(f"{label}: another state after copy.deepcopy")
-        if picture(obj) != before:
-            failures.append(f"{label}: copy.deepcopy changed the original")
+    def differs(obj: Any, before: Any, other: Any) -> list[str]:
+        out = [] if picture(other) == before else ["another state after copy.deepcopy"]
+        return out + ([] if picture(obj) == before else ["copy.deepcopy changed the original"])
+
+    failures = _failures(cases, copy.deepcopy, differs)
     assert not failures, "\n".join(failures)
 
 

@@ -188,7 +188,7 @@ def test_train_ppo_command_on_ray(tmp_path: Path) -> None:
     """``bohnanza train ppo --backend ray`` as the docs give it, on a local cluster the
     command starts itself: a compiled build once crashed here (RaySystemError: the
     environments' encoding could not cross to the actors)."""
-    pytest.importorskip("ray")
+    ray = pytest.importorskip("ray")
     from click.testing import CliRunner
 
     from bohnanza.cli import main
@@ -198,7 +198,10 @@ def test_train_ppo_command_on_ray(tmp_path: Path) -> None:
     args += ["--total-steps", "128", "--n-steps", "64", "--batch-size", "32", "--epochs", "1"]
     args += ["--backend", "ray", "--n-envs", "2", "--opponents", "random", "--eval-every", "128"]
     args += ["--eval-games", "1", "--eval-opponents", "autarky"]
-    res = CliRunner().invoke(main, args)
+    try:
+        res = CliRunner().invoke(main, args)
+    finally:  # the command's process would end here; this test's goes on to other tests
+        ray.shutdown()
     assert res.exit_code == 0, res.output
     assert json.loads((run / "config.json").read_text())["backend"] == "ray"
     assert sorted((run / "checkpoints").glob("ppo_*.zip"))

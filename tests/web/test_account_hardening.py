@@ -41,6 +41,19 @@ def _rows(db_url: str, table: str) -> int:
         engine.dispose()
 
 
+def _expiring(make: Callable[..., ServerThread], url: str, max_tables: int) -> ServerThread:
+    """A server whose idle lobby tables expire within a second."""
+    limits = Limits(**OPEN, lobby_expiry=0.6)
+    return make(url, max_tables=max_tables, accounts=AccountLimits(**FAST), limits=limits)
+
+
+def _wait_gone(http: httpx.Client, tables: list[str], timeout: float = 15) -> None:
+    deadline = time.monotonic() + timeout
+    while any(http.get(f"/api/tables/{t}").status_code != 404 for t in tables):
+        assert time.monotonic() < deadline, "an idle lobby table never expired"
+        time.sleep(0.1)
+
+
 # ------------------------------------------------------------------ High 1
 
 
@@ -50,12 +63,7 @@ def test_a_logged_in_players_idle_lobby_tables_expire_and_free_the_server(
     """The lobby clean-up deleted the table but not the account's claim on its seat, the
     foreign key refused, and the table counted against ``--max-tables`` for ever: a
     logged-in player's own tables filled the server for everybody, across restarts."""
-    server = make_server(
-        db_url,
-        max_tables=3,
-        accounts=AccountLimits(**FAST),
-        limits=Limits(**OPEN, lobby_expiry=0.6),
-    )
+    server = _expiring(make_server, db_url, max_tables=3)
     with server.http() as joan:
         assert joan.post("/api/account/register", json={"name": "Joan", "password": "pw pw pw"})
         made = [joan.post("/api/tables", json=_table()) for _ in range(3)]
@@ -64,10 +72,7 @@ def test_a_logged_in_players_idle_lobby_tables_expire_and_free_the_server(
         claimed = {g["table"]["id"] for g in joan.get("/api/account/games").json()["games"]}
         assert claimed == set(ids)  # the seats are the account's: the case that stuck
         assert joan.post("/api/tables", json=_table()).json()["code"] == "too_many_tables"
-        deadline = time.monotonic() + 15
-        while any(joan.get(f"/api/tables/{t}").status_code != 404 for t in ids):
-            assert time.monotonic() < deadline, "a logged-in player's lobby table never expired"
-            time.sleep(0.1)
+        _wait_gone(joan, ids)
         assert joan.get("/api/account/games").json()["games"] == []
     with http_from(server, "127.0.0.2") as stranger:
         assert stranger.post("/api/tables", json=_table("Kim")).status_code == 200
@@ -85,17 +90,9 @@ def test_tables_stuck_by_the_old_clean_up_expire_after_a_restart(
         ids = [joan.post("/api/tables", json=_table()).json()["table"]["id"] for _ in range(2)]
     first.stop()
     assert _rows(sqlite_url, "bohnanza_seat_accounts") == 2
-    again = make_server(
-        sqlite_url,
-        max_tables=2,
-        accounts=AccountLimits(**FAST),
-        limits=Limits(**OPEN, lobby_expiry=0.6),
-    )
+    again = _expiring(make_server, sqlite_url, max_tables=2)
     with again.http() as http:
-        deadline = time.monotonic() + 15
-        while any(http.get(f"/api/tables/{t}").status_code != 404 for t in ids):
-            assert time.monotonic() < deadline, "a stuck lobby table never expired"
-            time.sleep(0.1)
+        _wait_gone(http, ids)
         assert http.post("/api/tables", json=_table("Kim")).status_code == 200
     assert _rows(sqlite_url, "bohnanza_seat_accounts") == 0
 
