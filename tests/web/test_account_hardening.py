@@ -184,3 +184,38 @@ def test_guessing_spread_over_addresses_is_slowed_for_the_name(
             r = c.post("/api/account/login", json={"name": "Lena", "password": "wrong"})
             codes.append(r.status_code)
     assert codes == [401, 401, 401, 401, 429]
+
+
+# ------------------------------------------------------------------ Medium 4
+
+
+def test_a_seat_moved_to_another_device_stays_its_accounts_and_is_rated(
+    make_server: Callable[..., ServerThread], db_url: str
+) -> None:
+    """ "Continue on another device" gave the seat a new token but left the account's
+    claim on the old one, so the claim was void at the end: a losing player could move
+    the seat and the rated game rated nobody. The claim now follows the move."""
+    server = make_server(db_url, accounts=AccountLimits(**FAST))
+    with server.http() as rita:
+        assert rita.post("/api/account/register", json={"name": "Rita", "password": "pw pw pw"})
+        body = {**_table("Rita"), "rated": "bots", "seed": 3}
+        body["seats"] = [{"kind": "person"}] + [{"kind": "bot", "bot": "autarky"}] * 2
+        made = rita.post("/api/tables", json=body).json()
+        table = made["table"]["id"]
+        first = server.client(table, made["token"])
+        first.request({"type": "start"})
+        moved = first.request({"type": "move"})
+        assert moved["type"] == "move" and moved["token"]
+        phone = server.client(table, moved["token"])
+        assert phone.seat == 0
+        games = rita.get("/api/account/games").json()["games"]
+        assert [g["table"]["id"] for g in games] == [table]  # still hers after the move
+        phone.request({"type": "leave"})  # resigned: the stand-in plays on, she is rated
+        phone.close()
+        first.close()
+        deadline = time.monotonic() + 60
+        while rita.get(f"/api/tables/{table}").json()["status"] != "over":
+            assert time.monotonic() < deadline, "the game did not end"
+            time.sleep(0.2)
+        board = rita.get("/api/ratings/classic").json()["players"]
+        assert [p["name"] for p in board] == ["Rita"] and board[0]["games"] == 1

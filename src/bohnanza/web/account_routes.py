@@ -35,6 +35,7 @@ from .accounts import (
     AccountError,
     Accounts,
     PasswordChecks,
+    follow_moved_seat,
     public,
 )
 from .mail import MailBook, MailSettings, Notifier, check_address
@@ -114,6 +115,8 @@ def attach_accounts(app: FastAPI, manager: Any) -> None:
     app.state.mailbook = MailBook(manager.store)
     if rate_finished not in manager.store.on_game_over:
         manager.store.on_game_over.append(rate_finished)
+    if follow_moved_seat not in manager.store.on_seat_moved:
+        manager.store.on_seat_moved.append(follow_moved_seat)
     mail: MailSettings | None = manager.settings.mail
     app.state.notifier = None
     if mail is not None:

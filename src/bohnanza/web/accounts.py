@@ -38,6 +38,7 @@ from typing import Any, TypeVar
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import Float, ForeignKey, Integer, String, delete, select, update
+from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Mapped, Session, mapped_column, sessionmaker
 
 from .limits import BLANKS
@@ -493,6 +494,25 @@ class Accounts:
                 ).where(SeatAccountRow.table_id == table_id)
             ).all()
             return {r[0]: (r[1], r[2]) for r in rows}
+
+
+def follow_moved_seat(
+    conn: Connection, table_id: str, seat: int, old_hash: str | None, new_hash: str
+) -> None:
+    """A seat moved to another device keeps its account (``Store.on_seat_moved``): the
+    claim held the old token's hash, and a claim whose hash is not the seat's is void, so
+    a player who lost could void a rated game by moving the seat."""
+    if old_hash is None:
+        return
+    conn.execute(
+        update(SeatAccountRow)
+        .where(
+            SeatAccountRow.table_id == table_id,
+            SeatAccountRow.seat == seat,
+            SeatAccountRow.token_hash == old_hash,
+        )
+        .values(token_hash=new_hash)
+    )
 
 
 def public(account: Account) -> dict[str, Any]:

@@ -201,7 +201,7 @@ class Session:
             if was_host:
                 table.settings = {**settings, "host_token": new}
             try:
-                await asyncio.to_thread(self.store.save_seats, table.id, [seat.stored()])
+                await asyncio.to_thread(self.store.move_seat, table.id, seat.stored(), old)
                 if was_host:
                     await asyncio.to_thread(self.store.save_settings, table.id, table.settings)
             except Exception:

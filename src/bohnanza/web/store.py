@@ -201,6 +201,10 @@ class Store:
         # Called inside the transaction that ends a game (``append_actions`` with a
         # result): ratings are updated with the game's end or not at all.
         self.on_game_over: list[Callable[[Connection, str, dict[str, Any]], None]] = []
+        #: Called inside the write that moves a seat to another device (``move_seat``)
+        #: with the table, the seat and its old and new token hashes: what is keyed by
+        #: the seat's token (an account's claim on it) follows the seat.
+        self.on_seat_moved: list[Callable[[Connection, str, int, str | None, str], None]] = []
 
     def close(self) -> None:
         self.engine.dispose()
@@ -249,6 +253,16 @@ class Store:
         with self._tx() as s:
             for seat in seats:
                 s.merge(_seat_row(table_id, seat))
+
+    def move_seat(self, table_id: str, seat: StoredSeat, old_hash: str | None) -> None:
+        """Save a seat whose token changed ("continue on another device"), and let the
+        ``on_seat_moved`` hooks carry what followed the old token, in one transaction."""
+        with self._tx() as s:
+            s.merge(_seat_row(table_id, seat))
+            s.flush()
+            if seat.token_hash is not None:
+                for hook in self.on_seat_moved:
+                    hook(s.connection(), table_id, seat.seat, old_hash, seat.token_hash)
 
     def start_game(self, table_id: str, setup: dict[str, Any]) -> None:
         """The game's setup, and the table's status ``playing``, in one transaction."""
