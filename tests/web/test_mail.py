@@ -297,3 +297,36 @@ def test_an_encoded_address_is_refused_and_one_bad_address_stops_no_other_mail(
     rcpt, _msg = inbox.wait(lambda m: m["Subject"] == "Bohnanza: your turn")
     assert rcpt == ["rita@example.net"]
     assert all("victim" not in " ".join(r) for r, _ in inbox.messages)
+
+
+def test_a_game_that_starts_and_ends_between_two_looks_is_mailed(
+    make_server: Callable[..., ServerThread], smtp: tuple[Inbox, int]
+) -> None:
+    """The watcher mailed the end only of games it had seen in play: a game that started
+    and ended between two looks (bots finishing a resigned player's game) got no mail."""
+    inbox, port = smtp
+    mail = MailSettings(
+        host="127.0.0.1",
+        port=port,
+        sender="bohnanza@example.org",
+        base_url="https://play.example.org",
+        tls="none",
+        interval=12.0,  # the first look comes after the game has ended
+    )
+    srv = make_server(accounts=FAST, mail=mail)
+    started = time.monotonic()
+    with srv.http() as c:
+        _account(c, "Ugo", "ugo@example.net")
+        seats = [{"kind": "person"}, {"kind": "bot", "bot": "autarky"}, {"kind": "bot"}]
+        body = {"rules": "classic", "players": 3, "name": "Ugo", "seats": seats}
+        made = c.post("/api/tables", json=body).json()
+        table = made["table"]["id"]
+        ws = srv.client(table, made["token"])
+        ws.request({"type": "start"})
+        ws.request({"type": "leave"})  # the stand-in and the bots play it out at once
+        ws.close()
+        while c.get(f"/api/tables/{table}").json()["status"] != "over":
+            assert time.monotonic() - started < 11, "the game outlasted the watcher's first look"
+            time.sleep(0.1)
+    _, msg = inbox.wait(lambda m: m["Subject"] == "Bohnanza: the game is over", timeout=40)
+    assert f"https://play.example.org/replay/{table}" in msg.get_content()

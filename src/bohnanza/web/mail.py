@@ -253,6 +253,7 @@ class Notifier:
         self.manager = manager
         self.told: set[tuple[str, int, int]] = set()  # (table, seat, turn) looked at
         self.playing: set[str] = set()  # tables seen in play (an end is news)
+        self.ended: set[str] = set()  # tables whose "game over" was looked at
         self.sent = 0
         self.task: asyncio.Task[None] | None = None
 
@@ -293,12 +294,21 @@ class Notifier:
                     self.told.add(key)
                     owners = await self._owners(table, [seat.seat])
                     await self._mail(owners, "turn", table.id)
-            elif table.status == "over" and table.id in self.playing:
+            elif (
+                table.status == "over"
+                and (table.id in self.playing or table.ended_here)
+                and table.id not in self.ended
+            ):
+                # Seen in play, or ended in this process: a game that started and ended
+                # between two looks was never seen in play and got no mail.
                 self.playing.discard(table.id)
+                self.ended.add(table.id)
                 owners = await self._owners(table, [s.seat for s in table.seats])
                 await self._mail(owners, "end", table.id)
         if len(self.told) > 100_000:
             self.told.clear()
+        if len(self.ended) > 100_000:  # finished games leave memory within minutes
+            self.ended.clear()
 
     async def _owners(self, table: Any, seats: list[int]) -> list[int]:
         """The accounts holding these seats (a resigned seat stays its account's)."""

@@ -270,6 +270,8 @@ class Table:
     answers: dict[tuple[int, str], dict[str, Any]] = field(default_factory=dict)
     # A finished game's replay: the step at which each turn begins (web/replays.py).
     turn_steps: list[int] | None = None
+    # The game ended in this process (not loaded finished): its end is news to mail.
+    ended_here: bool = False
 
     @property
     def seq(self) -> int:

@@ -319,6 +319,7 @@ class Session:
         table.events += events
         if game.over:
             table.status = "over"
+            table.ended_here = True
         return events
 
     async def resync(self, table: Table) -> None:
@@ -353,6 +354,7 @@ class Session:
         table.events += events
         if game.over:
             table.status = "over"
+            table.ended_here = True
         self.after(table, events)
 
     # ------------------------------------------------------------------ what clients get
