@@ -219,3 +219,28 @@ def test_a_seat_moved_to_another_device_stays_its_accounts_and_is_rated(
             time.sleep(0.2)
         board = rita.get("/api/ratings/classic").json()["players"]
         assert [p["name"] for p in board] == ["Rita"] and board[0]["games"] == 1
+
+
+# ------------------------------------------------------------------ Low 12
+
+
+def test_one_address_cannot_evict_anothers_hand_over_code() -> None:
+    """The server kept 10,000 hand-over codes and dropped the oldest when full: one
+    address issuing codes pushed out another player's pending one. Now an address has
+    a share (its own oldest code goes), and a full server refuses new codes instead."""
+    from bohnanza.web.handover import Handovers, HandoversFull
+
+    codes = Handovers(max_codes=50, per_address=20)
+    mine = codes.issue("T1", "bob-token", "10.0.0.2", now=0.0)
+    for i in range(200):  # one address, many seats' tokens
+        codes.issue(f"T{i}", f"token-{i}", "10.0.0.66", now=1.0)
+    assert len(codes.by_address["10.0.0.66"]) == 20
+    others = [codes.issue("T2", f"t{i}", f"10.1.{i}.1", now=2.0) for i in range(29)]
+    try:
+        codes.issue("T3", "late", "10.9.9.9", now=3.0)
+        raise AssertionError("a full server issued a code")
+    except HandoversFull:
+        pass
+    assert codes.claim("T1", mine, now=4.0) == "bob-token"  # still there
+    assert codes.claim("T2", others[0], now=4.0) == "t0"
+    assert codes.claim("T1", mine, now=4.0) is None  # once

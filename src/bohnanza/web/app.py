@@ -40,7 +40,7 @@ from .account_routes import (
 from .coaching import Coaching
 from .costly import Costly
 from .handover import TTL as HANDOVER_TTL
-from .handover import Handovers
+from .handover import Handovers, HandoversFull
 from .i18n import strings
 from .invite import QR_MAX, invite_links, qr_svg, reachable_link
 from .limits import Hardening, client_address, name_allowed
@@ -448,7 +448,11 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         # The seat's token, or the new one a seat is moving to (``move``, web/session.py).
         if table.seat_for_token(body.token) is None and table.seat_for_move(body.token) is None:
             raise LobbyError("that token holds no seat at this table", 403, "bad_token")
-        return {"code": handovers.issue(table.id, body.token), "expires_in": int(HANDOVER_TTL)}
+        try:
+            code = handovers.issue(table.id, body.token, address_of(request))
+        except HandoversFull as exc:
+            raise LobbyError(str(exc), 503, "handovers_full") from None
+        return {"code": code, "expires_in": int(HANDOVER_TTL)}
 
     @app.post("/api/tables/{table_id}/claim")
     async def claim(request: Request, table_id: str, body: ClaimRequest) -> dict[str, Any]:
