@@ -244,3 +244,27 @@ def test_one_address_cannot_evict_anothers_hand_over_code() -> None:
     assert codes.claim("T1", mine, now=4.0) == "bob-token"  # still there
     assert codes.claim("T2", others[0], now=4.0) == "t0"
     assert codes.claim("T1", mine, now=4.0) is None  # once
+
+
+# ------------------------------------------------------------------ Low 10
+
+
+def test_the_scriptless_form_refuses_other_sites_and_keeps_the_token_out_of_history(
+    make_server: Callable[..., ServerThread],
+) -> None:
+    """``POST /new`` had no Origin check (a form on another site created a table claimed
+    for the visitor's account) and sent the browser to ``#seat=TOKEN`` (kept in its
+    history). It is refused from other sites now, and sends a one-time code."""
+    server = make_server(accounts=AccountLimits(**FAST))
+    form = {"name": "Ada", "players": "3", "rules": "classic"}
+    with server.http() as http:
+        assert http.post("/api/account/register", json={"name": "Ada", "password": "pw pw pw"})
+        for headers in ({"Origin": "https://evil.example"}, {"Sec-Fetch-Site": "cross-site"}):
+            r = http.post("/new", data=form, headers=headers)
+            assert r.status_code == 403 and r.json()["code"] == "bad_origin", r.text
+        assert http.get("/api/account/games").json()["games"] == []
+        assert not server.app.state.manager.tables
+        ok = http.post("/new", data=form, headers={"Origin": server.url})
+        assert ok.status_code == 303 and "#claim=" in ok.headers["location"]
+        assert "#seat=" not in ok.headers["location"]
+        assert len(http.get("/api/account/games").json()["games"]) == 1

@@ -230,8 +230,14 @@ def test_unknown_names_replays_and_the_scriptless_home_form(
         )
         assert posted.status_code == 303
         target = posted.headers["location"]
-        assert target.startswith("/t/") and "#seat=" in target
+        # A one-time code, not the token: the token would stay in the browser's history.
+        assert target.startswith("/t/") and "#claim=" in target and "#seat=" not in target
         table = target.split("/t/", 1)[1].split("#", 1)[0]
+        code = target.split("#claim=", 1)[1]
+        claimed = http.post(f"/api/tables/{table}/claim", headers=local, json={"code": code})
+        assert claimed.status_code == 200 and claimed.json()["token"]
+        again = http.post(f"/api/tables/{table}/claim", headers=local, json={"code": code})
+        assert again.status_code == 404
         info = http.get(f"/api/tables/{table}", headers=local).json()
         assert info["seats"][0]["name"] == "Ola" and info["players"] == 3
         assert [s["kind"] for s in info["seats"]] == ["person", "bot", "bot"]

@@ -359,7 +359,15 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     async def create_from_form(request: Request) -> Response:
         """The home page's form posted before its scripts loaded (a slow line): a table
         with the typed name, the chosen rules and players, bots in the other seats; the
-        browser is sent to it with the seat's token in the fragment (never sent back)."""
+        browser is sent to it with a one-time hand-over code in the fragment, which the
+        page trades for the seat's token (the token itself would stay in the browser's
+        history). A form posted from another site is refused like the scripts' requests:
+        it would create a table claimed for the visitor's account."""
+        if (
+            not origin_allowed(request.headers, settings.allowed_origins)
+            or request.headers.get("sec-fetch-site", "").lower() == "cross-site"
+        ):
+            raise LobbyError("requests from other sites are refused", 403, "bad_origin")
         form = parse_qs((await request.body()).decode("utf-8", "replace"))
 
         def field(key: str, default: str) -> str:
@@ -392,7 +400,11 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
             coach=field("coach", "") == "on",
         )
         await claim_for_session(request, table.id, seat, token)
-        target = f"/t/{quote(table.id, safe='')}#seat={quote(token, safe='')}"
+        try:
+            code = handovers.issue(table.id, token, address)
+        except HandoversFull as exc:
+            raise LobbyError(str(exc), 503, "handovers_full") from None
+        target = f"/t/{quote(table.id, safe='')}#claim={quote(code, safe='')}"
         return RedirectResponse(target, status_code=303)
 
     async def find(request: Request, table_id: str) -> Any:
