@@ -268,3 +268,25 @@ def test_the_scriptless_form_refuses_other_sites_and_keeps_the_token_out_of_hist
         assert ok.status_code == 303 and "#claim=" in ok.headers["location"]
         assert "#seat=" not in ok.headers["location"]
         assert len(http.get("/api/account/games").json()["games"]) == 1
+
+
+# ------------------------------------------------------------------ Low 11
+
+
+def test_passkey_registrations_are_counted_as_they_start(
+    make_server: Callable[..., ServerThread],
+) -> None:
+    """A passkey registration was counted when it finished: 30 ceremonies started at once
+    all passed the per-address check and made 29 accounts. Counted at the start, only
+    ``register_per_hour`` ceremonies for new accounts begin from one address."""
+    server = make_server(accounts=AccountLimits(**FAST, register_per_hour=5))
+    codes = []
+    with server.http() as http:
+        for i in range(30):
+            r = http.post(
+                "/api/account/passkey/register/start",
+                json={"name": f"Pia {chr(ord('a') + i % 26)}{i // 26}x"},
+                headers={"Origin": server.url},
+            )
+            codes.append(r.status_code)
+    assert codes.count(200) == 5 and codes.count(429) == 25, codes
