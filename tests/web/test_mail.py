@@ -57,14 +57,16 @@ def smtp() -> Iterator[tuple[Inbox, int]]:
         controller.stop()
 
 
-def _mail_server(make_server: Callable[..., ServerThread], port: int) -> ServerThread:
+def _mail_server(
+    make_server: Callable[..., ServerThread], port: int, interval: float = 0.2
+) -> ServerThread:
     mail = MailSettings(
         host="127.0.0.1",
         port=port,
         sender="bohnanza@example.org",
         base_url="https://play.example.org",
         tls="none",
-        interval=0.2,
+        interval=interval,
     )
     return make_server(accounts=FAST, mail=mail)
 
@@ -305,15 +307,7 @@ def test_a_game_that_starts_and_ends_between_two_looks_is_mailed(
     """The watcher mailed the end only of games it had seen in play: a game that started
     and ended between two looks (bots finishing a resigned player's game) got no mail."""
     inbox, port = smtp
-    mail = MailSettings(
-        host="127.0.0.1",
-        port=port,
-        sender="bohnanza@example.org",
-        base_url="https://play.example.org",
-        tls="none",
-        interval=12.0,  # the first look comes after the game has ended
-    )
-    srv = make_server(accounts=FAST, mail=mail)
+    srv = _mail_server(make_server, port, interval=12.0)  # the first look: after the end
     started = time.monotonic()
     with srv.http() as c:
         _account(c, "Ugo", "ugo@example.net")
