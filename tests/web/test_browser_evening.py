@@ -25,7 +25,7 @@ from bohnanza.game import Game
 from bohnanza.records import make_record
 from bohnanza.web.store import StoredSeat, StoredTable
 
-from .conftest import ServerThread
+from .conftest import ServerThread, wait_for_player, wait_for_status, wait_until
 from .test_browser import DESKTOP, PHONE, PlaywrightTimeout, new_page, seq, ui_step
 from .test_browser_friends import with_token
 from .test_protocol import DECK
@@ -62,11 +62,15 @@ def test_double_clicks_a_refusal_that_stays_and_a_replay_turn(
     page.fill("#f-name", "Ada")
     page.select_option("#f-players", "4")  # two fields each: a third costs 3 coins
     page.dblclick("#create-btn")
-    page.wait_for_url("**/t/*")
     tables = server.app.state.manager.tables
+    wait_until(lambda: bool(tables), 60, "the table the form created")
+    page.wait_for_url("**/t/*", timeout=60_000)
     assert len(tables) == 1, list(tables)
+    table = next(iter(tables))
+    wait_for_player(server, table)
     page.click("#btn-start")
-    page.wait_for_selector("#my-fields .field.target")
+    wait_for_status(server, table, "playing")
+    page.wait_for_selector("#my-fields .field.target", timeout=60_000)
     page.click("#my-fields .field.target")
     page.wait_for_selector("#btn-stop-planting")
     # Two clicks on "Stop planting" before the answer: sent once, the button pending

@@ -24,7 +24,7 @@ from bohnanza.web.serving import ServerLimits
 from bohnanza.web.tables import Settings
 
 from .client import Client
-from .conftest import GuardedServer, ServerThread, settings_for
+from .conftest import GuardedServer, ServerThread, settings_for, wait_for_player, wait_until
 
 OPEN = {"create_per_minute": 0, "open_tables_per_address": 0, "ws_per_address": 0}
 
@@ -467,8 +467,11 @@ def test_pages_work_under_the_content_security_policy(browser: Any, server: Serv
     page.wait_for_selector("#f-rules option", state="attached")
     page.fill("#f-name", "Ada")
     page.click("#create-form [type=submit]")
-    page.wait_for_url("**/t/*")
-    page.wait_for_selector("#btn-start")
+    tables = server.app.state.manager.tables
+    wait_until(lambda: bool(tables), 60, "the table the form created")
+    page.wait_for_url("**/t/*", timeout=60_000)
+    wait_for_player(server, next(iter(tables)))
+    page.wait_for_selector("#btn-start", timeout=60_000)
     # The host's controls: make the table private, then start.
     page.check("#host-private")
     table = page.url.rsplit("/", 1)[1]
