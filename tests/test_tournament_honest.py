@@ -98,3 +98,25 @@ def test_s1_separates_the_two_heuristics() -> None:
         row = play_game(spec, 0)
         games.append((row["scores"], row["actions"], row["turns"]))
     assert games[0] != games[1]
+
+
+def test_the_suite_counts_a_forfeit_as_a_loss_of_its_position() -> None:
+    """Issue 53: position 0 wins its 30 finished games and fails in 10 more: 75%, not
+    the 100% of its finished games; its coins are the finished games'."""
+    from bohnanza.tournament.stats import forfeit_row
+
+    rows: list[dict[str, object]] = [
+        {"seed": g, "game": g, "seats": ["h"] * 4, "winners": [g % 4],
+         "scores": [9 if k == g % 4 else 1 for k in range(4)],
+         "decision_ms": [0.0] * 4, "agent_stats": [{}] * 4}
+        for g in range(30)
+    ]  # fmt: skip
+    rows += [
+        forfeit_row({"seed": g, "game": g, "seat": g % 4, "agent": "h", "error": "E"}, ["h"] * 4)
+        for g in range(30, 40)
+    ]
+    table = agent_table(rows, ("h",) * 4)
+    assert table[0]["seats"] == 40 and table[0]["win_rate"][0] == 0.75
+    assert table[1]["win_rate"][0] == pytest.approx(10 / 3 / 40)  # a third of each forfeit
+    assert sum(a["win_rate"][0] for a in table) == pytest.approx(1.0)
+    assert table[0]["coins"][0] == 9.0 and table[0]["forfeits"] == 10

@@ -2,7 +2,10 @@
 seat whose agent raised, passed where it had to act, or answered with an illegal action
 (:class:`bohnanza.driver.AgentFailed`). ``simulate`` and ``tournament`` count forfeits
 in their summaries and go on; with ``--fail-fast`` the first one stops the run
-(:class:`RunStopped`, exit 2) with the same details.
+(:class:`RunStopped`, exit 2) with the same details. A forfeit counts as a loss of the
+seat that failed and a win shared by the other seats, in every summary and rating
+(issue 53: left out, the games a bot gave up - often the ones it was losing - flattered
+it).
 
 A language model that gave up (:class:`bohnanza.agents.llm.LLMGaveUp`) is not a forfeit:
 it keeps its own stop policy (``--llm-fallback``).
@@ -55,7 +58,8 @@ def summary_lines(forfeited: Sequence[Mapping[str, Any]]) -> list[str]:
     if not forfeited:
         return []
     return [
-        f"{len(forfeited)} game(s) forfeited by a failing bot (not counted above):",
+        f"{len(forfeited)} game(s) forfeited by a failing bot (counted above as a loss of "
+        "the seat that failed, a win shared by the others):",
         *(f"  {Forfeit(**f).line()}" for f in forfeited),
     ]
 

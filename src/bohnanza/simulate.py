@@ -169,8 +169,10 @@ def summarise(
     seconds: float,
     forfeits: Sequence[Forfeit] = (),
 ) -> dict[str, Any]:
-    """The run's summary: ``games`` counts the games played to the end, ``forfeits``
-    lists the others."""
+    """The run's summary: ``games`` counts every game, ``finished`` those played to the
+    end and ``forfeits`` the others, each a loss of the seat that failed and a win
+    shared by the other seats in ``seat_wins`` (issue 53: left out, they flattered the
+    failing bot). Coins, turns and actions are the finished games'."""
     n = spec.players
     games = len(outcomes)
     wins = [0.0] * n
@@ -180,6 +182,10 @@ def summarise(
             wins[w] += 1 / len(o.winners)  # a shared win counts as a fraction
         for k in range(n):
             coins[k] += o.scores[k]
+    for f in forfeits:
+        for k in range(n):
+            if k != f.seat:
+                wins[k] += 1 / (n - 1)
     total_actions = sum(o.actions for o in outcomes)
     llm: dict[str, dict[str, float]] = {}
     for k, name in enumerate(spec.agents):
@@ -190,7 +196,8 @@ def summarise(
                     totals[key] = totals.get(key, 0) + value
             llm[str(k)] = {key: round(value, 6) for key, value in totals.items()}
     return {
-        "games": games,
+        "games": games + len(forfeits),
+        "finished": games,
         "rules": spec.rules,
         "players": n,
         "options": dict(spec.options),

@@ -233,7 +233,7 @@ def tournament(
     plots: dict[str, str] = {}
     if not no_plots:
         try:
-            plots = make_plots(outcome.rows, summary, out)
+            plots = make_plots(outcome.counted, summary, out)
         except ImportError as exc:
             click.echo(
                 f"warning: no plots ({exc.name} is missing: pip install 'bohnanza[tournament]')",

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .stats import ratings
+from .stats import finished, ratings
 
 FILES = {
     "ratings": "ratings.png",
@@ -21,7 +21,9 @@ FILES = {
 def make_plots(
     rows: Sequence[Mapping[str, Any]], summary: Mapping[str, Any], out: str | Path
 ) -> dict[str, str]:
-    """Draw every plot into ``out``; returns {plot: file name}."""
+    """Draw every plot into ``out``; returns {plot: file name}. ``rows`` may hold
+    forfeits (:func:`.stats.forfeit_row`): they count in the ratings, as the summary's
+    losses; the scores and lengths are the finished games'."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -91,7 +93,8 @@ def make_plots(
     # Score distributions.
     fig, ax = plt.subplots(figsize=(7, 4))
     per: dict[str, list[int]] = {n: [] for n in names}
-    for row in rows:
+    done = [r for r in rows if finished(r)]
+    for row in done:
         for k, name in enumerate(row["seats"]):
             per[name].append(int(row["scores"][k]))
     top = max([max(v) for v in per.values() if v] or [1])
@@ -107,7 +110,7 @@ def make_plots(
 
     # Game length.
     fig, ax = plt.subplots(figsize=(7, 4))
-    ax.hist([int(r["turns"]) for r in rows], bins=30, color="tab:orange")
+    ax.hist([int(r["turns"]) for r in done], bins=30, color="tab:orange")
     ax.set_xlabel("turns")
     ax.set_ylabel("games")
     ax.set_title("Game length")

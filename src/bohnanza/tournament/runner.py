@@ -9,8 +9,9 @@ resumed run the same rows as an uninterrupted one (time-budgeted search aside: i
 choices depend on the machine's speed).
 
 A failing agent ends its game only (:mod:`bohnanza.forfeits`): the game is stored as a
-forfeit (the ``forfeits`` table, not ``games``), counted in the summary, and not played
-again on a resume; ``fail_fast`` stops the tournament at the first one instead.
+forfeit (the ``forfeits`` table, not ``games``), counted in the summary as a loss of the
+seat that failed (:mod:`.stats`), and not played again on a resume; ``fail_fast`` stops
+the tournament at the first one instead.
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ from ..rules import make_config
 from ..seeding import agent_seed, game_seed, game_seeds
 from ..views import View
 from .fingerprint import fingerprint
-from .stats import summarise
+from .stats import forfeit_row, summarise
 from .storage import Store
 
 Row = dict[str, Any]
@@ -436,13 +437,16 @@ def run_ray(
 @dataclass
 class Outcome:
     """What :func:`run_tournament` did: the summary of every stored game of the
-    tournament, how many were played now and how many were already there."""
+    tournament, how many were played now and how many were already there. ``rows`` are
+    the finished games, ``counted`` those and the forfeits as the statistics count them
+    (:func:`.stats.forfeit_row`), in seed order."""
 
     summary: dict[str, Any]
     played: int
     skipped: int
     out: Path
     rows: list[Row] = field(repr=False, default_factory=list)
+    counted: list[Row] = field(repr=False, default_factory=list)
 
 
 def run_tournament(
@@ -523,8 +527,12 @@ def run_tournament(
                 store.commit()
         rows = store.rows(wanted)
         forfeits = store.forfeits(wanted)
-    summary = {**summarise(rows, spec.identity()), "forfeits": len(forfeits), "forfeited": forfeits}
-    return Outcome(summary, len(todo), skipped, Path(out), rows)
+    counted = sorted(
+        [*rows, *(forfeit_row(f, spec.seats_for(int(f["game"]))) for f in forfeits)],
+        key=lambda r: int(r["seed"]),
+    )
+    summary = {**summarise(counted, spec.identity()), "forfeited": forfeits}
+    return Outcome(summary, len(todo), skipped, Path(out), rows, counted)
 
 
 __all__ = [

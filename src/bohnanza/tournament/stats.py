@@ -5,15 +5,22 @@
   seat per game that is its share of games won; the baseline is ``1/players``.
   ``win_rate_ci95`` is the Wilson score interval. (An agent holding several seats of one
   game makes correlated observations; the interval then is a little too narrow.)
+* A **forfeit** (a game an agent failed in, :mod:`bohnanza.forfeits`) is a loss of the
+  seat that failed and a win shared by the other seats, in win rates, seat win rates and
+  ratings alike (issue 53): left out, the games a bot failed in - often the ones it was
+  losing - flattered it. ``games`` counts them; coins, game lengths, decision times and
+  counters come from the ``finished`` games only (a forfeited game has no final score).
 * **Ratings** are OpenSkill's Plackett-Luce model, the games taken in seed order, each
-  seat a team of one ranked by coins then cards in hand. Seats of one agent share its
-  rating: after a game the agent takes the mean of its seats' updated ratings.
+  seat a team of one ranked by coins then cards in hand (a forfeit: the failing seat
+  last, the others tied first). Seats of one agent share its rating: after a game the
+  agent takes the mean of its seats' updated ratings.
 * **Decision times**: ``decision_ms_median`` is the median over games of each seat's
   median time per non-trivial decision (more than one legal action, or an optional one);
   ``trivial_share`` is the share of its decisions left out as trivial.
   ``cpu_seconds_per_game`` is the workers' CPU time per game, not the wall time.
 * **Counters** an agent reports (``Agent.stats()``) are summed per agent: ``total`` over
-  every seat it held, ``mean`` per seat held (a seat that reported nothing counts 0).
+  every seat it held in a finished game, ``mean`` per such seat (a seat that reported
+  nothing counts 0).
 """
 
 from __future__ import annotations
@@ -53,6 +60,34 @@ def ranks(scores: Sequence[int], hand_sizes: Sequence[int]) -> list[int]:
     return [1 + sum(1 for other in keys if other > k) for k in keys]
 
 
+def forfeit_row(forfeit: Mapping[str, Any], seats: Sequence[str]) -> dict[str, Any]:
+    """A forfeited game (``Forfeit.to_json()``) as the statistics count it: played by
+    ``seats`` (the line-up turned for its game index), lost by the seat that failed
+    (``forfeit``) and won, shared, by the others (``winners``)."""
+    failed = int(forfeit["seat"])
+    return {
+        "seed": int(forfeit["seed"]),
+        "game": int(forfeit["game"]),
+        "players": len(seats),
+        "seats": list(seats),
+        "forfeit": failed,
+        "winners": [k for k in range(len(seats)) if k != failed],
+    }
+
+
+def finished(row: Mapping[str, Any]) -> bool:
+    """Whether ``row`` is a game played to the end (not a :func:`forfeit_row`)."""
+    return "forfeit" not in row
+
+
+def placing(row: Mapping[str, Any]) -> list[int]:
+    """The rank of every seat of a game (1 the best): by coins then cards in hand, or for
+    a forfeit the failing seat last and the others tied first."""
+    if not finished(row):
+        return [2 if k == row["forfeit"] else 1 for k in range(len(row["seats"]))]
+    return ranks(row["scores"], row["hand_sizes"])
+
+
 def ratings(
     rows: Sequence[Mapping[str, Any]], every: int = 1
 ) -> tuple[dict[str, dict[str, float]], list[dict[str, Any]]]:
@@ -69,7 +104,7 @@ def ratings(
             if name not in current:
                 current[name] = model.rating(name=name)
         teams = [[model.rating(mu=current[n].mu, sigma=current[n].sigma, name=n)] for n in seats]
-        new = model.rate(teams, ranks=[float(r) for r in ranks(row["scores"], row["hand_sizes"])])
+        new = model.rate(teams, ranks=[float(r) for r in placing(row)])
         for name in set(seats):
             mine = [new[k][0] for k, n in enumerate(seats) if n == name]
             current[name] = model.rating(
@@ -108,9 +143,12 @@ def _trivial_share(counters: Mapping[str, float]) -> float | None:
 def summarise(
     rows: Sequence[Mapping[str, Any]], identity: Mapping[str, Any] | None = None
 ) -> dict[str, Any]:
-    """The tournament summary printed by ``bohnanza tournament --json``."""
+    """The tournament summary printed by ``bohnanza tournament --json``: of finished
+    games and forfeits (:func:`forfeit_row`) alike, in seed order."""
     identity = dict(identity or {})
+    rows = sorted(rows, key=lambda r: int(r["seed"]))
     n = len(rows)
+    done = [r for r in rows if finished(r)]
     players = int(rows[0]["players"]) if rows else int(identity.get("players", 0))
     names: list[str] = []
     for name in identity.get("lineup", []):
@@ -122,6 +160,7 @@ def summarise(
                 names.append(name)
     wins = dict.fromkeys(names, 0.0)
     held = dict.fromkeys(names, 0)
+    lost = dict.fromkeys(names, 0)
     coins: dict[str, list[float]] = {name: [] for name in names}
     think: dict[str, list[float]] = {name: [] for name in names}
     in_games = dict.fromkeys(names, 0)
@@ -136,25 +175,29 @@ def summarise(
     for row in rows:
         winners = row["winners"]
         share = 1.0 / len(winners)
-        if len(winners) > 1:
-            shared += 1
         seats = row["seats"]
         for k, name in enumerate(seats):
             held[name] += 1
+            if k in winners:
+                wins[name] += share
+                seat_wins[k] += share
+        for name in set(seats):
+            in_games[name] += 1
+            game_wins[name] += share * sum(1 for k in winners if seats[k] == name)
+        if not finished(row):
+            lost[seats[row["forfeit"]]] += 1
+            continue
+        if len(winners) > 1:
+            shared += 1
+        for k, name in enumerate(seats):
             coins[name].append(float(row["scores"][k]))
             seat_coins[k].append(float(row["scores"][k]))
             if row["decision_ms"][k]:
                 think[name].append(float(row["decision_ms"][k]))
-            if k in winners:
-                wins[name] += share
-                seat_wins[k] += share
         for k, reported in enumerate(row.get("agent_stats") or []):
             mine = counters[seats[k]]
             for counter, value in reported.items():
                 mine[counter] = mine.get(counter, 0) + value
-        for name in set(seats):
-            in_games[name] += 1
-            game_wins[name] += share * sum(1 for k in winners if seats[k] == name)
         turns.append(float(row["turns"]))
         if row.get("cpu_seconds") is not None:
             cpu.append(float(row["cpu_seconds"]))
@@ -173,6 +216,7 @@ def summarise(
         agents[name] = {
             "seats_played": m,
             "games": in_games[name],
+            "forfeits": lost[name],
             "wins": round(wins[name], 3),
             "win_rate": round(wins[name] / m, 4) if m else 0.0,
             "win_rate_ci95": [round(lo, 4), round(hi, 4)],
@@ -183,8 +227,9 @@ def summarise(
             "decision_ms_median": round(statistics.median(think[name]), 4) if think[name] else None,
             "trivial_share": _trivial_share(counters[name]),
             "stats": {
-                counter: {"total": round(total, 4), "mean": round(total / m, 4) if m else 0.0}
+                counter: {"total": round(total, 4), "mean": round(total / played, 4)}
                 for counter, total in sorted(counters[name].items())
+                if (played := len(coins[name]))
             },
         }
     seats_out = []
@@ -200,7 +245,9 @@ def summarise(
         )
     return {
         "games": n,
-        "rules": identity.get("rules", rows[0]["rules"] if rows else None),
+        "finished": len(done),
+        "forfeits": n - len(done),
+        "rules": identity.get("rules", done[0]["rules"] if done else None),
         "players": players,
         "options": identity.get("options", {}),
         "lineup": identity.get("lineup", []),
@@ -208,7 +255,7 @@ def summarise(
         "rotate": identity.get("rotate", True),
         "agents": agents,
         "seats": seats_out,
-        "shared_wins": round(shared / n, 4) if n else 0.0,
+        "shared_wins": round(shared / len(done), 4) if done else 0.0,
         "game_length": {
             "mean_turns": round(statistics.fmean(turns), 3) if turns else 0.0,
             "sd_turns": round(statistics.stdev(turns), 3) if len(turns) > 1 else 0.0,
@@ -220,4 +267,13 @@ def summarise(
     }
 
 
-__all__ = ["mean_ci", "ranks", "ratings", "summarise", "wilson"]
+__all__ = [
+    "finished",
+    "forfeit_row",
+    "mean_ci",
+    "placing",
+    "ranks",
+    "ratings",
+    "summarise",
+    "wilson",
+]

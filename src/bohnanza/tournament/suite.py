@@ -40,7 +40,7 @@ from typing import Any
 
 from ..errors import ConfigError
 from .runner import Row, TournamentSpec, run_tournament
-from .stats import ratings
+from .stats import finished, ratings
 
 #: The league's bots (S5): the baselines, both heuristics and the probes. ``search`` is
 #: left out by default (a league of it would take hours here); ``--league`` adds it.
@@ -146,25 +146,35 @@ def coins(row: Mapping[str, Any], seat: int) -> float:
     return float(row["scores"][seat])
 
 
+def finished_seats(row: Mapping[str, Any], position: int) -> list[int]:
+    """The seat of line-up position ``position`` in a finished game; none in a forfeit,
+    which has no final coins."""
+    return position_seats(row, position) if finished(row) else []
+
+
 def agent_table(
     rows: Sequence[Mapping[str, Any]], lineup: Sequence[str], seed: int = 0
 ) -> list[dict[str, Any]]:
     """Per line-up position of these games (seats rotated): its agent, win rate and mean
     coins with bootstrap intervals, the median time of its non-trivial decisions and the
-    share of trivial ones."""
+    share of trivial ones. ``rows`` may hold forfeits (:func:`.stats.forfeit_row`): each
+    is a loss of the position that failed and a win shared by the others (issue 53);
+    coins and times are the finished games'."""
     out = []
     for p, name in enumerate(lineup):
-        held = [(r, position_seats(r, p)[0]) for r in rows]
+        held = [(r, position_seats(r, p)[0]) for r in rows if finished(r)]
         think = [float(r["decision_ms"][k]) for r, k in held if r["decision_ms"][k]]
         decisions = sum(float(r["agent_stats"][k].get("timed.decisions", 0)) for r, k in held)
         trivial = sum(float(r["agent_stats"][k].get("timed.trivial", 0)) for r, k in held)
+        failed = sum(1 for r in rows if not finished(r) and position_seats(r, p) == [r["forfeit"]])
         out.append(
             {
                 "position": p,
                 "agent": name,
-                "seats": len(held),
+                "seats": len(rows),
+                "forfeits": failed,
                 "win_rate": bootstrap(rows, partial(position_seats, position=p), win_share, seed),
-                "coins": bootstrap(rows, partial(position_seats, position=p), coins, seed),
+                "coins": bootstrap(rows, partial(finished_seats, position=p), coins, seed),
                 "decision_ms": statistics.median(think) if think else None,
                 "trivial_share": trivial / decisions if decisions else None,
             }
@@ -222,10 +232,10 @@ def run_suite(
         results["scenarios"][s.key] = {
             "title": s.title,
             "target": s.target,
-            "games": len(outcome.rows),
+            "games": len(outcome.counted),
             "forfeits": outcome.summary["forfeits"],
             "lineup": list(spec.lineup),
-            "agents": agent_table(outcome.rows, spec.lineup, seed),
+            "agents": agent_table(outcome.counted, spec.lineup, seed),
             "seconds": sum(float(r["seconds"]) for r in outcome.rows),
             "cpu_seconds": sum(float(r.get("cpu_seconds") or 0.0) for r in outcome.rows),
         }
@@ -244,8 +254,8 @@ def run_suite(
                 outcome = run_tournament(
                     spec, n, folder / f"S5-{players}p" / f"{k:03d}", workers=workers
                 )
-                by_players.setdefault(players, []).extend(outcome.rows)
-                every.extend(outcome.rows)
+                by_players.setdefault(players, []).extend(outcome.counted)
+                every.extend(outcome.counted)
         overall, _ = ratings(every)
         results["league"] = {
             "bots": bots,
