@@ -2,8 +2,10 @@
 (``http.server`` in a thread), answers from a scripted policy.
 
 A policy gets the request's messages and returns ``(answer text, seconds to wait)`` or a
-:class:`Reply` for the servers that misbehave (an HTTP error, a body that is not JSON, an
-answer trickled byte by byte). ``server.requests`` keeps every request body."""
+:class:`Reply` for the servers that misbehave (an HTTP error with its headers and body, a
+body that is not JSON, an answer trickled byte by byte, a reasoning model cut off by
+``max_tokens``). ``server.requests`` keeps every request body and when it came
+(``time.monotonic()``)."""
 
 from __future__ import annotations
 
@@ -24,6 +26,10 @@ class Reply:
     status: int = 200
     raw: bytes | None = None  # the body as is, instead of a chat completion of ``text``
     trickle: float = 0.0  # seconds between the bytes of the body
+    headers: tuple[tuple[str, str], ...] = ()  # extra response headers (Retry-After)
+    finish_reason: str = "stop"
+    null: bool = False  # "content": null, as a reasoning model cut off by max_tokens
+    usage: tuple[int, int] | None = None  # (prompt, completion) tokens to report
 
 
 #: request body -> (answer text, seconds to wait before answering) or a Reply
@@ -58,7 +64,12 @@ class _Handler(BaseHTTPRequestHandler):
         body = json.loads(raw)
         with self.server.lock:
             self.server.requests.append(
-                {"body": body, "auth": self.headers.get("Authorization"), "bytes": len(raw)}
+                {
+                    "body": body,
+                    "auth": self.headers.get("Authorization"),
+                    "bytes": len(raw),
+                    "at": time.monotonic(),
+                }
             )
         answer = self.server.policy(body["messages"])
         reply = answer if isinstance(answer, Reply) else Reply(answer[0], answer[1])
@@ -67,6 +78,7 @@ class _Handler(BaseHTTPRequestHandler):
         text = reply.text
         words = sum(len(m["content"].split()) for m in body["messages"])
         data = reply.raw
+        prompt, completion = reply.usage or (words, len(text.split()))
         if data is None:
             data = json.dumps(
                 {
@@ -76,14 +88,17 @@ class _Handler(BaseHTTPRequestHandler):
                     "choices": [
                         {
                             "index": 0,
-                            "message": {"role": "assistant", "content": text},
-                            "finish_reason": "stop",
+                            "message": {
+                                "role": "assistant",
+                                "content": None if reply.null else text,
+                            },
+                            "finish_reason": reply.finish_reason,
                         }
                     ],
                     "usage": {
-                        "prompt_tokens": words,
-                        "completion_tokens": len(text.split()),
-                        "total_tokens": words + len(text.split()),
+                        "prompt_tokens": prompt,
+                        "completion_tokens": completion,
+                        "total_tokens": prompt + completion,
                     },
                 }
             ).encode()
@@ -91,6 +106,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_response(reply.status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
+            for name, value in reply.headers:
+                self.send_header(name, value)
             self.end_headers()
             if reply.trickle:
                 for i in range(len(data)):

@@ -152,8 +152,8 @@ def test_a_dead_endpoint_stops_the_tournament_with_one_clear_line(
     tmp_path: Path, dead: str
 ) -> None:
     """The default policy: after ``give_up`` failed decisions in a row the run stops, exit
-    code 2, one line naming the seat, model, URL and game seed; 5xx answers are retried
-    (``http_retries``) before a decision counts as failed."""
+    code 2, one line naming the seat (from 1, as the prompts count), model, URL and game
+    seed; 5xx answers are retried (``http_retries``) before a decision counts as failed."""
     with chat_server(lambda m: Reply(status=500)) as server:
         url = server.url if dead == "http500" else f"http://127.0.0.1:{_closed_port()}/v1"
         spec = f"llm:m@{url}:backoff=0.001:give_up=3:http_retries=2"
@@ -162,7 +162,7 @@ def test_a_dead_endpoint_stops_the_tournament_with_one_clear_line(
             [
                 "tournament",
                 "-a",
-                f"{spec},heuristic",
+                f"{spec},heuristic,heuristic,heuristic",
                 "-p",
                 "4",
                 "-n",
@@ -178,7 +178,7 @@ def test_a_dead_endpoint_stops_the_tournament_with_one_clear_line(
         requests = len(server.requests)
     assert result.exit_code == 2, result.output
     lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: game seed 1: llm seat 0 ")
+    assert len(lines) == 1 and lines[0].startswith("error: game seed 1: llm seat 1 ")
     assert "'m'" in lines[0] and url in lines[0] and "3 decisions in a row" in lines[0]
     assert ("HTTP 500" if dead == "http500" else "no answer") in lines[0]
     assert requests == (3 * 3 if dead == "http500" else 0)
@@ -210,8 +210,8 @@ def test_fallback_option_plays_on_with_a_warning_and_counts(tmp_path: Path) -> N
         requests = len(server.requests)
     assert result.exit_code == 0, result.output
     warnings = result.stderr.strip().splitlines()
-    assert len(warnings) == 1 and warnings[0].startswith("warning: game seed 4: llm seat 0 ")
-    counts = json.loads(result.stdout)["llm"]["0"]
+    assert len(warnings) == 1 and warnings[0].startswith("warning: game seed 4: llm seat 1 ")
+    counts = json.loads(result.stdout)["llm"]["1"]  # seat 1: counted from 1
     assert counts["fallbacks"] == 2 and counts["gave_up"] == 1 and counts["skipped"] > 10
     assert counts["calls"] == requests == 4 and counts["retries"] == 2
     assert counts["unavailable"] == 4 and counts["invalid"] == 0
@@ -614,5 +614,5 @@ def test_a_run_with_workers_stops_without_playing_the_other_games() -> None:
             ["simulate", "-p", "3", "-n", "30", "-w", "2", "-a", f"{spec},heuristic,heuristic"],
         )
         requests = len(server.requests)
-    assert result.exit_code == 2 and result.stderr.startswith("error: game seed 1: llm seat 0")
+    assert result.exit_code == 2 and result.stderr.startswith("error: game seed 1: llm seat 1")
     assert requests <= 2 * 6  # two decisions in each game that had started; not in all 30

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 
@@ -120,3 +121,108 @@ def test_raw_and_train_ids() -> None:
     assert isinstance(train.env, ta.wrappers.GameMessagesAndCurrentBoardObservationWrapper)
     train.reset(num_players=3, seed=1)
     assert "Legal moves now:" in train.get_observation()[1]
+
+
+def _messages(observation: object) -> str:
+    """An observation as text: a string (wrapped ids) or the ``-raw`` list of messages."""
+    if isinstance(observation, str):
+        return observation
+    assert isinstance(observation, list)
+    return "\n".join(str(m[1]) for m in observation)
+
+
+@pytest.mark.parametrize("env_id", ["Bohnanza-v0", "Bohnanza-v0-raw"])
+def test_the_environment_reads_answers_as_the_agent_does(env_id: str) -> None:
+    """Issue 52, item 5: the environment read the whole answer as one command and refused
+    what the agent accepts (reasoning, a label, TextArena's own brackets followed by a
+    reason); one reader (bohnanza.answers) now serves both, ambiguity included."""
+    register()
+    env = ta.make(env_id)
+    env.reset(num_players=3, seed=1)
+    pid, _observation = env.get_observation()
+    view = env.game.view(pid)
+    moves = [render_action(a, view, base=1) for a in env.legal]
+    assert len(moves) >= 2
+    move, other = moves[0], moves[1]
+    answers = [
+        f"<think>Maybe {other}? No.</think>\n{move}",
+        f"My move: {move}",
+        f"[{move}] because {other} would break a field",
+        f"Options:\n- {other}\nFinal answer: {move}",
+    ]
+    for answer in answers:
+        env.reset(num_players=3, seed=1)
+        assert env.get_observation()[0] == pid
+        done, info = env.step(action=answer)
+        assert not done and info["invalid_move"] is False, (answer, info)
+        assert info["seat"] == pid and info["action"] == move
+    env.reset(num_players=3, seed=1)
+    env.get_observation()
+    done, info = env.step(action=f"{move}\n{other}")
+    assert info["invalid_move"] is True and "ambiguous" in info["reason"]
+    assert env.state.game_info[pid]["invalid_moves"] == 1
+
+
+@pytest.mark.parametrize("env_id", ["Bohnanza-v0", "Bohnanza-v0-raw", "Bohnanza-v0-train"])
+def test_private_reasoning_never_reaches_another_seat(env_id: str) -> None:
+    """Issue 52, item 5: ``-raw`` sent each raw answer (reasoning included) to every
+    player. A whole game in which every seat reasons about its hand before answering: no
+    seat ever sees another seat's reasoning, under any id."""
+    register()
+    env = ta.make(env_id)
+    players = 3
+    env.reset(num_players=players, seed=3)
+    seen: dict[int, list[str]] = {p: [] for p in range(players)}
+    rng = random.Random(2)
+    done, steps = False, 0
+    while not done:
+        pid, observation = env.get_observation()
+        text = _messages(observation)
+        seen[pid].append(text)
+        move = _first_listed_move(text, rng) if "Legal moves now:\n" in text else "pass"
+        if move.startswith("plant the"):
+            move = "pass"
+        done, _info = env.step(action=f"<think>SECRET-{pid}: my hand is private</think>\n{move}")
+        steps += 1
+        assert steps < 20_000
+    for p, pending in env.state.observations.items():
+        seen[p].append(_messages(list(pending)))
+    for p in range(players):
+        everything = "\n".join(seen[p])
+        for other in range(players):
+            if other != p:
+                assert f"SECRET-{other}" not in everything, (env_id, p, other)
+
+
+def test_an_answer_to_several_offers_is_played_line_by_line() -> None:
+    """The question invites one command per offer addressed to the seat; the environment
+    plays the first now and the others when the seat's turn to act comes again (as the
+    agent does), instead of refusing the answer as one unreadable command."""
+    from bohnanza.agents.heuristic import HeuristicAgent
+
+    register()
+    env = ta.make("Bohnanza-v0")
+    env.reset(num_players=4, seed=1)
+    bots = {p: HeuristicAgent(p) for p in range(4)}
+    answered: tuple[int, int, int] | None = None
+    while env.game.turn == 1:
+        pid, observation = env.get_observation()
+        found = re.search(r"Offers #(\d+), #(\d+) are addressed to you", observation)
+        if found and answered is None:
+            first, second = int(found.group(1)), int(found.group(2))
+            answer = f"Both are poor for me.\nFinal answer:\ndecline {first}\ndecline {second}"
+            _done, info = env.step(action=answer)
+            assert info["invalid_move"] is False and info["action"] == f"decline {first}"
+            answered = (pid, first, second)
+            continue
+        view = env.game.view(pid)
+        choice = bots[pid].act(view, env.legal, env.decision[1])
+        env.step(action=render_action(choice, view, base=1) if choice else "pass")
+    assert answered is not None
+    seat, first, second = answered
+    declined = [
+        e.data["offer_id"]
+        for e in env.game.record_events()
+        if e.type == "decline" and e.seat == seat
+    ]
+    assert declined == [first, second]

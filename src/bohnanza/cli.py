@@ -13,7 +13,7 @@ from . import notice_pure_core
 from .agents import DEFAULT_BOT, DESCRIPTIONS, agent_names, describe_agents
 from .errors import BohnanzaError
 from .rules import all_rulesets, make_config
-from .run_options import fail_fast_option, llm_fallback_option
+from .run_options import cycled_warning, fail_fast_option, llm_fallback_option
 
 if TYPE_CHECKING:
     from .actions import Action
@@ -189,6 +189,9 @@ def simulate(
         names = agent_names(agents, players)
     except BohnanzaError as exc:
         fail(str(exc))
+    cycled = cycled_warning([n.strip() for n in agents.split(",")], players)
+    if cycled:
+        click.echo(cycled, err=True)
     spec = GameSpec(
         config.rules,
         players,
@@ -223,12 +226,13 @@ def simulate(
         f"{summary['actions_per_second']} actions/s"
     )
     for k in range(players):
+        # Seats counted from 1, as the prompts and the errors count them.
         click.echo(
-            f"  seat {k} {names[k]:<10} wins {summary['seat_wins'][k]:>8}  "
+            f"  seat {k + 1} {names[k]:<10} wins {summary['seat_wins'][k]:>8}  "
             f"mean coins {summary['seat_mean_coins'][k]:.2f}"
         )
-        if str(k) in summary.get("llm", {}):
-            click.echo(f"    {llm_line(summary['llm'][str(k)])}")
+        if str(k + 1) in summary.get("llm", {}):
+            click.echo(f"    {llm_line(summary['llm'][str(k + 1)])}")
     for line in summary_lines(summary["forfeited"]):
         click.echo(line)
 

@@ -1,7 +1,10 @@
 """The command-line options that ``simulate`` and ``tournament`` share: what a run does
-when a bot fails. One definition, so that the two commands cannot drift apart."""
+when a bot fails, and the warning for a short agent list repeated over the seats. One
+definition, so that the two commands cannot drift apart."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import click
 
@@ -22,3 +25,20 @@ fail_fast_option = click.option(
     help="Stop (exit 2) at the first game a bot fails in (an exception or an illegal "
     "action), instead of recording it as that seat's forfeit and going on.",
 )
+
+
+def cycled_warning(given: Sequence[str], players: int) -> str | None:
+    """The warning for a short agent list repeated over the seats (``-a llm:M@URL,heuristic``
+    for 4 players seats the model twice), or None. Why: such a run measures something
+    other than it seems to (two seats of the model in every game, whose results are not
+    independent), and nothing else says so. One agent for every seat is plain intent."""
+    names = [n for n in given if n]
+    if not 1 < len(names) < players:
+        return None
+    seats = [names[k % len(names)] for k in range(players)]
+    shown = ", ".join(f"{k + 1}: {name}" for k, name in enumerate(seats))
+    return (
+        f"warning: {len(names)} agents for {players} seats: the list is repeated to fill "
+        f"them (seats {shown}); give one agent per seat to choose the line-up (a model "
+        f"against {players - 1} bots: llm:MODEL@URL" + ",heuristic" * (players - 1) + ")"
+    )

@@ -194,7 +194,8 @@ def summarise(
             for o in outcomes:
                 for key, value in (o.stats[k] if o.stats else {}).items():
                     totals[key] = totals.get(key, 0) + value
-            llm[str(k)] = {key: round(value, 6) for key, value in totals.items()}
+            # Keyed by the seat's number as people read it (from 1, as in the prompts).
+            llm[str(k + 1)] = {key: round(value, 6) for key, value in totals.items()}
     return {
         "games": games + len(forfeits),
         "finished": games,

@@ -33,6 +33,7 @@ from typing import Any
 
 from .actions import Action
 from .agents.heuristic import HeuristicAgent
+from .answers import read_answer
 from .chronicle import Chronicle
 from .errors import IllegalAction
 from .game import Game
@@ -43,7 +44,6 @@ from .text import (
     CommandError,
     Lang,
     check_answer,
-    parse_command,
     render_action,
     render_prompt,
     system_prompt,
@@ -122,6 +122,9 @@ def make_env_class() -> type:
                 self.state.game_info[pid]["invalid_moves"] = 0
             self.fallback = [HeuristicAgent(agent_seed(self.seed, s)) for s in range(num_players)]
             self.memory = [Chronicle(self.lang, BASE) for _ in range(num_players)]
+            # The later lines of an answer to several offers, per seat: (turn, moves),
+            # played when the seat's turn to act comes again while they stay legal.
+            self.queued: dict[int, tuple[int, list[Action]]] = {}
             self.steps = schedule(self.game, self.max_trade_rounds)
             self.decision: Decision | None = None
             self.question = ""
@@ -136,6 +139,14 @@ def make_env_class() -> type:
                     legal = game.legal_actions(seat)
                     if required and len(legal) == 1:
                         game.apply(seat, legal[0])
+                        seat, required = self.steps.send(True)
+                        continue
+                    queued = self._from_queue(seat, legal)
+                    if queued is not None:
+                        view = game.view(seat)
+                        self.memory[seat].see(view)
+                        game.apply(seat, queued)
+                        self.memory[seat].mine(queued, view)
                         seat, required = self.steps.send(True)
                         continue
                     break
@@ -154,6 +165,23 @@ def make_env_class() -> type:
             self.state.add_observation(
                 to_id=seat, message=self.question, observation_type=ta.ObservationType.GAME_BOARD
             )
+
+        def _from_queue(self, seat: int, legal: list[Action]) -> Action | None:
+            """The next queued move of ``seat`` that is still allowed this turn (as the
+            agent plays the later lines of an answer), or None."""
+            turn, moves = self.queued.get(seat, (-1, []))
+            if turn != self.game.turn:
+                self.queued.pop(seat, None)
+                return None
+            view = self.game.view(seat)
+            while moves:
+                action = moves.pop(0)
+                try:
+                    check_answer(action, view, legal, self.lang, base=BASE)
+                except CommandError:
+                    continue  # overtaken by events (the offer went, the card was traded)
+                return action
+            return None
 
         def _finish(self) -> None:
             game = self.game
@@ -195,27 +223,40 @@ def make_env_class() -> type:
             game = self.game
             view = game.view(seat)
             text = action.strip()
-            if text.startswith("[") and text.endswith("]"):
-                text = text[1:-1]  # TextArena's ActionFormattingWrapper
+            inner = text[1:-1]
+            if text.startswith("[") and text.endswith("]") and not set("[]") & set(inner):
+                text = inner  # the brackets TextArena's ActionFormattingWrapper added
+            # The answer as written (reasoning included) is the seat's own: it goes to
+            # that seat only, never to the others (a broadcast leaked private reasoning).
             self.state.add_observation(
-                from_id=seat, message=text, observation_type=ta.ObservationType.PLAYER_ACTION
+                from_id=seat,
+                to_id=seat,
+                message=text,
+                observation_type=ta.ObservationType.PLAYER_ACTION,
             )
             fallback = False
+            multi = view.phase == "trade" and any(o.to == seat for o in view.offers)
             try:
-                choice = parse_command(text, view, self.lang, base=BASE)
+                # The one reading rule of bohnanza.answers, as LLMAgent reads.
+                actions, _passed = read_answer(
+                    text, view, self.legal, self.lang, multi=multi, base=BASE
+                )
+                choice = actions[0] if actions else None
                 if choice is None and required:
                     raise CommandError("you must act now; 'pass' is not allowed")
                 if choice is not None:
-                    check_answer(choice, view, self.legal, self.lang, base=BASE)
                     try:
                         game.apply(seat, choice)
                     except IllegalAction as exc:
                         # The engine's prose counts seats from 0: the rule says enough.
                         rule = f" ({exc.rule})" if exc.rule else ""
+                        shown = render_action(choice, view, self.lang, base=BASE)
                         raise CommandError(
-                            f"{text!r} is not allowed now{rule}; choose one of the legal "
+                            f"{shown!r} is not allowed now{rule}; choose one of the legal "
                             "moves listed."
                         ) from None
+                    if actions[1:]:
+                        self.queued[seat] = (game.turn, list(actions[1:]))
             except CommandError as exc:
                 self.state.game_info[seat]["invalid_moves"] += 1
                 if not self.state.set_invalid_move(reason=str(exc)):

@@ -31,11 +31,11 @@ web tables in their threads) make concurrent requests.
 from __future__ import annotations
 
 import contextlib
+import email.utils
 import http.client
 import json
 import os
 import random
-import re
 import socket
 import threading
 import time
@@ -45,15 +45,13 @@ from dataclasses import dataclass, fields
 from typing import Any, Literal
 
 from ..actions import Action, ActionType
+from ..answers import AmbiguousAnswer, command_lines, read_answer, strip_reasoning
 from ..chronicle import Chronicle
 from ..errors import ConfigError, StopsRun
 from ..text import (
     CommandError,
     Lang,
     check_answer,
-    clean_line,
-    is_command,
-    parse_command,
     render_action,
     render_prompt,
     system_prompt,
@@ -74,13 +72,31 @@ ECHO_CHARS = 2000
 BASE = 1
 
 
+#: How much of an error's body (the server's own message) an error line keeps.
+ERROR_BODY_CHARS = 300
+
+#: The most of a language model's decisions the heuristic may have taken for a run's
+#: results to be ranked as the model's (:func:`leaderboard_line`).
+MAX_FALLBACK_SHARE = 0.05
+
+
 class LLMUnavailable(Exception):
     """The endpoint did not answer usefully (timeout, connection or HTTP error, bad JSON).
-    ``retry``: whether asking again may help (5xx, 429, timeouts, connections, bodies)."""
+    ``retry``: whether asking again may help (5xx, 429, timeouts, connections, bodies).
+    ``retry_after``: the seconds the server asked to wait (``Retry-After``), if it did;
+    ``status``: the HTTP status, if there was one."""
 
-    def __init__(self, message: str, retry: bool = True) -> None:
+    def __init__(
+        self,
+        message: str,
+        retry: bool = True,
+        retry_after: float | None = None,
+        status: int | None = None,
+    ) -> None:
         super().__init__(message)
         self.retry = retry
+        self.retry_after = retry_after
+        self.status = status
 
 
 class AnswerTooLong(Exception):
@@ -90,8 +106,9 @@ class AnswerTooLong(Exception):
 
 class LLMGaveUp(StopsRun):
     """``give_up`` decisions in a row could not be had from the model: the game is abandoned.
-    The message names the seat, the model and the URL (never the key); the caller that
-    knows the game adds its seed (:meth:`in_game`)."""
+    The message names the seat (counted from 1, as the prompts count), the model and the
+    URL (never the key); the caller that knows the game adds its seed (:meth:`in_game`).
+    ``seat`` is the engine's index (from 0)."""
 
     def __init__(self, message: str, *, seat: int, model: str, url: str) -> None:
         super().__init__(message)
@@ -253,10 +270,11 @@ def endpoint_from_spec(spec: str, env: Mapping[str, str] | None = None) -> Endpo
 # ---------------------------------------------------------------------------- HTTP
 
 
-def _post(endpoint: Endpoint, body: bytes, deadline: float) -> tuple[int, bytes]:
-    """POST ``body``; (status, the body read up to ``max_bytes``). The deadline holds for
-    the whole exchange: a watchdog shuts the socket when it passes, whatever the server
-    trickles. Raises LLMUnavailable (time out, connection) or AnswerTooLong."""
+def _post(endpoint: Endpoint, body: bytes, deadline: float) -> tuple[int, bytes, str | None]:
+    """POST ``body``; (status, the body read up to ``max_bytes``, its ``Retry-After``
+    header or None). The deadline holds for the whole exchange: a watchdog shuts the
+    socket when it passes, whatever the server trickles. Raises LLMUnavailable (time
+    out, connection) or AnswerTooLong."""
     parts = urllib.parse.urlsplit(endpoint.chat_url)
     left = deadline - time.monotonic()
     if left <= 0:
@@ -305,7 +323,7 @@ def _post(endpoint: Endpoint, body: bytes, deadline: float) -> tuple[int, bytes]
                 break  # an error page: its start says enough
         if expired.is_set():
             raise TimeoutError
-        return resp.status, b"".join(chunks)[: endpoint.max_bytes]
+        return resp.status, b"".join(chunks)[: endpoint.max_bytes], resp.getheader("Retry-After")
     except TimeoutError:
         raise LLMUnavailable(
             f"no answer from {endpoint.chat_url} in {endpoint.timeout:g} s"
@@ -330,15 +348,73 @@ def _clip(text: str, limit: int = ECHO_CHARS) -> str:
     )
 
 
+def retry_after_seconds(value: str | None, now: float | None = None) -> float | None:
+    """``Retry-After`` as seconds to wait from now: a number of seconds or an HTTP date
+    (RFC 9110); None when absent or unreadable (the backoff applies then)."""
+    if value is None or not value.strip():
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:  # an HTTP date is GMT; a date without a zone is taken so
+        return None
+    now = time.time() if now is None else now
+    return max(0.0, when.timestamp() - now)
+
+
+def error_detail(raw: bytes) -> str:
+    """What an error body says, on one line and at most :data:`ERROR_BODY_CHARS` long:
+    the ``error.message`` (or ``message``, ``detail``) of a JSON body, else its text.
+    Why: a 400 often says exactly what is wrong (an unsupported ``response_format``, a
+    model name the server does not know), and "HTTP 400" alone hides it."""
+    text = raw[: ERROR_BODY_CHARS * 8].decode("utf-8", "replace")
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        data = None
+    if isinstance(data, dict):
+        found: Any = data.get("error", data)
+        if isinstance(found, dict):
+            found = found.get("message") or found.get("detail") or found.get("error")
+        if isinstance(found, str | int | float) and str(found).strip():
+            text = str(found)
+    text = " ".join(text.split())
+    if len(text) > ERROR_BODY_CHARS:
+        text = text[:ERROR_BODY_CHARS] + "..."
+    return text
+
+
+@dataclass(frozen=True, slots=True)
+class Completion:
+    """One answer of the endpoint: its text ("" when ``content`` was null), the tokens
+    it reports (``prompt``, ``completion``) and why it ended (``finish_reason``:
+    ``length`` when ``max_tokens`` cut it off)."""
+
+    text: str
+    usage: dict[str, int]
+    finish_reason: str | None = None
+
+    @property
+    def cut_off(self) -> bool:
+        return self.finish_reason == "length"
+
+
 def chat(
     endpoint: Endpoint,
     messages: Sequence[Mapping[str, str]],
     deadline: float | None = None,
     response_format: Mapping[str, Any] | None = None,
-) -> tuple[str, dict[str, int]]:
-    """One Chat Completions request → (answer text, usage), by ``deadline`` (a
+) -> Completion:
+    """One Chat Completions request → its :class:`Completion`, by ``deadline`` (a
     ``time.monotonic()`` instant; default: ``timeout`` from now). Raises LLMUnavailable
-    or AnswerTooLong."""
+    or AnswerTooLong. A null ``content`` is an answer without text, not an outage: a
+    reasoning model that ``max_tokens`` cut off gives one, with its tokens counted."""
     if deadline is None:
         deadline = time.monotonic() + endpoint.timeout
     request: dict[str, Any] = {
@@ -352,78 +428,42 @@ def chat(
         request["top_p"] = endpoint.top_p
     if response_format is not None:
         request["response_format"] = dict(response_format)
-    status, raw = _post(endpoint, json.dumps(request).encode(), deadline)
+    status, raw, retry_after = _post(endpoint, json.dumps(request).encode(), deadline)
     if status != 200:
         retry = status >= 500 or status in (408, 409, 429)
-        raise LLMUnavailable(f"HTTP {status} from {endpoint.chat_url}", retry=retry)
+        detail = error_detail(raw)
+        raise LLMUnavailable(
+            f"HTTP {status} from {endpoint.chat_url}" + (f": {detail}" if detail else ""),
+            retry=retry,
+            retry_after=retry_after_seconds(retry_after),
+            status=status,
+        )
     try:
         data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise LLMUnavailable(f"not JSON from {endpoint.chat_url}: {exc}") from None
     try:
-        text = data["choices"][0]["message"]["content"]
+        choice = data["choices"][0]
+        text = choice["message"]["content"]
+        if text is None:
+            text = ""
         if not isinstance(text, str):
             raise TypeError("content is not a string")
-    except (KeyError, IndexError, TypeError) as exc:
+        finish = choice.get("finish_reason")
+    except (KeyError, IndexError, TypeError, AttributeError) as exc:
         raise LLMUnavailable(f"not a chat completion from {endpoint.chat_url}: {exc!r}") from None
     usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
-    return text, {
-        "prompt": int(usage.get("prompt_tokens", 0) or 0),
-        "completion": int(usage.get("completion_tokens", 0) or 0),
-    }
+    return Completion(
+        text,
+        {
+            "prompt": int(usage.get("prompt_tokens", 0) or 0),
+            "completion": int(usage.get("completion_tokens", 0) or 0),
+        },
+        finish if isinstance(finish, str) else None,
+    )
 
 
 # ---------------------------------------------------------------------------- answers
-
-
-_THINK = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.DOTALL | re.IGNORECASE)
-_OPEN_THINK = re.compile(r"<(think|thinking|reasoning)>", re.IGNORECASE)
-_CLOSE_THINK = re.compile(r"</(think|thinking|reasoning)>", re.IGNORECASE)
-
-
-def strip_reasoning(text: str) -> str:
-    """The answer without its reasoning: ``<think>…</think>`` blocks go, and so does
-    everything before a lone closing tag (servers that cut the opening one) or after a
-    lone opening tag (reasoning cut off by ``max_tokens``: no answer in it)."""
-    text = _THINK.sub("\n", text)
-    closing = list(_CLOSE_THINK.finditer(text))
-    if closing:
-        text = text[closing[-1].end() :]
-    opening = _OPEN_THINK.search(text)
-    if opening:
-        text = text[: opening.start()]
-    return text
-
-
-def command_lines(text: str) -> list[str]:
-    """The lines of an answer that may be commands, decoration gone: reasoning blocks
-    stripped, a JSON answer's ``moves`` taken, a ``My move: plant 1`` label dropped."""
-    text = strip_reasoning(text).strip()
-    if text.startswith("```"):
-        text = text.strip("`").removeprefix("json").strip()
-    if text.startswith("{"):
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError:
-            data = None
-        if isinstance(data, dict):
-            moves = data.get("moves", data.get("move"))
-            if isinstance(moves, str):
-                return [clean_line(moves)]
-            if isinstance(moves, list):
-                return [clean_line(str(m)) for m in moves if str(m).strip()]
-    out: list[str] = []
-    for raw in text.splitlines():
-        line = clean_line(raw)
-        if not line:
-            continue
-        head = line.split(maxsplit=1)[0]
-        if ":" in line and not is_command(head.rstrip(":")):
-            label, _, after = line.partition(":")
-            if len(label.split()) <= 4 and after.strip():
-                line = clean_line(after)  # "My move: plant 1", "Final answer: end"
-        out.append(line)
-    return out
 
 
 def moves_schema(view: View, legal: Sequence[Action], required: bool, lang: Lang) -> dict[str, Any]:
@@ -481,8 +521,11 @@ class LLMAgent(Agent):
             "calls": 0,  # HTTP requests
             "decisions": 0,  # every time the seat was asked to act
             "asked": 0,  # decisions the model was asked about
-            "invalid": 0,  # answers that were not a valid command
+            "invalid": 0,  # answers that were not a valid command (all kinds below too)
+            "ambiguous": 0,  # invalid: named several moves and marked none (answers.py)
+            "cut_off": 0,  # invalid: cut off by max_tokens before a command
             "retries": 0,  # HTTP requests repeated after an outage (5xx, time-out, ...)
+            "rate_limited": 0,  # answers 429 (Too Many Requests)
             "fallbacks": 0,  # decisions the heuristic took because the model gave none
             "unavailable": 0,  # requests that failed (HTTP error, time-out, connection)
             "skipped": 0,  # decisions not asked after giving up (on_failure="heuristic")
@@ -490,6 +533,7 @@ class LLMAgent(Agent):
             "completion_tokens": 0,
         }
         self.seconds = 0.0
+        self.limit_wait = 0.0  # seconds slept because the server said Retry-After
         self.gave_up: str | None = None  # why, once given up
         self._queue: list[Action] = []
         self._asked_turn = -1
@@ -562,9 +606,12 @@ class LLMAgent(Agent):
         deadline: float,
         response_format: Mapping[str, Any] | None,
         errors: list[str],
-    ) -> tuple[str, dict[str, int]]:
+    ) -> Completion:
         """One answer, retrying outages with backoff while the decision's time and the
-        HTTP retries last. Raises LLMUnavailable (given up) or AnswerTooLong."""
+        HTTP retries last. A ``Retry-After`` the server sends (429, 503) is honoured: the
+        next request waits at least that long, and when that would pass the decision's
+        deadline the decision fails at once (a request sent earlier would only be
+        refused again). Raises LLMUnavailable (given up) or AnswerTooLong."""
         e = self.endpoint
         for attempt in range(e.http_retries + 1):
             if attempt:
@@ -574,14 +621,27 @@ class LLMAgent(Agent):
                 return chat(e, messages, deadline, response_format)
             except LLMUnavailable as exc:
                 self.counts["unavailable"] += 1
-                errors.append(str(exc))
+                if exc.status == 429:
+                    self.counts["rate_limited"] += 1
                 wait = e.backoff * 2**attempt * (0.75 + 0.5 * self._jitter.random())
-                if not exc.retry or time.monotonic() + wait >= deadline:
+                asked = exc.retry_after
+                if asked is not None:
+                    wait = max(wait, asked)
+                left = deadline - time.monotonic()
+                if exc.retry and asked is not None and wait >= left:
+                    why = (
+                        f"{exc}; the server asked to wait {asked:g} s (Retry-After), past "
+                        f"this decision's deadline ({max(0.0, left):.1f} s of timeout="
+                        f"{e.timeout:g} left): slow the requests down or raise timeout"
+                    )
+                    errors.append(why)
+                    raise LLMUnavailable(why, retry=False, status=exc.status) from None
+                errors.append(str(exc))
+                if not exc.retry or wait >= left or attempt >= e.http_retries:
                     raise
-                if attempt < e.http_retries:
-                    time.sleep(wait)
-                else:
-                    raise
+                time.sleep(wait)
+                if asked is not None:
+                    self.limit_wait += wait
             finally:
                 self.seconds += time.perf_counter() - start
                 self.counts["calls"] += 1
@@ -606,22 +666,36 @@ class LLMAgent(Agent):
         multi = any(o.to == view.seat for o in view.offers) and view.phase == "trade"
         for _attempt in range(e.retries + 1):
             try:
-                text, usage = self._request(messages, deadline, fmt, errors)
+                answer = self._request(messages, deadline, fmt, errors)
             except LLMUnavailable as exc:
                 return self._fail(view, legal, required, entry, str(exc))
             except AnswerTooLong as exc:
-                text, usage, problem = "", {"prompt": 0, "completion": 0}, str(exc)
+                answer, problem = Completion("", {"prompt": 0, "completion": 0}), str(exc)
                 answers.append(f"[{problem}]")
             else:
-                answers.append(_clip(text))
+                answers.append(_clip(answer.text) if answer.text else "[no content]")
                 problem = ""
-            self.counts["prompt_tokens"] += usage["prompt"]
-            self.counts["completion_tokens"] += usage["completion"]
+            text = answer.text
+            self.counts["prompt_tokens"] += answer.usage["prompt"]
+            self.counts["completion_tokens"] += answer.usage["completion"]
+            retry_text = ""
             if not problem:
                 try:
                     actions, passed = self._read(text, view, legal, multi)
                 except CommandError as exc:
                     problem = str(exc)
+                    if answer.cut_off:
+                        # Cut off before a command: not the model's wording but the
+                        # request's budget, which only the person running it can raise.
+                        self.counts["cut_off"] += 1
+                        problem = (
+                            f"the answer was cut off at max_tokens={e.max_tokens or 'unset'} "
+                            f"(finish_reason: length) before a command ({problem}); raise "
+                            "max_tokens (:max_tokens=N; reasoning models need thousands)"
+                        )
+                        retry_text = _cut_off_text(lang)
+                    elif isinstance(exc, AmbiguousAnswer):
+                        self.counts["ambiguous"] += 1
                 else:
                     if passed and not actions and not required:
                         self._failures = 0
@@ -639,7 +713,7 @@ class LLMAgent(Agent):
                 break
             messages += [
                 {"role": "assistant", "content": _clip(text, 500) or "..."},
-                {"role": "user", "content": _retry_text(problem, lang)},
+                {"role": "user", "content": retry_text or _retry_text(problem, lang)},
             ]
         return self._fail(view, legal, required, entry, errors[-1] if errors else "no answer")
 
@@ -652,9 +726,10 @@ class LLMAgent(Agent):
         if self._failures >= self.endpoint.give_up:
             e = self.endpoint
             seat = view.seat if view.seat is not None else -1
+            # Seats counted as the prompts count them (from 1): one numbering for people.
             self.gave_up = (
-                f"llm seat {seat} (model {e.model!r} at {e.url}): {self._failures} decisions "
-                f"in a row got no valid move; last: {_clip(' '.join(why.split()), 300)}"
+                f"llm seat {seat + BASE} (model {e.model!r} at {e.url}): {self._failures} "
+                f"decisions in a row got no valid move; last: {_clip(' '.join(why.split()), 300)}"
             )
             if self.on_failure == "stop":
                 raise LLMGaveUp(self.gave_up, seat=seat, model=e.model, url=e.url)
@@ -676,50 +751,11 @@ class LLMAgent(Agent):
     def _read(
         self, text: str, view: View, legal: Sequence[Action], multi: bool = False
     ) -> tuple[list[Action], bool]:
-        """The commands of an answer. One command wanted (``multi`` false): the last line
-        that is a valid command now, so that an explanation before or after it does no
-        harm. Offers to answer (``multi``): every line that reads as a command, in order,
-        the first checked now and the others when their turn comes."""
-        lines = command_lines(text)
-        if not lines:
-            raise CommandError("the answer is empty; write one command")
-        read: list[tuple[str, Action | None]] = []
-        first_error: CommandError | None = None
-        for line in lines[-40:]:
-            try:
-                read.append((line, parse_command(line, view, self.lang, base=BASE)))
-            except CommandError as exc:
-                if first_error is None or not read:
-                    first_error = CommandError(f"{_clip(line, 200)!r}: {exc}")
-        if not read:
-            assert first_error is not None
-            raise first_error
-        if not multi:
-            error: CommandError | None = None
-            for line, action in reversed(read):
-                if action is None:
-                    return [], True
-                try:
-                    check_answer(action, view, legal, self.lang, base=BASE)
-                except CommandError as exc:
-                    error = error or CommandError(f"{_clip(line, 200)!r}: {exc}")
-                    continue
-                return [action], False
-            assert error is not None
-            raise error
-        actions: list[Action] = []
-        passed = False
-        for line, action in read[:8]:
-            if action is None:
-                passed = True
-                continue
-            if not actions:  # later lines are checked when their turn comes
-                try:
-                    check_answer(action, view, legal, self.lang, base=BASE)
-                except CommandError as exc:
-                    raise CommandError(f"{_clip(line, 200)!r}: {exc}") from None
-            actions.append(action)
-        return actions, passed
+        """The commands of an answer, by the one reading rule (:mod:`bohnanza.answers`):
+        a marked final answer wins, otherwise exactly one command (``multi``, offers to
+        answer: several, each offer answered once); anything else is invalid, never a
+        guess. The first is checked now, the others when their turn comes."""
+        return read_answer(text, view, legal, self.lang, multi=multi, base=BASE)
 
     # ------------------------------------------------------------------ the record
 
@@ -728,14 +764,28 @@ class LLMAgent(Agent):
         c = self.counts
         return (c["prompt_tokens"] * e.price_in + c["completion_tokens"] * e.price_out) / 1e6
 
+    def decisions_by(self) -> dict[str, int]:
+        """Who took the seat's decisions that needed one: ``model_decisions`` (questions
+        the model answered) and ``fallback_decisions`` (the heuristic's: a question the
+        model failed, or every decision after giving up). Why apart: with
+        ``--llm-fallback heuristic`` a seat's coins and wins may be mostly the heuristic's,
+        and a result must say how much (:func:`fallback_share`)."""
+        c = self.counts
+        return {
+            "model_decisions": c["asked"] - c["fallbacks"],
+            "fallback_decisions": c["fallbacks"] + c["skipped"],
+        }
+
     def stats(self) -> Mapping[str, float]:
         """The counters a tournament stores per game and sums per agent."""
         c = self.counts
         return {
             **{k: float(v) for k, v in c.items()},
+            **{k: float(v) for k, v in self.decisions_by().items()},
             "tokens": float(c["prompt_tokens"] + c["completion_tokens"]),
             "cost": round(self.cost(), 6),
             "seconds": round(self.seconds, 3),
+            "limit_wait": round(self.limit_wait, 3),
             "gave_up": float(self.gave_up is not None),
         }
 
@@ -747,9 +797,11 @@ class LLMAgent(Agent):
             "lang": self.lang,
             "settings": self.endpoint.settings(),
             **self.counts,
+            **self.decisions_by(),
             "tokens": self.counts["prompt_tokens"] + self.counts["completion_tokens"],
             "cost": round(self.cost(), 6),
             "seconds": round(self.seconds, 3),
+            "limit_wait": round(self.limit_wait, 3),
             "gave_up": self.gave_up,
         }
 
@@ -765,6 +817,20 @@ def _retry_text(error: str, lang: Lang) -> str:
     return f"Error: {error}\nAnswer again with a valid command."
 
 
+def _cut_off_text(lang: Lang) -> str:
+    """What a model cut off by ``max_tokens`` is told: to be brief (the person running
+    the benchmark is told to raise ``max_tokens``)."""
+    if lang == "pl":
+        return (
+            "Błąd: odpowiedź została ucięta (limit tokenów) przed komendą.\n"
+            "Odpowiedz krótko: sama komenda."
+        )
+    return (
+        "Error: your answer was cut off (token limit) before a command.\n"
+        "Answer briefly: the command alone."
+    )
+
+
 def make_llm_agent(spec: str, seed: int = 0, on_failure: OnFailure = "heuristic") -> LLMAgent:
     return LLMAgent(seed, endpoint_from_spec(spec), on_failure)
 
@@ -773,20 +839,66 @@ def is_llm_spec(name: str) -> bool:
     return name == "llm" or name.startswith("llm:")
 
 
+def _total(stats: Mapping[str, Any], key: str) -> float:
+    """A counter of ``stats``: a number, or a tournament's ``{"total", "mean"}``."""
+    value = stats.get(key, 0)
+    return float(value["total"] if isinstance(value, Mapping) else value)
+
+
+def fallback_share(stats: Mapping[str, Any]) -> float | None:
+    """The share of a model seat's decisions the heuristic took (``fallback_decisions``
+    over those and ``model_decisions``); None when neither was counted."""
+    model, fallback = _total(stats, "model_decisions"), _total(stats, "fallback_decisions")
+    return fallback / (model + fallback) if model + fallback else None
+
+
 def llm_line(stats: Mapping[str, Any]) -> str:
     """A model's counters in one line of a summary: ``stats`` maps each counter to a
-    number or to a tournament's ``{"total", "mean"}``."""
+    number or to a tournament's ``{"total", "mean"}``. Who decided comes first (the
+    model, the heuristic), so that a run the heuristic played is seen as one."""
 
     def total(key: str) -> float:
-        value = stats.get(key, 0)
-        return float(value["total"] if isinstance(value, Mapping) else value)
+        return _total(stats, key)
 
-    return (
-        f"{total('calls'):.0f} calls, {total('tokens'):.0f} tokens, ${total('cost'):.4f}, "
-        f"{total('invalid'):.0f} invalid answers, {total('retries'):.0f} retries, "
-        f"{total('fallbacks'):.0f} fallbacks, {total('skipped'):.0f} decisions after giving "
-        f"up ({total('gave_up'):.0f} games), {total('seconds'):.1f} s waiting"
-    )
+    share = fallback_share(stats)
+    parts = [
+        f"{total('model_decisions'):.0f} decisions by the model, "
+        f"{total('fallback_decisions'):.0f} by the heuristic"
+        + (f" (fallback share {100 * share:.1f}%)" if share is not None else ""),
+        f"{total('calls'):.0f} calls, {total('tokens'):.0f} tokens, ${total('cost'):.4f}",
+        f"{total('invalid'):.0f} invalid answers ({total('ambiguous'):.0f} ambiguous, "
+        f"{total('cut_off'):.0f} cut off)",
+        f"{total('retries'):.0f} retries, {total('fallbacks'):.0f} fallbacks, "
+        f"{total('skipped'):.0f} decisions after giving up ({total('gave_up'):.0f} games)",
+        f"{total('rate_limited'):.0f} rate-limited answers (429), "
+        f"{total('limit_wait'):.1f} s waited on rate limits",
+        f"{total('seconds'):.1f} s waiting",
+    ]
+    if total("cut_off"):
+        parts.append(f"{total('cut_off'):.0f} answers cut off by max_tokens: raise max_tokens")
+    return "; ".join(parts)
+
+
+def leaderboard_line(
+    name: str,
+    stats: Mapping[str, Any],
+    result: str,
+    max_share: float = MAX_FALLBACK_SHARE,
+) -> str:
+    """A ranked line for a model seat: ``name``, its ``result`` (win rate, coins) and
+    its fallback share; or, when the heuristic took more than ``max_share`` of the
+    seat's decisions, a line that refuses to rank it, since the result is then the
+    heuristic's as much as the model's."""
+    share = fallback_share(stats)
+    if share is not None and share > max_share:
+        model, fallback = _total(stats, "model_decisions"), _total(stats, "fallback_decisions")
+        return (
+            f"{name}: not ranked: the heuristic took {100 * share:.1f}% of its decisions "
+            f"({fallback:.0f} of {model + fallback:.0f}; at most {100 * max_share:g}% "
+            f"allowed), so its results are not the model's ({result})"
+        )
+    said = "no decisions counted" if share is None else f"fallback share {100 * share:.1f}%"
+    return f"{name}: {result}; {said}"
 
 
 def llm_seat_summary(spec: str, agent: object | None) -> dict[str, Any]:
@@ -831,8 +943,10 @@ def gave_up_warnings(agents: Sequence[Agent], seed: int) -> list[str]:
 
 
 __all__ = [
+    "MAX_FALLBACK_SHARE",
     "SETTINGS",
     "AnswerTooLong",
+    "Completion",
     "Endpoint",
     "LLMAgent",
     "LLMGaveUp",
@@ -840,12 +954,16 @@ __all__ = [
     "chat",
     "command_lines",
     "endpoint_from_spec",
+    "error_detail",
+    "fallback_share",
     "gave_up_warnings",
     "is_llm_spec",
+    "leaderboard_line",
     "llm_line",
     "llm_seat_summary",
     "make_llm_agent",
     "moves_schema",
+    "retry_after_seconds",
     "set_on_failure",
     "strip_reasoning",
 ]

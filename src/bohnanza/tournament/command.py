@@ -16,7 +16,7 @@ from ..agents import DESCRIPTIONS
 from ..agents.llm import is_llm_spec, llm_line
 from ..errors import BohnanzaError
 from ..rules import make_config, player_range
-from ..run_options import fail_fast_option, llm_fallback_option
+from ..run_options import cycled_warning, fail_fast_option, llm_fallback_option
 
 
 def _fail(message: str) -> NoReturn:
@@ -175,6 +175,9 @@ def tournament(
         if len(names) > players:
             _fail(f"--agents: {len(names)} agents given for {players} players")
         lineup = tuple(names[k % len(names)] for k in range(players))
+        cycled = cycled_warning(names, players)
+        if cycled:
+            click.echo(cycled, err=True)
         spec = TournamentSpec(
             config.rules,
             players,
