@@ -17,6 +17,7 @@ from ..agents.llm import is_llm_spec, llm_line
 from ..errors import BohnanzaError
 from ..rules import make_config, player_range
 from ..run_options import cycled_warning, fail_fast_option, llm_fallback_option
+from .hosting import DEFAULT_MOVE_TIMEOUT
 
 
 def _fail(message: str) -> NoReturn:
@@ -124,6 +125,16 @@ def _clock(seconds: float) -> str:
 )
 @llm_fallback_option
 @fail_fast_option
+@click.option(
+    "--move-timeout",
+    type=float,
+    default=DEFAULT_MOVE_TIMEOUT,
+    show_default=True,
+    metavar="SECONDS",
+    help="Seconds a bot that is not built in (MODULE:CLASS, an entry point) has for each "
+    "decision, to be made and for its counters: it plays from a process of its own, killed "
+    "when it takes longer, and forfeits that game (as when it exits or crashes). 0: no limit.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 def tournament(
     agents: str,
@@ -144,6 +155,7 @@ def tournament(
     records: str | None,
     llm_fallback: str,
     fail_fast: bool,
+    move_timeout: float,
     as_json: bool,
 ) -> None:
     """Play a tournament between bots: ratings, win rates, plots and a report."""
@@ -167,6 +179,8 @@ def tournament(
         _fail("--workers must be at least 1")
     if batch is not None and batch < 1:
         _fail("--batch must be at least 1")
+    if not move_timeout >= 0:
+        _fail("--move-timeout must be 0 (no limit) or a positive number of seconds")
     try:
         lo, hi = player_range(rules)
         if players is None:
@@ -188,6 +202,7 @@ def tournament(
             llm_fallback,
             records,
             fail_fast,
+            move_timeout=move_timeout or None,
         )
     except BohnanzaError as exc:
         _fail(str(exc))

@@ -16,6 +16,7 @@ the tournament at the first one instead.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import multiprocessing
@@ -56,6 +57,15 @@ from ..rules import make_config
 from ..seeding import agent_seed, game_seed, game_seeds
 from ..views import View
 from .fingerprint import fingerprint
+from .hosting import (
+    DEFAULT_MOVE_TIMEOUT,
+    BotFailure,
+    Host,
+    HostedAgent,
+    close_host,
+    host_for,
+    trusted,
+)
 from .stats import forfeit_row, summarise
 from .storage import Store
 
@@ -134,7 +144,9 @@ class Timed(Agent):
         try:
             return self.inner.act(view, legal, required)
         finally:
-            self.times.append(time.perf_counter() - start)
+            # A hosted agent's own time, measured in its process: not the crossing.
+            took = self.inner.last_seconds if isinstance(self.inner, HostedAgent) else None
+            self.times.append(time.perf_counter() - start if took is None else took)
 
 
 # ---------------------------------------------------------------------------- one game
@@ -162,6 +174,12 @@ class TournamentSpec:
     records: str | None = field(default=None, compare=False)
     #: Stop at the first forfeit (RunStopped) instead of storing it and going on.
     fail_fast: bool = field(default=False, compare=False)
+    #: Seconds of wall time a hosted (untrusted) agent has for each call, or None for no
+    #: limit (:mod:`.hosting`); ``--move-timeout``.
+    move_timeout: float | None = field(default=DEFAULT_MOVE_TIMEOUT, compare=False)
+    #: How hosts start (fork, spawn, forkserver; None: Python's default), as the local
+    #: backend's workers do (``--start-method``).
+    start_method: str | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         make_config(self.rules, self.players, dict(self.options))
@@ -169,6 +187,8 @@ class TournamentSpec:
             raise ConfigError(f"unknown llm fallback {self.llm_fallback!r}; use stop or heuristic")
         if len(self.lineup) != self.players:
             raise ConfigError(f"{len(self.lineup)} agents for {self.players} seats")
+        if self.move_timeout is not None and not self.move_timeout > 0:
+            raise ConfigError("the move timeout must be a positive number of seconds")
         for a in self.lineup:
             check_agent(a)
         object.__setattr__(self, "import_paths", import_paths(self.lineup))
@@ -195,7 +215,10 @@ class TournamentSpec:
 
 def play_game(spec: TournamentSpec, index: int) -> Row:
     """Play game ``index`` and return its row (see :mod:`.storage`), or, when an agent
-    failed in it, ``{"forfeit": ...}`` (with ``spec.fail_fast``: :class:`RunStopped`)."""
+    failed in it, ``{"forfeit": ...}`` (with ``spec.fail_fast``: :class:`RunStopped`).
+    An agent fails by raising, passing where it must act or answering illegally (the
+    driver), by failing to be made or to report its counters, and - played from a host
+    (:mod:`.hosting`) - by taking longer than ``spec.move_timeout``, exiting or dying."""
     from ..driver import AgentFailed
     from ..forfeits import RunStopped, forfeit_of
 
@@ -209,14 +232,41 @@ def play_game(spec: TournamentSpec, index: int) -> Row:
     return {"seed": forfeit.seed, "forfeit": forfeit.to_json()}
 
 
+def _make_agents(spec: TournamentSpec, seats: Sequence[str], seed: int) -> list[Timed]:
+    """The game's agents: trusted ones here, the others in this worker's host (started
+    for the game, or again after a failure killed it). An agent that cannot be made
+    fails its seat (AgentFailed), wherever it was made."""
+    from ..driver import AgentFailed
+
+    agents: list[Timed] = []
+    host: Host | None = None
+    for k, name in enumerate(seats):
+        try:
+            if trusted(name):
+                agent: Agent = build_agent(name, agent_seed(seed, k))
+            else:
+                if host is None:
+                    host = host_for(spec.start_method, spec.import_paths)
+                    host.reset(k)
+                agent = HostedAgent.make(host, name, agent_seed(seed, k), k, spec.move_timeout)
+        except (ConfigError, BotFailure) as exc:
+            raise AgentFailed(f"agent {name!r} at seat {k}: {exc}", seat=k) from None
+        except Exception as exc:  # the bot's own exception from its constructor, in a host
+            raise AgentFailed(
+                f"agent {name!r} at seat {k} could not be made: {one_line(exc)}", seat=k
+            ) from None
+        agents.append(Timed(agent))
+    return agents
+
+
 def _play_game(spec: TournamentSpec, index: int) -> Row:
-    from ..driver import play
+    from ..driver import AgentFailed, play
 
     add_import_paths(spec.import_paths)
     seed = game_seed(spec.seed, index)
     seats = spec.seats_for(index)
     game = Game.new(spec.rules, spec.players, options=dict(spec.options), seed=seed, events=False)
-    agents = [Timed(build_agent(name, agent_seed(seed, k))) for k, name in enumerate(seats)]
+    agents = _make_agents(spec, seats, seed)
     set_on_failure(agents, "heuristic" if spec.llm_fallback == "heuristic" else "stop")
     start = time.perf_counter()
     cpu = time.process_time()
@@ -224,6 +274,10 @@ def _play_game(spec: TournamentSpec, index: int) -> Row:
         log = play(game, agents, contain=True)
     except LLMGaveUp as exc:
         raise exc.in_game(seed) from None
+    except BotFailure as exc:  # outside a decision (wants_offers): still that seat's failure
+        raise AgentFailed(
+            f"agent {seats[exc.seat]!r} at seat {exc.seat}: {exc}", seat=exc.seat
+        ) from None
     seconds = time.perf_counter() - start
     # The worker's own CPU time: with other processes on the machine the wall time above
     # overstates what a game costs (a thread pool's games share one process: there it
@@ -257,10 +311,22 @@ def _play_game(spec: TournamentSpec, index: int) -> Row:
         "decision_ms": [
             round(statistics.median(a.times) * 1000, 4) if a.times else 0.0 for a in agents
         ],
-        "agent_stats": [
-            {**agent_stats(a, name), **a.timing()} for a, name in zip(agents, seats, strict=True)
-        ],
+        "agent_stats": _counters(agents, seats),
     }
+
+
+def _counters(agents: Sequence[Timed], seats: Sequence[str]) -> list[dict[str, float]]:
+    """Every seat's counters; an agent whose ``stats()`` fails (raises, returns no
+    counters, or - hosted - times out or dies) forfeits the game it played."""
+    from ..driver import AgentFailed
+
+    out: list[dict[str, float]] = []
+    for k, (agent, name) in enumerate(zip(agents, seats, strict=True)):
+        try:
+            out.append({**agent_stats(agent, name), **agent.timing()})
+        except ConfigError as exc:
+            raise AgentFailed(f"{exc} (seat {k}, at the end of the game)", seat=k) from None
+    return out
 
 
 def play_batch(spec: TournamentSpec, indices: Sequence[int]) -> list[Row]:
@@ -434,6 +500,16 @@ def run_ray(
 # ---------------------------------------------------------------------------- the run
 
 
+@contextmanager
+def _closing_host() -> Iterator[None]:
+    """Stop the host this process started for the run's untrusted bots, if any, when the
+    run ends (a long-lived caller - a test session, the suite - would keep one per run)."""
+    try:
+        yield
+    finally:
+        close_host()
+
+
 @dataclass
 class Outcome:
     """What :func:`run_tournament` did: the summary of every stored game of the
@@ -480,7 +556,10 @@ def run_tournament(
         raise ConfigError(f"unknown start method {start_method!r}; use {', '.join(methods)}")
     if spec.records:
         Path(spec.records).mkdir(parents=True, exist_ok=True)
-    with Store(out) as store:
+    if start_method is not None and spec.start_method is None:
+        # The hosts of untrusted bots start as the workers do.
+        spec = dataclasses.replace(spec, start_method=start_method)
+    with Store(out) as store, _closing_host():
         store.claim(spec.identity())
         have = store.seeds()
         wanted = game_seeds(spec.seed, games)
@@ -498,6 +577,7 @@ def run_tournament(
             # Games per task from a measured game (auto_batch): the first games are
             # played here, and stored like the others.
             first, size = auto_batch(spec, todo, workers)
+            close_host()  # the workers make their own; none inherits this one's pipe
         else:
             # One process, or a language model's games (seconds each, waiting on HTTP):
             # one game per task, each stored as soon as it ends.
