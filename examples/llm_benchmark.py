@@ -1,11 +1,15 @@
 """Benchmark figures for a language model from game records (docs/llm.md).
 
-    bohnanza simulate --agents llm:MODEL@URL,heuristic --games 50 --records runs/m
-    python examples/llm_benchmark.py report runs/m
+    bohnanza simulate --agents llm:MODEL@URL,heuristic,heuristic,heuristic --games 50 \
+        --records runs/m
+    python examples/llm_benchmark.py report runs/m [MAX_FALLBACK_SHARE]
 
-``report`` prints the model's win rate (a shared win counts as a fraction) with a 95%
-Wilson interval, the share of its answers that were not valid commands, how often the
-heuristic had to decide for it, and tokens (and cost) per game.
+``report`` prints one JSON line: the model's win rate (a shared win counts as a
+fraction) with a 95% Wilson interval over games (not seats: the seats of one game are
+not independent), the share of its answers that were not valid commands, the decisions
+the model took and those the heuristic took for it (``fallback_share``), and tokens (and
+cost) per game; then its leaderboard line, which refuses to rank a run whose fallback
+share is above MAX_FALLBACK_SHARE (default 0.05; exit code 1 then).
 
 ``scripted GAMES DIR [STYLE] [MODE]`` plays GAMES games against three heuristic bots with
 a *scripted stand-in* for a model: a Chat Completions server on loopback whose answer is
@@ -22,7 +26,6 @@ say nothing about any real model.
 from __future__ import annotations
 
 import json
-import math
 import random
 import re
 import sys
@@ -34,54 +37,90 @@ from typing import Any, ClassVar
 from bohnanza import Game
 from bohnanza.agents import make_agent
 from bohnanza.agents.heuristic import HeuristicAgent
-from bohnanza.agents.llm import Endpoint, LLMAgent
+from bohnanza.agents.llm import (
+    MAX_FALLBACK_SHARE,
+    Endpoint,
+    LLMAgent,
+    fallback_share,
+    leaderboard_line,
+)
 from bohnanza.driver import play
 from bohnanza.records import make_record, save
 from bohnanza.seeding import agent_seed
 from bohnanza.simulate import seat_record
 from bohnanza.text import render_action
+from bohnanza.tournament.stats import wilson
 
 
-def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    if n == 0:
-        return 0.0, 1.0
-    p = wins / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
-def report(folder: str) -> dict[str, Any]:
-    wins = 0.0
+def report(folder: str, max_fallback_share: float = MAX_FALLBACK_SHARE) -> dict[str, Any]:
+    """The model's figures from the records in ``folder``, printed as one JSON line and
+    then its leaderboard line. The interval counts games, not seats: each game adds the
+    share of the model's seats that won it (a shared win in part), since the seats of one
+    game are not independent. ``fallback_share`` is the share of the model seats'
+    decisions the heuristic took; above ``max_fallback_share`` the leaderboard line
+    refuses to rank the run (``ranked`` false)."""
     games = 0
-    totals = {"asked": 0, "calls": 0, "invalid": 0, "fallbacks": 0, "tokens": 0}
+    seats = 0
+    wins = 0.0
+    totals = dict.fromkeys(
+        ("asked", "calls", "invalid", "fallbacks", "tokens", "model_decisions"), 0
+    )
+    totals["fallback_decisions"] = 0
     cost = 0.0
+    names: set[str] = set()
     for path in sorted(Path(folder).glob("*.json")):
         record = json.loads(path.read_text())
-        for seat, info in enumerate(record["seats"]):
-            if "llm" not in info or record.get("result") is None:
-                continue
-            games += 1
-            winners = record["result"]["winners"]
-            if seat in winners:
-                wins += 1 / len(winners)
+        if record.get("result") is None:
+            continue
+        mine = [k for k, info in enumerate(record["seats"]) if "llm" in info]
+        if not mine:
+            continue
+        winners = record["result"]["winners"]
+        games += 1
+        seats += len(mine)
+        wins += sum(1 / len(winners) for k in mine if k in winners) / len(mine)
+        for k in mine:
+            info = record["seats"][k]["llm"]
+            names.add(str(info.get("model") or "llm"))
             for key in totals:
-                totals[key] += int(info["llm"][key])
-            cost += float(info["llm"]["cost"])
+                totals[key] += int(info.get(key, 0))
+            if "model_decisions" not in info:  # a record from before these counters
+                totals["model_decisions"] += int(info["asked"]) - int(info["fallbacks"])
+                totals["fallback_decisions"] += int(info["fallbacks"]) + int(info["skipped"])
+            cost += float(info["cost"])
     lo, hi = wilson(wins, games)
-    out = {
+    share = fallback_share(totals)
+    out: dict[str, Any] = {
         "games": games,
+        "seats_per_game": round(seats / games, 2) if games else None,
         "win_rate": round(wins / games, 3) if games else None,
         "win_rate_95": [round(lo, 3), round(hi, 3)],
         "invalid_rate": round(totals["invalid"] / totals["calls"], 3) if totals["calls"] else None,
         "fallback_rate": round(totals["fallbacks"] / totals["asked"], 3)
         if totals["asked"]
         else None,
+        "model_decisions": totals["model_decisions"],
+        "fallback_decisions": totals["fallback_decisions"],
+        "fallback_share": round(share, 4) if share is not None else None,
         "questions_per_game": round(totals["asked"] / games, 1) if games else None,
         "tokens_per_game": round(totals["tokens"] / games) if games else None,
         "cost_per_game": round(cost / games, 4) if games else None,
     }
+    if games and seats > games:
+        out["note"] = (
+            f"the model held {seats / games:g} seats per game: the interval counts "
+            f"{games} games, not {seats} seats; list one agent per seat "
+            "(llm:MODEL@URL,heuristic,heuristic,heuristic) to measure one model seat"
+        )
+    name = ", ".join(sorted(names)) or "llm"
+    result = (
+        f"win rate {out['win_rate']} [{out['win_rate_95'][0]}, {out['win_rate_95'][1]}] "
+        f"over {games} games"
+    )
+    out["leaderboard"] = leaderboard_line(name, totals, result, max_fallback_share)
+    out["ranked"] = share is not None and share <= max_fallback_share
     print(json.dumps(out))
+    print(out["leaderboard"])
     return out
 
 
@@ -178,8 +217,9 @@ def scripted(
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 3 and sys.argv[1] == "report":
-        report(sys.argv[2])
+    if len(sys.argv) in (3, 4) and sys.argv[1] == "report":
+        ranked = report(sys.argv[2], *map(float, sys.argv[3:]))["ranked"]
+        sys.exit(0 if ranked else 1)
     elif 4 <= len(sys.argv) <= 6 and sys.argv[1] == "scripted":
         scripted(int(sys.argv[2]), sys.argv[3], *sys.argv[4:])
         report(sys.argv[3])

@@ -149,3 +149,30 @@ def test_the_reader_itself() -> None:
         read_answer("I am not sure.\nLet me think.", view, legal)
     with pytest.raises(CommandError, match="empty"):
         read_answer("<think>plant 1", view, legal)
+
+
+def test_pass_together_with_moves_is_ambiguous() -> None:
+    """An offer waiting, ``pass`` and a decline in one answer: the old reader played the
+    decline."""
+    game, ids = _offers()
+    answer = f"pass\ndecline {ids[0]}"
+    with chat_server(lambda m: (answer, 0.0)) as server:
+        llm = LLMAgent(1, Endpoint("m", server.url, timeout=5, retries=0))
+        llm.act(game.view(1), game.legal_actions(1), False)
+    assert llm.counts["ambiguous"] == 1 and llm.counts["fallbacks"] == 1
+    assert "says pass and also names moves" in llm.transcript[0]["errors"][0]
+
+
+@pytest.mark.parametrize("mine", ["pass", "decline {0}"])
+def test_a_move_named_under_another_label_is_not_played(mine: str) -> None:
+    """Offers waiting (several commands allowed): ``My move: X`` / ``Rejected: Y`` played
+    Y, now or in a later round. A command under a label that does not say it is the
+    move made, next to another command, makes the answer ambiguous."""
+    game, ids = _offers()
+    answer = f"My move: {mine.format(ids[0])}\nRejected: decline {ids[1]}"
+    with chat_server(lambda m: (answer, 0.0)) as server:
+        llm = LLMAgent(1, Endpoint("m", server.url, timeout=5, retries=0))
+        llm.act(game.view(1), game.legal_actions(1), False)
+    assert llm.counts["ambiguous"] == 1 and llm.counts["fallbacks"] == 1
+    error = llm.transcript[0]["errors"][0]
+    assert f"'rejected: decline {ids[1]}' names a move without saying" in error

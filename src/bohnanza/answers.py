@@ -14,18 +14,21 @@ The rule therefore never guesses:
    (``[plant 1] because…``). Within a ``Final answer:`` section, JSON or brackets win
    again over its bare lines.
 3. A line of the answer (or of the marked part) counts as a command when it reads as
-   one (:func:`bohnanza.text.parse_command`, after a short label such as ``My move:``
-   and decoration are dropped); any other line is prose. Repeats of one move count once.
+   one (:func:`bohnanza.text.parse_command`, after decoration and a short label before
+   a colon are dropped); any other line is prose. Repeats of one move count once.
 4. One move wanted: the answer must hold exactly one command; two different ones make it
    ambiguous (:class:`AmbiguousAnswer`), an invalid answer that says why, never a guess.
    Offers waiting for the seat (``multi``): every command, in order, unless two of them
-   answer one offer differently (ambiguous too).
+   answer one offer differently, ``pass`` comes with moves, or a command stands under a
+   label that does not say it is the move made (``Rejected: harvest 1``, ``Option 2:``;
+   :data:`MOVE_LABELS` are those that do) next to another command: ambiguous too.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections.abc import Sequence
 
 from .actions import Action, ActionType
@@ -122,26 +125,48 @@ def marked_part(text: str) -> tuple[list[str], str | None]:
     return text.splitlines(), None
 
 
-def _unlabel(line: str) -> str:
-    """A line without decoration and without a short label before a colon (``My move:
-    plant 1``, ``Rejected: plant 2``), unless the colon belongs to the command itself
-    (``offer 2 give 1 want chili:1``)."""
+#: Labels that say the line is the move made (``My move: plant 1``), folded; any other
+#: label before a command (``Rejected:``, ``Option 2:``) only names a move.
+MOVE_LABELS = frozenset(
+    {
+        "my move", "move", "my answer", "answer", "command", "action", "my action",
+        "decision", "my decision", "choice", "my choice", "play", "i play",
+        "moj ruch", "ruch", "odpowiedz", "komenda", "akcja", "decyzja", "wybor", "gram",
+    }
+)  # fmt: skip
+
+
+def _fold(text: str) -> str:
+    text = text.lower().replace("ł", "l")
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
+def _unlabel(line: str) -> tuple[str, str | None]:
+    """A line without decoration and without a short label before a colon, and the
+    label when it is not a move label (``Rejected: plant 2`` → ``plant 2``,
+    ``rejected``), so that a move merely named is told from the move made; the colon of
+    a command itself (``offer 2 give 1 want chili:1``) stays."""
     line = clean_line(line)
     if not line:
-        return line
+        return line, None
     head = line.split(maxsplit=1)[0]
     if ":" in line and not is_command(head.rstrip(":")):
         label, _sep, after = line.partition(":")
         if len(label.split()) <= 4 and after.strip():
-            line = clean_line(after)
-    return line
+            name = " ".join(_fold(label).strip(" *_`#-").split())
+            return clean_line(after), None if name in MOVE_LABELS else name
+    return line, None
 
 
 def command_lines(text: str) -> list[str]:
     """The candidate lines of an answer, decoration gone: reasoning stripped, the marked
     final answer taken when there is one (:func:`marked_part`), labels dropped."""
+    return [line for line, _label in _candidates(text) if line]
+
+
+def _candidates(text: str) -> list[tuple[str, str | None]]:
     lines, _how = marked_part(strip_reasoning(text).strip())
-    return [line for line in map(_unlabel, lines) if line]
+    return [(line, label) for line, label in map(_unlabel, lines) if line]
 
 
 def _quote(line: str) -> str:
@@ -161,12 +186,14 @@ def read_answer(
     it said ``pass``). The first action is checked against ``legal`` now; with ``multi``
     the others are checked when their turn comes. Raises :class:`CommandError` (no
     command, a command that cannot be played) or :class:`AmbiguousAnswer`."""
-    lines = command_lines(text)
+    candidates = _candidates(text)
+    lines = [line for line, _label in candidates]
     if not lines:
         raise CommandError(_(lang, "the answer is empty; write one command", "pusta odpowiedź"))
     read: list[tuple[str, Action | None]] = []
     errors: list[str] = []
-    for line in lines:
+    labelled: list[str] = []  # command lines under a label that does not say "my move"
+    for line, label in candidates:
         if not is_command(line.split(maxsplit=1)[0]):
             continue  # prose
         try:
@@ -174,6 +201,8 @@ def read_answer(
         except CommandError as exc:
             errors.append(f"{_quote(line)}: {exc}")
             continue
+        if label is not None:
+            labelled.append(f"{label}: {line}")
         if all(action != seen for _l, seen in read):
             read.append((line, action))
         if len(read) > MAX_COMMANDS:
@@ -215,6 +244,18 @@ def read_answer(
             return [], True
         _check(action, line, view, legal, lang, base)
         return [action], False
+    if labelled and len(read) > 1:
+        raise AmbiguousAnswer(
+            _(
+                lang,
+                f"ambiguous answer: {_quote(labelled[0])} names a move without saying it is "
+                "one you make; write only the moves you make, or mark them: Final answer: "
+                "followed by its commands",
+                f"niejednoznaczna odpowiedź: {_quote(labelled[0])} wymienia ruch, nie mówiąc, "
+                "że go wykonujesz; napisz tylko swoje ruchy albo oznacz je: Ostateczna "
+                "odpowiedź:",
+            )
+        )
     answered: dict[int, tuple[str, Action]] = {}
     for line, action in read:
         if action is None or action.type not in (_T.ACCEPT, _T.DECLINE):
@@ -235,6 +276,17 @@ def read_answer(
             )
     actions = [a for _l, a in read if a is not None]
     passed = len(actions) < len(read)
+    if passed and actions:
+        named = ", ".join(_quote(line) for line, a in read[:4] if a is not None)
+        raise AmbiguousAnswer(
+            _(
+                lang,
+                f"ambiguous answer: it says pass and also names moves ({named}); write "
+                "only the moves you make, or only pass",
+                f"niejednoznaczna odpowiedź: pas i zarazem ruchy ({named}); napisz tylko "
+                "swoje ruchy albo tylko pas",
+            )
+        )
     if actions:
         first = next(line for line, a in read if a is actions[0])
         _check(actions[0], first, view, legal, lang, base)
@@ -252,6 +304,7 @@ def _check(
 
 __all__ = [
     "MAX_COMMANDS",
+    "MOVE_LABELS",
     "AmbiguousAnswer",
     "command_lines",
     "marked_part",

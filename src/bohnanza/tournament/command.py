@@ -13,7 +13,7 @@ import click
 
 from .. import notice_pure_core
 from ..agents import DESCRIPTIONS
-from ..agents.llm import is_llm_spec, llm_line
+from ..agents.llm import is_llm_spec, leaderboard_line, llm_line
 from ..errors import BohnanzaError
 from ..rules import make_config, player_range
 from ..run_options import cycled_warning, fail_fast_option, llm_fallback_option
@@ -289,12 +289,17 @@ def tournament(
         lo, hi = a["win_rate_ci95"]
         r = a["rating"]
         rating = f"rating {r['mu']:.2f} ± {r['sigma']:.2f}" if r else "no rating (openskill?)"
-        click.echo(
-            f"  {name:<14} win rate {100 * a['win_rate']:5.1f}% "
+        result = (
+            f"win rate {100 * a['win_rate']:5.1f}% "
             f"[{100 * lo:.1f}–{100 * hi:.1f}]  mean coins {a['mean_coins']:.2f}  {rating}"
         )
         if is_llm_spec(name):
+            # A model seat's results are ranked only when the model took its decisions
+            # (--llm-fallback heuristic may have let the heuristic take most of them).
+            click.echo(f"  {leaderboard_line(name, a['stats'], result.strip())}")
             click.echo(f"    {llm_line(a['stats'])}")
+        else:
+            click.echo(f"  {name:<14} {result}")
     gl = summary["game_length"]
     click.echo(f"  mean length {gl['mean_turns']:.1f} turns; report: {report}")
     for line in summary_lines(summary["forfeited"]):

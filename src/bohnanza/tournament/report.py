@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..agents.llm import MAX_FALLBACK_SHARE, is_llm_spec, leaderboard_line, llm_line
+
 TITLES = {
     "ratings": "Ratings as games accumulate",
     "win_rates": "Win rate per agent",
@@ -59,6 +61,24 @@ def markdown(summary: Mapping[str, Any], plots: Mapping[str, str], command: str 
             f"{_pct(lo)} – {_pct(hi)} | {a['mean_coins']:.2f} | {mu} | {sigma} | "
             f"{'' if ms is None else f'{ms:.3f}'} |"
         )
+    models = [(name, a) for name, a in summary["agents"].items() if is_llm_spec(name)]
+    if models:
+        lines += [
+            "",
+            "## Language models",
+            "",
+            "Who took each model's decisions: the model, or the heuristic when the model "
+            "gave no valid move (`--llm-fallback heuristic`). A model whose fallback share "
+            f"is above {100 * MAX_FALLBACK_SHARE:g}% is not ranked: its results are the "
+            "heuristic's as much as its own.",
+            "",
+        ]
+        for name, a in models:
+            result = f"win rate {_pct(a['win_rate'])}, mean coins {a['mean_coins']:.2f}"
+            lines += [
+                f"- {leaderboard_line(name, a.get('stats') or {}, result)}",
+                f"  ({llm_line(a.get('stats') or {})})",
+            ]
     counted = [(name, a["stats"]) for name, a in summary["agents"].items() if a.get("stats")]
     if counted:
         lines += [
@@ -83,8 +103,10 @@ def markdown(summary: Mapping[str, Any], plots: Mapping[str, str], command: str 
     ]
     for s in summary["seats"]:
         lo, hi = s["win_rate_ci95"]
+        # Seats counted from 1 for people, as the rules, prompts and errors count them
+        # (the summary's ``seat`` stays the engine's index).
         lines.append(
-            f"| {s['seat']} | {_pct(s['win_rate'])} | {_pct(lo)} – {_pct(hi)} | "
+            f"| {s['seat'] + 1} | {_pct(s['win_rate'])} | {_pct(lo)} – {_pct(hi)} | "
             f"{s['mean_coins']:.2f} |"
         )
     gl = summary["game_length"]

@@ -3,8 +3,11 @@
 * A **win** is shared when several seats tie on coins and cards in hand (R-END-4): each
   winner gets ``1/k``. An agent's ``win_rate`` is its wins per seat it held: with one
   seat per game that is its share of games won; the baseline is ``1/players``.
-  ``win_rate_ci95`` is the Wilson score interval. (An agent holding several seats of one
-  game makes correlated observations; the interval then is a little too narrow.)
+  ``win_rate_ci95`` is the Wilson score interval over the games it played, each game
+  counting its share of the agent's seats won: the seats of one game are not
+  independent (an agent holding two seats of every game would otherwise get the
+  interval of twice its games). ``mean_coins_ci95`` likewise takes each game's mean
+  over the agent's seats.
 * A **forfeit** (a game an agent failed in, :mod:`bohnanza.forfeits`) is a loss of the
   seat that failed and a win shared by the other seats, in win rates, seat win rates and
   ratings alike (issue 53): left out, the games a bot failed in - often the ones it was
@@ -165,6 +168,8 @@ def summarise(
     think: dict[str, list[float]] = {name: [] for name in names}
     in_games = dict.fromkeys(names, 0)
     game_wins = dict.fromkeys(names, 0.0)
+    per_game = dict.fromkeys(names, 0.0)  # per game: its wins over its seats held
+    game_coins: dict[str, list[float]] = {name: [] for name in names}
     seat_wins = [0.0] * players
     seat_coins: list[list[float]] = [[] for _ in range(players)]
     turns: list[float] = []
@@ -183,12 +188,17 @@ def summarise(
                 seat_wins[k] += share
         for name in set(seats):
             in_games[name] += 1
-            game_wins[name] += share * sum(1 for k in winners if seats[k] == name)
+            won = share * sum(1 for k in winners if seats[k] == name)
+            game_wins[name] += won
+            per_game[name] += won / seats.count(name)
         if not finished(row):
             lost[seats[row["forfeit"]]] += 1
             continue
         if len(winners) > 1:
             shared += 1
+        for name in set(seats):
+            held_coins = [float(row["scores"][k]) for k, who in enumerate(seats) if who == name]
+            game_coins[name].append(statistics.fmean(held_coins))
         for k, name in enumerate(seats):
             coins[name].append(float(row["scores"][k]))
             seat_coins[k].append(float(row["scores"][k]))
@@ -211,8 +221,8 @@ def summarise(
     agents: dict[str, Any] = {}
     for name in names:
         m = held[name]
-        lo, hi = wilson(wins[name], m)
-        clo, chi = mean_ci(coins[name])
+        lo, hi = wilson(per_game[name], in_games[name])
+        clo, chi = mean_ci(game_coins[name])
         agents[name] = {
             "seats_played": m,
             "games": in_games[name],
