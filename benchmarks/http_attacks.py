@@ -179,6 +179,20 @@ def move_acks(url: str, kind: str, duration: float) -> None:
     if kind == "replay":
         table, total = finished_game(url, http)
         print(f"a finished game of {total} actions")
+    out: Any = multiprocessing.Queue()
+    flood = multiprocessing.Process(
+        target=_flood_process, args=(url, kind, table, total, duration + 1, out)
+    )
+    times = seated_moves(url, http, flood, duration)
+    print(f"flood ({kind}) answers: {out.get(timeout=10)}")
+    print(summary("move acknowledgements", times))
+
+
+def seated_moves(
+    url: str, http: httpx.Client, flood: multiprocessing.Process, duration: float
+) -> list[float]:
+    """Two seated players' move acknowledgement times (ms) for ``duration`` seconds, with
+    ``flood`` started once they are seated (and joined at the end)."""
     made = _post(
         http,
         "/api/tables",
@@ -191,10 +205,6 @@ def move_acks(url: str, kind: str, duration: float) -> None:
     )
     tid = made["table"]["id"]
     joined = _post(http, f"/api/tables/{tid}/join", {"name": "b"})
-    out: Any = multiprocessing.Queue()
-    flood = multiprocessing.Process(
-        target=_flood_process, args=(url, kind, table, total, duration + 1, out)
-    )
     ws_url = url.replace("http://", "ws://") + f"/ws/{tid}"
     times: list[float] = []
     with connect(ws_url, max_size=2**22) as a, connect(ws_url, max_size=2**22) as b:
@@ -241,8 +251,7 @@ def move_acks(url: str, kind: str, duration: float) -> None:
             if not moved:
                 time.sleep(0.01)
     flood.join(120)
-    print(f"flood ({kind}) answers: {out.get(timeout=10)}")
-    print(summary("move acknowledgements", times))
+    return times
 
 
 def main() -> None:

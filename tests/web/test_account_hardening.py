@@ -4,6 +4,9 @@ fix. Real server, real database (SQLite and PostgreSQL), real sockets."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -12,10 +15,17 @@ from typing import Any
 import httpx
 from sqlalchemy import create_engine, text
 
-from bohnanza.web.accounts import AccountLimits
+from bohnanza.web.accounts import AccountLimits, Accounts
+from bohnanza.web.costly import LIST_MIN_AGE
 from bohnanza.web.limits import Limits
+from bohnanza.web.lobby import LISTED, Lobby
+from bohnanza.web.model import Seat, Table, hash_token
+from bohnanza.web.ratings import leaderboard, player, rate_finished
+from bohnanza.web.store import Store, StoredSeat, StoredTable
 
+from .client import Client
 from .conftest import ServerThread
+from .test_hardening import finished_game
 from .test_security import http_from
 
 #: Cheap hashes where the cost does not matter (production: argon2's default profile).
@@ -199,7 +209,7 @@ def test_a_seat_moved_to_another_device_stays_its_accounts_and_is_rated(
     with server.http() as rita:
         assert rita.post("/api/account/register", json={"name": "Rita", "password": "pw pw pw"})
         body = {**_table("Rita"), "rated": "bots", "seed": 3}
-        body["seats"] = [{"kind": "person"}] + [{"kind": "bot", "bot": "autarky"}] * 2
+        body["seats"] = [{"kind": "person"}] + [{"kind": "bot", "bot": "heuristic"}] * 2
         made = rita.post("/api/tables", json=body).json()
         table = made["table"]["id"]
         first = server.client(table, made["token"])
@@ -290,3 +300,230 @@ def test_passkey_registrations_are_counted_as_they_start(
             )
             codes.append(r.status_code)
     assert codes.count(200) == 5 and codes.count(429) == 25, codes
+
+
+# ------------------------------------------------------------------ Medium 3
+
+
+def _crowd(server: ServerThread, count: int) -> dict[str, Any]:
+    """``count`` more open lobby tables in the server's memory, older than a real one
+    (made through the API so that its settings are a real table's); that real one."""
+    made = server.create()
+    manager = server.app.state.manager
+    model = manager.tables[made["table"]["id"]]
+    for i in range(count):
+        seats = [Seat(s.seat, s.kind, s.bot, s.name) for s in model.seats]
+        extra = Table(
+            f"crowd{i:04d}", model.created - count + i, "lobby", dict(model.settings), seats
+        )
+        manager.tables[extra.id] = extra
+    return made
+
+
+def test_the_table_list_describes_only_the_tables_it_shows(
+    make_server: Callable[..., ServerThread], monkeypatch: Any
+) -> None:
+    """With 985 tables the list described every one of them on the event loop (a seated
+    player's acknowledgements waited up to 579 ms) and then showed 60. Only the tables
+    it shows are described now."""
+    server = make_server(limits=Limits(**OPEN))
+    real = _crowd(server, 1000)["table"]["id"]
+    described = []
+    info = Table.info
+
+    def counted(table: Table) -> dict[str, Any]:
+        described.append(table.id)
+        return info(table)
+
+    monkeypatch.setattr(Table, "info", counted)
+    with server.http() as http:
+        listed = http.get("/api/tables").json()["tables"]
+    newest = [f"crowd{i:04d}" for i in range(999, 999 - LISTED + 1, -1)]
+    assert [t["id"] for t in listed] == [real, *newest]
+    assert len(described) <= 2 * LISTED, len(described)  # the newest live ones + the stored
+
+
+def test_spectators_coming_and_going_cannot_force_list_rebuilds(
+    make_server: Callable[..., ServerThread],
+) -> None:
+    """Every spectator's ``hello`` changes a listed table (its spectator count), and each
+    change threw the cached list away: one address connecting in a loop made every list
+    request a rebuild. Now a change rebuilds the list at most every LIST_MIN_AGE
+    seconds; a table made or gone is listed at once."""
+    server = make_server(limits=Limits(**OPEN))
+    made = _crowd(server, 200)
+    manager = server.app.state.manager
+    builds = []
+    recent = manager.recent
+
+    async def counted() -> list[dict[str, Any]]:
+        builds.append(time.monotonic())
+        return await recent()
+
+    manager.recent = counted
+    table = made["table"]["id"]
+    with server.http() as http:
+        http.get("/api/tables")
+        started = time.monotonic()
+        for _ in range(20):
+            watcher = Client(server.ws_url, table)
+            watcher.hello()
+            watcher.close()
+            assert http.get("/api/tables").status_code == 200
+        took = time.monotonic() - started
+        assert len(builds) <= 2 + took / LIST_MIN_AGE, (len(builds), took)
+        fresh = server.create()["table"]["id"]  # a new table is listed at once
+        assert fresh in [t["id"] for t in http.get("/api/tables").json()["tables"]]
+        watcher = Client(server.ws_url, fresh)
+        watcher.hello()
+        time.sleep(LIST_MIN_AGE)  # and a change is listed after LIST_MIN_AGE
+        shown = {t["id"]: t for t in http.get("/api/tables").json()["tables"]}
+        assert shown[fresh]["spectators"] == 1
+        watcher.close()
+
+
+# ------------------------------------------------------------------ Medium 8
+
+#: 24 addresses, 3 threads each, asking for QR codes of distinct long links as fast as
+#: they are answered (a process of its own: the test server shares this one's interpreter
+#: lock); prints "go" once under way, then the status codes.
+QR_CROWD = """
+import collections, json, sys, threading, time
+import httpx
+url, seconds = sys.argv[1], float(sys.argv[2])
+codes = collections.Counter()
+def loop(address, index):
+    transport = httpx.HTTPTransport(local_address=address)
+    with httpx.Client(base_url=url, timeout=30, transport=transport) as http:
+        n = 0
+        while time.monotonic() < end:
+            n += 1
+            link = "https://bohnanza.example/t/%s-%d-%d#" % (address, index, n) + "x" * 300
+            codes[http.post("/api/qr", json={"text": link}).status_code] += 1
+end = time.monotonic() + seconds
+threads = [
+    threading.Thread(target=loop, args=("127.0.0.%d" % (10 + a), i))
+    for a in range(24) for i in range(3)
+]
+for t in threads:
+    t.start()
+print("go", flush=True)
+for t in threads:
+    t.join()
+print(json.dumps(codes))
+"""
+
+
+def test_many_addresses_cannot_take_the_qr_codes_from_everybody(
+    make_server: Callable[..., ServerThread],
+) -> None:
+    """QR codes and replay frames share one worker. Its queue was served first come,
+    first served: 16-64 addresses kept it full and a normal QR request got 503 in 7 of
+    10 tries. Addresses now take turns, each with at most PER_ADDRESS requests waiting,
+    and a full queue makes room by refusing an address that holds more than one."""
+    server = make_server(limits=Limits(**OPEN, qr_per_minute=0))
+    crowd = subprocess.Popen(
+        [sys.executable, "-c", QR_CROWD, server.url, "12"], stdout=subprocess.PIPE, text=True
+    )
+    assert crowd.stdout is not None
+    try:
+        assert crowd.stdout.readline().strip() == "go"
+        time.sleep(1.0)  # the queue is full
+        answers = []
+        with http_from(server, "127.0.0.200") as player:
+            for n in range(6):
+                link = f"https://bohnanza.example/t/invite{n}"
+                answers.append(player.post("/api/qr", json={"text": link}, timeout=30))
+        flooded = json.loads(crowd.communicate(timeout=60)[0])
+    finally:
+        crowd.kill()
+    assert [r.status_code for r in answers] == [200] * 6, [r.text for r in answers]
+    assert flooded.get("200", 0) > 0 and flooded.get("429", 0) > 0, flooded  # its share
+
+
+# ------------------------------------------------------------------ Low 13
+
+
+def test_finished_games_are_read_back_off_the_event_loop(
+    make_server: Callable[..., ServerThread], monkeypatch: Any
+) -> None:
+    """A finished game asked for again (a claim, "your games", a replay) is read back from
+    the database and its record replayed: on the event loop, a claim naming 19 finished
+    tables stalled every table 208 ms. Now in a thread, one at a time."""
+    server = make_server(away_timeout=0.0, limits=Limits(**OPEN))
+    over = finished_game(server)
+    manager = server.app.state.manager
+    del manager.tables[over]  # as after a restart, or once it left memory
+    threads = []
+    from_stored = Lobby.from_stored
+
+    def watched(lobby: Lobby, stored: Any) -> Table:
+        threads.append(threading.current_thread())
+        return from_stored(lobby, stored)
+
+    monkeypatch.setattr(Lobby, "from_stored", watched)
+    with server.http() as http:
+        r = http.get(f"/api/tables/{over}")
+        assert r.status_code == 200 and r.json()["status"] == "over", r.text
+    assert threads and server.thread not in threads, threads
+
+
+# ------------------------------------------------------------------ Medium 6
+
+
+def test_a_seat_mostly_played_by_its_stand_in_is_ranked_last(db_url: str) -> None:
+    """An account started tables rated with random bots, walked away, and its stand-in
+    won them: 5 games took it to the top of the leaderboard. The server's choices are
+    stored as such now (``auto``), and a seat mostly played by its stand-in is ranked
+    last whatever the stand-in made of it: never a win, and no dodged loss either."""
+    store = Store(db_url)
+    store.on_game_over.append(rate_finished)
+    accounts = Accounts(store, AccountLimits(**FAST))
+    try:
+        ada, _ = accounts.register("Ada", "pw pw pw", "a")
+        bob, _ = accounts.register("Bob", "pw pw pw", "b")
+        settings = {"rules": "classic", "players": 3, "options": {}, "rated": "people"}
+        seats = [StoredSeat(s, "person", "", f"P{s}", hash_token(f"t{s}")) for s in range(3)]
+        store.create_table(StoredTable("away", time.time(), "lobby", settings, seats))
+        store.start_game("away", {"format": "bohnanza-record", "rules": "classic", "players": 3})
+        accounts.link_seat(ada.id, "away", 0, hash_token("t0"))
+        accounts.link_seat(bob.id, "away", 1, hash_token("t1"))
+        plant = {"type": "plant", "field": 0}
+        store.append_actions("away", 0, [(0, plant), (1, plant), (1, plant)])  # people
+        store.append_actions("away", 3, [(0, plant), (0, plant)], auto=True)  # Ada's stand-in
+        result = {"scores": [20, 5, 9], "winners": [0]}  # the stand-in won for Ada
+        store.append_actions("away", 5, [(1, plant)], result)
+        with store.engine.connect() as conn:
+            board = {p["name"]: p for p in leaderboard(conn, "classic")}
+            ada_page, bob_page = player(conn, ada.id), player(conn, bob.id)
+        assert ada_page["history"][0]["rank"] == 2 and bob_page["history"][0]["rank"] == 1
+        assert board["Ada"]["win_share"] == 0 and board["Ada"]["mu"] < board["Bob"]["mu"]
+    finally:
+        store.close()
+
+
+def test_a_walked_away_rated_game_counts_as_a_loss_and_weak_bots_are_refused(
+    make_server: Callable[..., ServerThread],
+) -> None:
+    """Over the wire: the stand-in's moves are stored as the server's, and a table rated
+    with its bots seats only bots worth beating."""
+    server = make_server(accounts=AccountLimits(**FAST), away_timeout=0.0, limits=Limits(**OPEN))
+    with server.http() as rita:
+        assert rita.post("/api/account/register", json={"name": "Rita", "password": "pw pw pw"})
+        body = {**_table("Rita"), "rated": "bots", "seed": 5}
+        for weak in ("random", "autarky"):
+            body["seats"] = [{"kind": "person"}, {"kind": "bot", "bot": weak}, {"kind": "bot"}]
+            refused = rita.post("/api/tables", json=body)
+            assert refused.status_code == 400 and refused.json()["code"] == "weak_bots"
+        body["seats"] = [{"kind": "person"}] + [{"kind": "bot", "bot": "heuristic"}] * 2
+        made = rita.post("/api/tables", json={**body, "stand_in_bot": "heuristic"}).json()
+        table = made["table"]["id"]
+        ws = server.client(table, made["token"])
+        ws.request({"type": "start"})
+        ws.close()  # walks away: the stand-in plays every decision of hers
+        deadline = time.monotonic() + 90
+        while rita.get(f"/api/tables/{table}").json()["status"] != "over":
+            assert time.monotonic() < deadline, "the game did not end"
+            time.sleep(0.2)
+        page = rita.get("/api/players/rita").json()
+        assert page["history"][0]["rank"] == 3 and page["history"][0]["won"] == 0, page

@@ -63,3 +63,36 @@ def test_presets_and_custom_clocks() -> None:
             parse_clock(bad, testing)
     with pytest.raises(ValueError):
         parse_clock("custom:3,1,0", True)  # every clock limits phase 2
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 2**31))
+def test_coming_back_cannot_make_time(seed: int) -> None:
+    """A staller waits out the bank, lets the stand-in move, says "I'm back" and waits
+    again. Each "back" used to top the bank up to an increment, so every decision of the
+    seat cost the others a full increment (issue 51, Low 9: 17 actions a minute instead of
+    167). Topped up once a turn, the staller holds the table for at most the first bank
+    and two increments a turn (the turn's own and the one top-up)."""
+    spec = ClockSpec(6.0, 2.0, 30)
+    game = Game.new("classic", 3, seed=seed)
+    clocks = Clocks.new(spec, 3, frozenset({0}))
+    rng = random.Random(seed)
+    now = held = 0.0
+    clocks.update(game, now)
+    for _ in range(400):
+        if game.over:
+            break
+        if 0 in clocks.running and 0 not in clocks.out:  # the staller waits it out
+            wait = clocks.banks[0]
+            now += wait
+            held += wait
+            clocks.update(game, now)
+            assert 0 in clocks.out
+        seat = rng.choice(game.waiting_for())
+        game.apply(seat, rng.choice(game.legal_actions(seat, offers=False)))
+        clocks.update(game, now)
+        if seat == 0 and 0 in clocks.out:  # the stand-in moved for the staller: "back"
+            clocks.back(0)
+            clocks.update(game, now)
+    turns = game.turn + 1
+    assert held <= spec.bank + 2 * spec.increment * turns + 1e-6, (held, turns)

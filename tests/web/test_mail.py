@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import email
 import email.policy
+import re
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -71,12 +72,39 @@ def _mail_server(
     return make_server(accounts=FAST, mail=mail)
 
 
-def _account(c: httpx.Client, name: str, address: str | None) -> None:
+CONFIRM = "Bohnanza: confirm your address"
+
+
+def _link(msg: Any, prefix: str) -> str:
+    """The path of the message's link under ``prefix`` (``/confirm/``, ``/unsubscribe/``)."""
+    found = re.search(r"https://play\.example\.org(" + prefix + r"\S+)", msg.get_content())
+    assert found, msg.get_content()
+    return found.group(1)
+
+
+def _confirm(c: httpx.Client, inbox: Inbox, address: str) -> None:
+    """Follow the confirmation message's link to ``address``, as its owner does."""
+    _, msg = inbox.wait(lambda m: m["Subject"] == CONFIRM and m["To"] == address)
+    path = _link(msg, "/confirm/")
+    page = c.get(path)  # a GET confirms nothing (mail scanners open links)
+    assert page.status_code == 200 and "confirm-btn" in page.text
+    done = c.post(path)
+    assert done.status_code == 200 and 'id="confirmed"' in done.text, done.text
+
+
+def _account(c: httpx.Client, name: str, address: str | None, inbox: Inbox) -> None:
+    """A new account with ``address``, confirmed."""
     r = c.post("/api/account/register", json={"name": name, "password": "correct horse"})
     assert r.status_code == 200, r.text
     if address is not None:
         r = c.post("/api/account/email", json={"address": address})
-        assert r.status_code == 200, r.text
+        assert r.status_code == 200 and r.json()["confirmation_sent"], r.text
+        _confirm(c, inbox, address)
+
+
+def _notices(inbox: Inbox) -> list[Any]:
+    """The messages other than confirmations."""
+    return [m for _, m in inbox.messages if m["Subject"] != CONFIRM]
 
 
 def test_your_turn_and_game_over_mails_and_one_click_unsubscribe(
@@ -85,12 +113,14 @@ def test_your_turn_and_game_over_mails_and_one_click_unsubscribe(
     inbox, port = smtp
     srv = _mail_server(make_server, port)
     with srv.http() as c:
-        _account(c, "Mona", "mona@example.net")
+        _account(c, "Mona", "mona@example.net", inbox)
         me = c.get("/api/account").json()
         assert me["mail"] and me["email"] == {
             "address": "mona@example.net",
             "turn": True,
             "end": True,
+            "confirmed": True,
+            "opted_out": False,
         }
         made = c.post(
             "/api/tables",
@@ -134,6 +164,8 @@ def test_your_turn_and_game_over_mails_and_one_click_unsubscribe(
             "address": "mona@example.net",
             "turn": False,
             "end": False,
+            "confirmed": True,
+            "opted_out": True,
         }
         assert c.post("/unsubscribe/not-a-token").status_code == 404
 
@@ -144,7 +176,7 @@ def test_the_game_over_mail_reaches_a_resigned_account(
     inbox, port = smtp
     srv = _mail_server(make_server, port)
     with srv.http() as c:
-        _account(c, "Nils", "nils@example.net")
+        _account(c, "Nils", "nils@example.net", inbox)
         c.post(
             "/api/account/email", json={"address": "nils@example.net", "turn": False, "end": True}
         )
@@ -187,10 +219,10 @@ def test_the_game_over_mail_reaches_a_resigned_account(
 def test_bad_addresses_are_refused_and_change_nothing(
     make_server: Callable[..., ServerThread], smtp: tuple[Inbox, int], address: str
 ) -> None:
-    _inbox, port = smtp
+    inbox, port = smtp
     srv = _mail_server(make_server, port)
     with srv.http() as c:
-        _account(c, "Olaf", "olaf@example.net")
+        _account(c, "Olaf", "olaf@example.net", inbox)
         r = c.post("/api/account/email", json={"address": address})
         assert r.status_code == 400 and r.json()["error"]
         assert c.get("/api/account").json()["email"]["address"] == "olaf@example.net"
@@ -231,7 +263,7 @@ def test_a_live_table_mails_no_your_turn(
     inbox, port = smtp
     srv = _mail_server(make_server, port)
     with srv.http() as c:
-        _account(c, "Rhea", "rhea@example.net")
+        _account(c, "Rhea", "rhea@example.net", inbox)
         made = c.post(
             "/api/tables",
             json={
@@ -246,7 +278,7 @@ def test_a_live_table_mails_no_your_turn(
         ws.close()
         time.sleep(1.5)
         assert c.get(f"/api/tables/{made['table']['id']}").json()["status"] == "playing"
-    assert inbox.messages == []
+    assert _notices(inbox) == []
 
 
 def test_serve_refuses_a_bad_smtp_setting_with_one_clear_error(tmp_path: Any) -> None:
@@ -279,7 +311,7 @@ def test_an_encoded_address_is_refused_and_one_bad_address_stops_no_other_mail(
     tables = []
     for name, address in (("Eve", "eve@example.net"), ("Rita", "rita@example.net")):
         with srv.http() as c:
-            _account(c, name, address)
+            _account(c, name, address, inbox)
             r = c.post("/api/account/email", json={"address": BAD_WORD})
             assert r.status_code == 400 and r.json()["code"] == "bad_email"
             assert c.get("/api/account").json()["email"]["address"] == address
@@ -310,7 +342,7 @@ def test_a_game_that_starts_and_ends_between_two_looks_is_mailed(
     srv = _mail_server(make_server, port, interval=12.0)  # the first look: after the end
     started = time.monotonic()
     with srv.http() as c:
-        _account(c, "Ugo", "ugo@example.net")
+        _account(c, "Ugo", "ugo@example.net", inbox)
         seats = [{"kind": "person"}, {"kind": "bot", "bot": "autarky"}, {"kind": "bot"}]
         body = {"rules": "classic", "players": 3, "name": "Ugo", "seats": seats}
         made = c.post("/api/tables", json=body).json()
@@ -324,3 +356,75 @@ def test_a_game_that_starts_and_ends_between_two_looks_is_mailed(
             time.sleep(0.1)
     _, msg = inbox.wait(lambda m: m["Subject"] == "Bohnanza: the game is over", timeout=40)
     assert f"https://play.example.org/replay/{table}" in msg.get_content()
+
+
+def _turn_table(c: httpx.Client, srv: ServerThread, name: str) -> str:
+    """A table at your own pace, started and left by its one person: the game waits on
+    her seat, which is mailed "your turn" if anybody is to be mailed."""
+    seats = [{"kind": "person"}, {"kind": "bot", "bot": "autarky"}, {"kind": "bot"}]
+    body = {"rules": "classic", "players": 3, "name": name, "clock": "turn12h", "seats": seats}
+    made = c.post("/api/tables", json=body).json()
+    ws = srv.client(made["table"]["id"], made["token"])
+    ws.request({"type": "start"})
+    ws.close()
+    return str(made["table"]["id"])
+
+
+def test_a_strangers_address_gets_one_confirmation_and_no_notices(
+    make_server: Callable[..., ServerThread], smtp: tuple[Inbox, int]
+) -> None:
+    """Anyone could type another person's address and have "your turn" mails sent to it
+    (5 in 55 s from one table). An address is mailed notices only once confirmed, and
+    sent at most one confirmation an hour, whichever accounts ask."""
+    inbox, port = smtp
+    srv = _mail_server(make_server, port)
+    victim = "victim@example.net"
+    with srv.http() as eve, srv.http() as mal:
+        _account(eve, "Eve", None, inbox)
+        _account(mal, "Mal", None, inbox)
+        first = eve.post("/api/account/email", json={"address": victim}).json()
+        assert first["confirmation_sent"] and not first["email"]["confirmed"]
+        for c in (eve, eve, mal, mal):
+            again = c.post("/api/account/email", json={"address": victim}).json()
+            assert not again["confirmation_sent"]
+        _turn_table(eve, srv, "Eve")
+        _turn_table(mal, srv, "Mal")
+        time.sleep(2.0)  # ten looks of the watcher
+        assert [m["Subject"] for _, m in inbox.messages] == [CONFIRM]
+        assert all(rcpt == [victim] for rcpt, _ in inbox.messages)
+
+
+def test_an_unsubscribe_sticks_to_the_address(
+    make_server: Callable[..., ServerThread], smtp: tuple[Inbox, int]
+) -> None:
+    """After the one-click unsubscribe, one ``POST /api/account/email`` turned the mail on
+    again. Now the address itself is unsubscribed: no account can mail it, not even a
+    confirmation, until the link's own "mail me again" button."""
+    inbox, port = smtp
+    srv = _mail_server(make_server, port)
+    address = "pia@example.net"
+    with srv.http() as pia, srv.http() as mal:
+        _account(pia, "Pia", None, inbox)
+        pia.post("/api/account/email", json={"address": address})
+        _, msg = inbox.wait(lambda m: m["Subject"] == CONFIRM)
+        path = _link(msg, "/unsubscribe/")  # "it was not me": never mail me
+        assert str(msg["List-Unsubscribe"]).strip("<>").endswith(path)
+        assert 'id="unsubscribed"' in pia.post(path).text
+        for c in (pia, mal):
+            if c is mal:
+                _account(mal, "Mal", None, inbox)
+            r = c.post("/api/account/email", json={"address": address, "turn": True}).json()
+            assert not r["confirmation_sent"] and r["email"]["opted_out"], r
+            _turn_table(c, srv, "Pia" if c is pia else "Mal")
+        time.sleep(2.0)
+        assert len(inbox.messages) == 1, [m["Subject"] for _, m in inbox.messages]
+        again = pia.post(f"{path}/again")  # the owner changes her mind
+        assert again.status_code == 200 and 'id="resubscribed"' in again.text
+        assert pia.get("/api/account").json()["email"] == {
+            "address": address,
+            "turn": True,
+            "end": True,
+            "confirmed": True,
+            "opted_out": False,
+        }
+        assert pia.post("/unsubscribe/not-a-token/again").status_code == 404

@@ -127,8 +127,8 @@ def test_a_rated_table_over_http_ranks_its_account(
                 "seed": 3,
                 "seats": [
                     {"kind": "person"},
-                    {"kind": "bot", "bot": "autarky"},
-                    {"kind": "bot", "bot": "autarky"},
+                    {"kind": "bot", "bot": "heuristic"},
+                    {"kind": "bot", "bot": "heuristic"},
                 ],
             },
         ).json()

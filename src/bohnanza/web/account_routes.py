@@ -38,7 +38,8 @@ from .accounts import (
     follow_moved_seat,
     public,
 )
-from .mail import MailBook, MailSettings, Notifier, check_address
+from .limits import RateLimiter
+from .mail import CONFIRM_PER_HOUR, MailBook, MailSettings, Notifier, check_address
 from .model import Settings, Table, hash_token
 from .passkeys import Passkeys
 from .ratings import leaderboard, player, rate_finished
@@ -71,18 +72,50 @@ class EmailChoice(BaseModel):
     end: bool = True  # "the game is over" notices
 
 
-def _unsubscribe_html(action: str, done: bool) -> str:
-    """The unsubscribe page: a button (``action``), or what happened."""
+def _button(action: str, question: str, button_id: str, label: str) -> str:
+    return (
+        f"<p>{question}</p>"
+        f'<form method="post" action="{html.escape(action)}">'
+        f'<button type="submit" id="{button_id}">{label}</button></form>'
+    )
+
+
+def _unsubscribe_html(action: str, done: bool, again: bool = False) -> str:
+    """The unsubscribe page: a button (``action``), or what happened (and, once
+    unsubscribed, the button that undoes it)."""
     if action:
-        body = (
-            "<p>Stop e-mails from Bohnanza? / Nie wysyłać więcej e-maili?</p>"
-            f'<form method="post" action="{html.escape(action)}">'
-            '<button type="submit" id="unsubscribe-btn">Unsubscribe / Wypisz</button></form>'
+        body = _button(
+            action,
+            "Stop e-mails from Bohnanza? / Nie wysyłać więcej e-maili?",
+            "unsubscribe-btn",
+            "Unsubscribe / Wypisz",
         )
+    elif done and again:
+        body = '<p id="resubscribed">Done: e-mails again. / Gotowe: e-maile znowu.</p>'
     elif done:
         body = '<p id="unsubscribed">Done: no more e-mails. / Gotowe: bez e-maili.</p>'
     else:
         body = "<p>This link is not valid. / Ten link jest nieważny.</p>"
+    return _page(body)
+
+
+def _confirm_html(action: str, done: bool) -> str:
+    """The confirmation page: a button (a GET confirms nothing), or what happened."""
+    if action:
+        body = _button(
+            action,
+            "Send Bohnanza's notices to this address? / Wysyłać powiadomienia na ten adres?",
+            "confirm-btn",
+            "Confirm / Potwierdź",
+        )
+    elif done:
+        body = '<p id="confirmed">Confirmed. / Potwierdzono.</p>'
+    else:
+        body = "<p>This link is not valid. / Ten link jest nieważny.</p>"
+    return _page(body)
+
+
+def _page(body: str) -> str:
     return (
         '<!doctype html><html><head><meta charset="utf-8"><title>Bohnanza</title>'
         '<link rel="stylesheet" href="/static/style.css"></head>'
@@ -270,13 +303,36 @@ def install_accounts(
         # The address is shown here only: to its own account.
         return {"account": public(account), "email": email, "mail": settings.mail is not None}
 
+    confirmations = RateLimiter(CONFIRM_PER_HOUR, 3600.0)  # per account
+
     @app.post("/api/account/email")
     async def set_email(request: Request, body: EmailChoice) -> dict[str, Any]:
+        """Store the address and choices; a new address is mailed a confirmation (no
+        notice before it is confirmed), if it may be sent one now."""
         same_origin(request)
         account = await signed_in(request)
         address = check_address(body.address) if body.address is not None else None
-        await asyncio.to_thread(book(request).set, account.id, address, body.turn, body.end)
-        return {"email": await asyncio.to_thread(book(request).get, account.id)}
+        key = str(account.id)
+        notifier: Notifier | None = request.app.state.notifier
+        may_send = notifier is not None and confirmations.peek(key)
+        sent = await asyncio.to_thread(
+            book(request).set, account.id, address, body.turn, body.end, time.time(), may_send
+        )
+        if sent is not None and notifier is not None:
+            confirmations.allow(key)
+            notifier.confirm(sent)
+        email = await asyncio.to_thread(book(request).get, account.id)
+        return {"email": email, "confirmation_sent": sent is not None}
+
+    @app.get("/confirm/{token}", include_in_schema=False)
+    async def confirm_page(token: str) -> HTMLResponse:
+        # A GET never confirms (mail scanners open links): a button posts.
+        return HTMLResponse(_confirm_html(f"/confirm/{quote(token, safe='')}", False))
+
+    @app.post("/confirm/{token}", include_in_schema=False)
+    async def confirm(request: Request, token: str) -> HTMLResponse:
+        done = await asyncio.to_thread(book(request).confirm, token)
+        return HTMLResponse(_confirm_html("", done), status_code=200 if done else 404)
 
     @app.get("/unsubscribe/{token}", include_in_schema=False)
     async def unsubscribe_page(token: str) -> HTMLResponse:
@@ -287,7 +343,22 @@ def install_accounts(
     async def unsubscribe(request: Request, token: str) -> HTMLResponse:
         """One click (RFC 8058: a mail client posts ``List-Unsubscribe=One-Click``)."""
         done = await asyncio.to_thread(book(request).unsubscribe, token)
-        return HTMLResponse(_unsubscribe_html("", done), status_code=200 if done else 404)
+        page = _unsubscribe_html("", done)
+        if done:  # changed one's mind: the link itself proves the address is theirs
+            again = f"/unsubscribe/{quote(token, safe='')}/again"
+            page = page.replace(
+                "</section>",
+                _button(again, "", "resubscribe-btn", "Mail me again / Wysyłaj znowu")
+                + "</section>",
+            )
+        return HTMLResponse(page, status_code=200 if done else 404)
+
+    @app.post("/unsubscribe/{token}/again", include_in_schema=False)
+    async def resubscribe(request: Request, token: str) -> HTMLResponse:
+        done = await asyncio.to_thread(book(request).unsubscribe, token, True)
+        return HTMLResponse(
+            _unsubscribe_html("", done, again=True), status_code=200 if done else 404
+        )
 
     # -------------------------------------------------------------- passkeys
 

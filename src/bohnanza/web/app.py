@@ -312,8 +312,8 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     @app.get("/api/tables")
     async def list_tables(request: Request) -> dict[str, Any]:
         manager = manager_of(request)
-        version = (manager.session.changes, len(manager.tables))
-        return {"tables": await costly.listing(version, manager.recent)}
+        tables, changes = len(manager.tables), manager.session.changes
+        return {"tables": await costly.listing(tables, changes, manager.recent)}
 
     @app.post("/api/tables", response_model=None)
     async def create(request: Request, body: CreateTable) -> dict[str, Any] | Response:
@@ -440,11 +440,12 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         return {"links": links, "reachable": reachable_link(links)}
 
     @app.post("/api/qr")
-    async def qr(body: QrRequest) -> Response:
+    async def qr(request: Request, body: QrRequest) -> Response:
         # POST, so that a link carrying a seat token never appears in a URL or a log.
         if not body.text.startswith(("http://", "https://")):
             raise LobbyError("a QR code is made for a link (http:// or https://)")
-        return Response(await costly.qr(body.text, qr_svg), media_type="image/svg+xml")
+        svg = await costly.qr(address_of(request), body.text, qr_svg)
+        return Response(svg, media_type="image/svg+xml")
 
     @app.post("/api/tables/{table_id}/join")
     async def join(request: Request, table_id: str, body: JoinTable) -> dict[str, Any]:
@@ -496,9 +497,8 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         if table.status != "over":  # the frame says why (403); a finished one never changes
             frame = manager.replay_frame(table, step)
         else:
-            frame = await costly.frame(
-                table.id, step, functools.partial(manager.replay_frame, table, step)
-            )
+            make = functools.partial(manager.replay_frame, table, step)
+            frame = await costly.frame(address_of(request), table.id, step, make)
         return {**frame, "table": table.info()}
 
     # ------------------------------------------------------------------ the game

@@ -7,7 +7,7 @@ phase 3, a module's decision) and grows by the increment when their turn starts.
 has a countdown of its own, the same for everybody (the table's trading time limit). When a
 bank is empty, the table's stand-in bot plays the seat (its trades too) until that
 player's next turn or until they are back (any action, or "I'm back": the bank then holds
-at least one increment), and the log says so; phase 2's countdown is shortened to
+at least one increment, once a turn), and the log says so; phase 2's countdown is shortened to
 ``out_trade`` seconds (5) while the active player is timed out, so that an absent
 player's turns do not each wait out the whole countdown. Banks live in memory: a
 restarted server starts them afresh.
@@ -83,6 +83,9 @@ class Clocks:
     running: dict[int, float] = field(default_factory=dict)  # seat -> since (monotonic)
     out: set[int] = field(default_factory=set)  # timed out: the bot plays until their turn
     turn: int = -1
+    # Came back from a timeout this turn: the bank was topped up once, not again (a staller
+    # pressing "back" after every stand-in move made each decision cost an increment).
+    topped: set[int] = field(default_factory=set)
 
     @classmethod
     def new(cls, spec: ClockSpec, players: int, people: frozenset[int]) -> Clocks:
@@ -107,6 +110,7 @@ class Clocks:
                 self.banks[game.active] += self.spec.increment
             self.turn = game.turn
             self.out.discard(game.active)
+            self.topped.clear()
         waiting = self.waiting(game)
         self.running = {s: now for s in waiting}
         notes: list[Event] = []
@@ -123,12 +127,15 @@ class Clocks:
 
     def back(self, seat: int) -> bool:
         """A timed-out person acted or said they are back: the seat is theirs again, with
-        at least one increment in the bank (an empty bank would time out at once). True
-        if the seat was timed out."""
+        at least one increment in the bank (an empty bank would time out at once), the
+        first time in a turn; later in the same turn the bank is what is left, so that
+        coming back cannot make time. True if the seat was timed out."""
         if seat not in self.out:
             return False
         self.out.discard(seat)
-        self.banks[seat] = max(self.banks[seat], self.spec.increment, 5.0)
+        if seat not in self.topped:
+            self.topped.add(seat)
+            self.banks[seat] = max(self.banks[seat], self.spec.increment, 5.0)
         return True
 
     def due(self) -> float | None:

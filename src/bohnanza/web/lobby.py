@@ -9,6 +9,7 @@ per-address limits (``web/limits.py``) are checked by the callers that know the 
 from __future__ import annotations
 
 import asyncio
+import heapq
 import logging
 import secrets
 import time
@@ -26,6 +27,7 @@ from .limits import Guard
 from .model import Conn, LobbyError, Seat, Settings, Table, ban_key, hash_token, new_id
 from .protocol import ClientMessage, ProtocolError, clean_name
 from .pump import Pump, clock_tick
+from .ratings import RATED_BOTS
 from .replays import rebuild, record_seats
 from .session import Session
 from .standin import NOT_STAND_INS, stand_in_bot
@@ -37,6 +39,8 @@ log = logging.getLogger("bohnanza.web")
 #: Finished tables kept in memory without connections.
 KEEP_FINISHED = 200
 #: What a lobby request gets while the database cannot be reached (HTTP 503).
+#: The tables the lobby list shows (the newest first).
+LISTED = 60
 UNAVAILABLE = "the database is unavailable; try again in a moment"
 #: Settings a rematch does not take over from its table.
 NOT_REMATCHED = frozenset(("seed", "deck", "host", "host_token", "muted", "mute_links", "banned"))
@@ -63,6 +67,7 @@ class Lobby:
         # Tables being saved by create_table (admitted, not yet in ``tables``): counted
         # against max_tables, or concurrent creations would all pass the check at once.
         self.creating = 0
+        self.rebuilding = asyncio.Lock()  # tables read back from the database, one at a time
 
     def resume(self) -> None:
         """Load every unfinished table and resume its game where it was."""
@@ -188,6 +193,14 @@ class Lobby:
             raise LobbyError("rated is 'no', 'people' or 'bots'")
         if rated != "no":
             settings["rated"] = rated
+        weak = sorted({s.bot for s in made if s.kind == "bot" and s.bot not in RATED_BOTS})
+        if rated == "bots" and weak:
+            raise LobbyError(
+                f"a table rated with its bots seats bots worth beating ({', '.join(RATED_BOTS)}),"
+                f" not {', '.join(weak)}",
+                400,
+                "weak_bots",
+            )
         if coach:  # coach mode (issue 36, web/coaching.py): the host's choice
             if rated != "no":
                 raise LobbyError("coach mode is for casual tables: a rated table has no coach")
@@ -298,11 +311,15 @@ class Lobby:
             raise LobbyError(UNAVAILABLE, 503, "unavailable") from None
         if stored is None:
             return None
-        table = self.tables.get(table_id)  # loaded meanwhile
-        if table is None:
-            table = self.from_stored(stored)
-            self.tables[table.id] = table
-            self.evict()
+        # Replaying a finished game's record takes milliseconds per hundred actions: on
+        # the event loop, a claim naming 19 finished tables stalled every table for
+        # 208 ms (issue 51). In a thread, one at a time, the loop keeps its turns.
+        async with self.rebuilding:
+            table = self.tables.get(table_id)  # loaded meanwhile
+            if table is None:
+                table = await asyncio.to_thread(self.from_stored, stored)
+                self.tables[table.id] = table
+                self.evict()
         return table
 
     def evict(self) -> None:
@@ -314,12 +331,18 @@ class Lobby:
 
     async def recent(self) -> list[dict[str, Any]]:
         """Open and recent tables, for the lobby list."""
-        out: dict[str, dict[str, Any]] = {}
-        for t in self.tables.values():
-            if t.status in ("lobby", "playing") and not t.settings.get("private"):
-                out[t.id] = t.info()
+        # Only the newest LISTED live tables are described: a server with a thousand
+        # tables spent tens of milliseconds of the event loop on ``info()`` for tables
+        # the list then cut off (issue 51).
+        open_ = [
+            t
+            for t in self.tables.values()
+            if t.status in ("lobby", "playing") and not t.settings.get("private")
+        ]
+        newest = heapq.nlargest(LISTED, open_, key=lambda t: t.created)
+        out: dict[str, dict[str, Any]] = {t.id: t.info() for t in newest}
         try:
-            recent = await asyncio.to_thread(self.store.recent, 50)
+            recent = await asyncio.to_thread(self.store.recent, LISTED)
         except Exception:
             log.exception("could not list the recent tables")
             raise LobbyError(UNAVAILABLE, 503, "unavailable") from None
@@ -354,7 +377,7 @@ class Lobby:
                         "spectators": 0,
                         **({"result": stored.result} if stored.result else {}),
                     }
-        return sorted(out.values(), key=lambda t: -float(t["created"]))[:60]
+        return sorted(out.values(), key=lambda t: -float(t["created"]))[:LISTED]
 
     # ------------------------------------------------------------------ WebSocket
 

@@ -7,6 +7,15 @@ recipient alone, and every message carries a one-click unsubscribe link (RFC 805
 ``List-Unsubscribe`` with ``List-Unsubscribe-Post``; the link's page has a button, since
 a GET must not unsubscribe: mail scanners open links).
 
+Anyone can type anybody's address (issue 51: "your turn" mails to a stranger, and one
+``POST`` turned them on again after the stranger unsubscribed). So an address gets
+notices only once confirmed: setting it sends one confirmation message (at most one per
+address per ``CONFIRM_EVERY``, whichever account asks, and ``CONFIRM_PER_HOUR`` per
+account), whose link's button confirms it. An unsubscribe is remembered for the address
+itself (``bohnanza_mail_addresses``): no account can mail it again, not even a
+confirmation; the unsubscribe page's "mail me again" button (the link proves the address
+is the visitor's) undoes it.
+
 Who is told what is found by a watcher that looks at the live tables every few seconds
 (no hook in the game's hot path): at a table played at your own pace (``turn12h``,
 ``turn3d``), a seat whose decision the game waits for, held by an account with "your
@@ -25,7 +34,6 @@ import re
 import secrets
 import smtplib
 import ssl
-import time
 import unicodedata
 from dataclasses import dataclass, field
 from email.headerregistry import Address
@@ -44,6 +52,10 @@ log = logging.getLogger("bohnanza.web")
 
 #: How long a recipient's address may be (RFC 5321's path limit).
 ADDRESS_MAX = 254
+#: The least time between two confirmation messages to one address (seconds).
+CONFIRM_EVERY = 3600.0
+#: Confirmation messages one account may have sent an hour (to any addresses).
+CONFIRM_PER_HOUR = 5
 
 
 class MailRow(Base):
@@ -57,6 +69,27 @@ class MailRow(Base):
     notify_end: Mapped[int] = mapped_column(Integer)
     unsubscribe: Mapped[str] = mapped_column(String(64), unique=True)  # the link's token
     created: Mapped[float] = mapped_column(Float)
+    confirmed: Mapped[int] = mapped_column(Integer, server_default="0")
+    confirm: Mapped[str | None] = mapped_column(String(64), unique=True)  # the pending link
+
+
+class MailAddressRow(Base):
+    """What an address itself said, whichever account names it (lower-cased)."""
+
+    __tablename__ = "bohnanza_mail_addresses"
+
+    address: Mapped[str] = mapped_column(String(ADDRESS_MAX), primary_key=True)
+    opted_out: Mapped[int] = mapped_column(Integer, server_default="0")
+    confirm_sent: Mapped[float] = mapped_column(Float, server_default="0")
+
+
+@dataclass(frozen=True, slots=True)
+class Confirmation:
+    """A confirmation message to send: where, its link's token, the unsubscribe token."""
+
+    address: str
+    token: str
+    unsubscribe: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,43 +183,94 @@ class MailBook:
             row = s.get(MailRow, account_id)
             if row is None:
                 return None
+            known = s.get(MailAddressRow, row.address.lower())
             return {
                 "address": row.address,
                 "turn": bool(row.notify_turn),
                 "end": bool(row.notify_end),
+                "confirmed": bool(row.confirmed),
+                "opted_out": known is not None and bool(known.opted_out),
             }
 
-    def set(self, account_id: int, address: str | None, turn: bool, end: bool) -> None:
-        """Store (or with ``address`` None, forget) the account's address and choices."""
+    def set(
+        self,
+        account_id: int,
+        address: str | None,
+        turn: bool,
+        end: bool,
+        now: float,
+        may_send: bool = True,
+    ) -> Confirmation | None:
+        """Store (or with ``address`` None, forget) the account's address and choices.
+        A new or unconfirmed address: the confirmation message to send, if ``may_send``
+        and that address may be sent one now (never after an unsubscribe; once per
+        CONFIRM_EVERY)."""
         with self._session() as s, s.begin():
             if address is None:
                 s.execute(delete(MailRow).where(MailRow.account_id == account_id))
-                return
+                return None
             row = s.get(MailRow, account_id)
             if row is None:
-                s.add(
-                    MailRow(
-                        account_id=account_id,
-                        address=address,
-                        notify_turn=int(turn),
-                        notify_end=int(end),
-                        unsubscribe=secrets.token_urlsafe(24),
-                        created=time.time(),
-                    )
+                row = MailRow(
+                    account_id=account_id,
+                    address=address,
+                    unsubscribe=secrets.token_urlsafe(24),
+                    created=now,
+                    confirmed=0,
+                    confirm=None,
                 )
-            else:
-                row.address, row.notify_turn, row.notify_end = address, int(turn), int(end)
+                s.add(row)
+            elif row.address != address:
+                row.address, row.confirmed, row.confirm = address, 0, None
+            row.notify_turn, row.notify_end = int(turn), int(end)
+            if row.confirmed or not may_send:
+                return None
+            known = s.get(MailAddressRow, address.lower())
+            if known is None:
+                known = MailAddressRow(address=address.lower(), opted_out=0, confirm_sent=0.0)
+                s.add(known)
+            if known.opted_out or now - known.confirm_sent < CONFIRM_EVERY:
+                return None
+            known.confirm_sent = now
+            row.confirm = secrets.token_urlsafe(24)
+            return Confirmation(address, row.confirm, row.unsubscribe)
 
-    def unsubscribe(self, token: str) -> bool:
-        """The one-click link: no more notices of either kind. False for an unknown token."""
+    def confirm(self, token: str) -> bool:
+        """The confirmation link's button: the address is its account's. False for an
+        unknown (or used) token."""
+        if not token or len(token) > 64:
+            return False
+        with self._session() as s, s.begin():
+            row = s.scalar(select(MailRow).where(MailRow.confirm == token))
+            if row is None:
+                return False
+            row.confirmed, row.confirm = 1, None
+            self._opt(s, row.address, False)
+            return True
+
+    def unsubscribe(self, token: str, again: bool = False) -> bool:
+        """The one-click link: no more notices of either kind, and no mail at all to the
+        address from any account, until ``again`` (the page's "mail me again": holding
+        the link proves the address is the visitor's). False for an unknown token."""
         if not token or len(token) > 64:
             return False
         with self._session() as s, s.begin():
             row = s.scalar(select(MailRow).where(MailRow.unsubscribe == token))
             if row is None:
                 return False
-            row.notify_turn = row.notify_end = 0
+            row.notify_turn = row.notify_end = int(again)
+            if again:
+                row.confirmed, row.confirm = 1, None
+            self._opt(s, row.address, not again)
             return True
+
+    @staticmethod
+    def _opt(s: Any, address: str, out: bool) -> None:
+        known = s.get(MailAddressRow, address.lower())
+        if known is None:
+            s.add(MailAddressRow(address=address.lower(), opted_out=int(out), confirm_sent=0.0))
+        else:
+            known.opted_out = int(out)
 
     def recipients(self, account_ids: list[int], kind: str) -> list[tuple[str, str]]:
         """(address, unsubscribe token) of those accounts that want ``kind`` notices."""
@@ -196,10 +280,18 @@ class MailBook:
         with self._session() as s:
             rows = s.execute(
                 select(MailRow.address, MailRow.unsubscribe).where(
-                    MailRow.account_id.in_(account_ids), wants == 1
+                    MailRow.account_id.in_(account_ids), wants == 1, MailRow.confirmed == 1
                 )
             ).all()
-            return [(r[0], r[1]) for r in rows]
+            lowered = {r[0].lower() for r in rows}
+            out = set(
+                s.scalars(
+                    select(MailAddressRow.address).where(
+                        MailAddressRow.address.in_(lowered), MailAddressRow.opted_out == 1
+                    )
+                )
+            )
+            return [(r[0], r[1]) for r in rows if r[0].lower() not in out]
 
 
 def compose(settings: MailSettings, to: str, kind: str, table_id: str, token: str) -> EmailMessage:
@@ -221,6 +313,26 @@ def compose(settings: MailSettings, to: str, kind: str, table_id: str, token: st
         text = f"The game at table {table_id} is over.\n\nReplay: {link}\n"
     text += f"\nNo more e-mails like this: {unsubscribe}\n"
     msg.set_content(text)
+    return msg
+
+
+def compose_confirmation(settings: MailSettings, confirmation: Confirmation) -> EmailMessage:
+    """The one message an address gets before it is confirmed; its unsubscribe link stops
+    every account from mailing the address (somebody else typed it)."""
+    base = settings.base_url
+    unsubscribe = f"{base}/unsubscribe/{quote(confirmation.unsubscribe, safe='')}"
+    link = f"{base}/confirm/{quote(confirmation.token, safe='')}"
+    msg = EmailMessage()
+    msg["From"] = settings.sender
+    msg["To"] = confirmation.address
+    msg["Subject"] = "Bohnanza: confirm your address"
+    msg["List-Unsubscribe"] = f"<{unsubscribe}>"
+    msg["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
+    msg.set_content(
+        "A player asked for Bohnanza's notices at this address.\n\n"
+        f"If it was you, confirm: {link}\n\n"
+        f"If it was not, nothing is sent unless you confirm; never mail me: {unsubscribe}\n"
+    )
     return msg
 
 
@@ -256,11 +368,29 @@ class Notifier:
         self.ended: set[str] = set()  # tables whose "game over" was looked at
         self.sent = 0
         self.task: asyncio.Task[None] | None = None
+        self.sending: set[asyncio.Task[None]] = set()  # confirmations under way
 
     def start(self) -> None:
         self.task = asyncio.get_running_loop().create_task(self._run())
 
+    def confirm(self, confirmation: Confirmation) -> None:
+        """Send a confirmation message in the background (the request does not wait for
+        the SMTP server)."""
+        task = asyncio.get_running_loop().create_task(self._confirm(confirmation))
+        self.sending.add(task)
+        task.add_done_callback(self.sending.discard)
+
+    async def _confirm(self, confirmation: Confirmation) -> None:
+        try:
+            message = compose_confirmation(self.settings, confirmation)
+            await asyncio.to_thread(send_now, self.settings, message)
+            self.sent += 1
+        except Exception as exc:
+            log.warning("a confirmation e-mail was not sent: %s", exc)
+
     async def stop(self) -> None:
+        for task in list(self.sending):
+            task.cancel()
         if self.task is not None:
             self.task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):

@@ -205,7 +205,7 @@ class Pump:
                         return
                     step, wake = await self._auto_step(table, now)
                     if step is not None:
-                        events = await self.session.commit(table, step.seat, step.action)
+                        events = await self.session.commit(table, step.seat, step.action, auto=True)
                 except IllegalAction as exc:  # _ask checked it: not expected
                     log.error("table %s: a bot is stuck: %s", table.id, exc)
                     return

@@ -11,6 +11,14 @@ action and its result (``Store.on_game_over``): the game ends with its ratings o
 all, and a crash in between leaves neither. On PostgreSQL the rating rows are read with
 ``FOR UPDATE``, so two games ending at once for one player do not lose an update.
 
+Rating without playing (issue 51: an account started tables rated with random bots,
+walked away, and its stand-in won it to the top of the leaderboard in 5 games): a claimed
+seat whose decisions were mostly chosen by the server (``ActionRow.auto``: its stand-in
+while its person was away, timed out or after resigning) is ranked last, whatever the
+stand-in made of it. So a game played by a stand-in never counts as a win, and walking
+away from a losing game does not dodge the loss. And a table rated ``bots`` seats only
+bots worth beating (:data:`RATED_BOTS`).
+
 Rating manipulation (a second account fed with wins): every history row records whether
 an account at that table had fewer than :data:`PROVISIONAL_GAMES` rated games before it
 (``fresh``); the leaderboard lists such accounts as provisional and the player page marks
@@ -26,12 +34,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from openskill.models import PlackettLuce
-from sqlalchemy import Float, ForeignKey, Integer, String, insert, select, update
+from sqlalchemy import Float, ForeignKey, Integer, String, func, insert, select, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Mapped, mapped_column
 
 from .accounts import AccountRow, SeatAccountRow
-from .store import Base, SeatRow, TableRow
+from .store import ActionRow, Base, SeatRow, TableRow
 
 #: Accounts with fewer rated games than this are provisional (flagged, listed apart).
 PROVISIONAL_GAMES = 5
@@ -43,6 +51,9 @@ MU, SIGMA = 25.0, 25.0 / 3
 BOT_RATING = {"random": 15.0, "autarky": 20.0, "heuristic": 27.0, "search": 30.0}
 BOT_SIGMA = 1.0
 RATED_CHOICES = ("no", "people", "bots")
+#: The bots a table rated ``bots`` may seat: beating weaker ones (random, autarky) again
+#: and again raised a new account to the top of the leaderboard.
+RATED_BOTS = ("heuristic", "search")
 
 
 class RatingRow(Base):
@@ -84,6 +95,7 @@ class Player:
     mu: float
     sigma: float
     games: int = 0
+    absent: bool = False  # mostly played by a stand-in: ranked last
 
 
 def ordinal(mu: float, sigma: float) -> float:
@@ -91,10 +103,23 @@ def ordinal(mu: float, sigma: float) -> float:
     return mu - 3 * sigma
 
 
-def ranks(scores: list[int], winners: list[int], seats: list[int]) -> list[int]:
-    """1 for the winners (R-END tie-breaks decided them), then by coins."""
-    keys = [(s in winners, scores[s]) for s in seats]
+def ranks(
+    scores: list[int], winners: list[int], seats: list[int], absent: frozenset[int] = frozenset()
+) -> list[int]:
+    """1 for the winners (R-END tie-breaks decided them), then by coins; ``absent`` seats
+    (mostly played by a stand-in) after everybody, tied among themselves."""
+    keys = [(s not in absent, s in winners, scores[s]) for s in seats]
     return [1 + sum(1 for other in keys if other > k) for k in keys]
+
+
+def stand_in_seats(conn: Connection, table_id: str) -> frozenset[int]:
+    """The seats more than half of whose decisions the server chose."""
+    counts = conn.execute(
+        select(ActionRow.seat, func.count(), func.sum(ActionRow.auto))
+        .where(ActionRow.table_id == table_id)
+        .group_by(ActionRow.seat)
+    ).all()
+    return frozenset(seat for seat, total, auto in counts if 2 * int(auto or 0) > int(total))
 
 
 def rate_finished(conn: Connection, table_id: str, result: dict[str, Any]) -> None:
@@ -125,11 +150,12 @@ def rate_finished(conn: Connection, table_id: str, result: dict[str, Any]) -> No
     }
     players: list[Player] = []
     seen_accounts: set[int] = set()
+    absent = stand_in_seats(conn, table_id)
     for seat, kind, bot, token_hash in seats:
         link = links.get(seat)
         # A claimed seat that is a bot now was resigned during the game (a seat left in
-        # the lobby stays a person's): its account is rated with the stand-in's result,
-        # so resigning a lost game does not dodge the rating.
+        # the lobby stays a person's): its account is rated, so resigning a lost game does
+        # not dodge the rating (as last if the stand-in played most of the seat).
         resigned = kind == "bot" and link is not None
         if kind == "person" or resigned:
             if link is None or (not resigned and (token_hash is None or link[1] != token_hash)):
@@ -137,7 +163,7 @@ def rate_finished(conn: Connection, table_id: str, result: dict[str, Any]) -> No
             if link[0] in seen_accounts:
                 continue  # one account in two seats: only its first seat counts
             seen_accounts.add(link[0])
-            players.append(Player(seat, link[0], MU, SIGMA))
+            players.append(Player(seat, link[0], MU, SIGMA, absent=seat in absent))
         elif kind == "bot" and mode == "bots":
             players.append(Player(seat, None, BOT_RATING.get(bot, MU), BOT_SIGMA))
     if len(players) < 2 or not seen_accounts:
@@ -154,7 +180,8 @@ def rate_finished(conn: Connection, table_id: str, result: dict[str, Any]) -> No
             p.mu, p.sigma, p.games = row.mu, row.sigma, row.games
     model = PlackettLuce()
     order = [p.seat for p in players]
-    places = ranks([int(x) for x in scores], [int(w) for w in winners], order)
+    gone = frozenset(p.seat for p in players if p.absent)
+    places = ranks([int(x) for x in scores], [int(w) for w in winners], order, gone)
     teams = [[model.rating(mu=p.mu, sigma=p.sigma)] for p in players]
     rated = model.rate(teams, ranks=[float(x) for x in places])
     fresh = int(any(p.games < PROVISIONAL_GAMES for p in players if p.account is not None))
@@ -163,7 +190,7 @@ def rate_finished(conn: Connection, table_id: str, result: dict[str, Any]) -> No
         if p.account is None:
             continue  # a bot's rating is fixed
         new = team[0]
-        won = 1.0 / len(winners) if p.seat in winners else 0.0
+        won = 1.0 / len(winners) if p.seat in winners and not p.absent else 0.0
         coins = int(scores[p.seat])
         if p.account in known:
             conn.execute(

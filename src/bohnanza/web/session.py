@@ -299,9 +299,12 @@ class Session:
                 self.broadcast_info(table)
             self.after(table, events)
 
-    async def commit(self, table: Table, seat: int, action: Action) -> list[Event]:
+    async def commit(
+        self, table: Table, seat: int, action: Action, auto: bool = False
+    ) -> list[Event]:
         """Carry out ``action`` on a clone, store it, then install the clone. Raises (and
-        changes nothing) if the action is illegal or the database write fails."""
+        changes nothing) if the action is illegal or the database write fails. ``auto``:
+        the server chose it (a bot or a stand-in), not the seat's person."""
         assert table.game is not None
         game = table.game.clone()
         game.record_events()  # a clone starts without a log; the table's game keeps one
@@ -309,7 +312,12 @@ class Session:
         result = game.result() if game.over else None
         try:
             await asyncio.to_thread(
-                self.store.append_actions, table.id, table.seq, [(seat, action.to_json())], result
+                self.store.append_actions,
+                table.id,
+                table.seq,
+                [(seat, action.to_json())],
+                result,
+                auto,
             )
         except Exception:
             table.unsure = True

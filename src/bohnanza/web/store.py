@@ -105,6 +105,9 @@ class ActionRow(Base):
     seat: Mapped[int] = mapped_column(Integer)
     action: Mapped[str] = mapped_column(Text)  # Action.to_json()
     created: Mapped[float] = mapped_column(Float)
+    # 1: the server chose it (a bot, or a stand-in for a person away, timed out or
+    # resigned); a rated seat mostly played so counts as a loss (web/ratings.py).
+    auto: Mapped[int] = mapped_column(Integer, server_default="0")
 
 
 class ChatRow(Base):
@@ -279,9 +282,11 @@ class Store:
         first_seq: int,
         actions: Sequence[tuple[int, dict[str, Any]]],
         result: dict[str, Any] | None = None,
+        auto: bool = False,
     ) -> None:
-        """Store actions ``first_seq, first_seq + 1, ...``; with ``result``, also mark the
-        game over. A sequence number that exists already makes the whole write fail."""
+        """Store actions ``first_seq, first_seq + 1, ...`` (``auto``: chosen by the server,
+        not a person); with ``result``, also mark the game over. A sequence number that
+        exists already makes the whole write fail."""
         # The hot path of play (one call per move): SQLAlchemy Core statements, compiled
         # once and cached, on a plain connection - the ORM's unit of work cost 3-4 times
         # as much per move. One transaction all the same, committed before returning.
@@ -293,6 +298,7 @@ class Store:
                 "seat": seat,
                 "action": _dump(action),
                 "created": now,
+                "auto": int(auto),
             }
             for i, (seat, action) in enumerate(actions)
         ]

@@ -193,6 +193,14 @@ P.mailBox = function () {
   }
   const current = P.email || { address: "", turn: true, end: true };
   const note = mk("p", { id: "mail-note", role: "status" });
+  // An address gets notices once confirmed, and never after it unsubscribed (web/mail.py).
+  const state = (email, sent) => {
+    if (!email) return "";
+    if (email.opted_out) return B.t("acct.mail_opted_out");
+    if (sent) return B.t("acct.mail_sent");
+    return email.confirmed ? "" : B.t("acct.mail_unconfirmed");
+  };
+  note.textContent = state(P.email, false);
   const form = mk(
     "form",
     { id: "mail-form" },
@@ -206,8 +214,9 @@ P.mailBox = function () {
     ev.preventDefault();
     const address = q("#mail-address").value.trim();
     try {
-      await B.api("POST", "/api/account/email", { address: address || null, turn: q("#mail-turn").checked, end: q("#mail-end").checked });
-      note.textContent = B.t("acct.saved");
+      const r = await B.api("POST", "/api/account/email", { address: address || null, turn: q("#mail-turn").checked, end: q("#mail-end").checked });
+      P.email = r.email;
+      note.textContent = state(r.email, r.confirmation_sent) || B.t("acct.saved");
     } catch (e) {
       note.textContent = B.errorText(e);
     }
