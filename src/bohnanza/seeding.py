@@ -17,6 +17,9 @@ rather than an inline formula:
 * :func:`load_client_seed`: a client of the web load generator (``bohnanza load``);
 * :func:`checker_seed`: the invariant checker's own choices (which actions to probe), kept
   apart from the game's and the agents' generators so that checking does not change the game.
+
+Run seeds from 900,001 on are held out for published figures, each range used once: the
+seed ledger (``docs/seeds.toml``, :mod:`bohnanza.tournament.ledger`) records which were.
 """
 
 from __future__ import annotations

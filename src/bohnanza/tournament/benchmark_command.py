@@ -7,10 +7,12 @@ import os
 import shlex
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
 from ..errors import BohnanzaError
+from .ledger import DEFAULT_LEDGER
 
 
 @click.group()
@@ -43,12 +45,26 @@ def benchmark() -> None:
     show_default=True,
     help="Comma-separated player counts of the league.",
 )
-@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the first game.")
+@click.option(
+    "--seed",
+    type=int,
+    default=None,
+    help="Seed of the first game (default 1; with --held-out, the next unused held-out range). "
+    "Every scenario and league line-up plays its own games, one after the other from here.",
+)
 @click.option(
     "--held-out",
     is_flag=True,
-    help="Play on the held-out seeds (from 900001; for published figures, never for tuning) "
-    "instead of --seed.",
+    help="Play on held-out seeds (900001 on; for published figures, never for tuning): the next "
+    "range the seed ledger has not recorded, which is then recorded; with --seed, that range "
+    "(a resume), refused where a decision was taken on it.",
+)
+@click.option(
+    "--ledger",
+    type=click.Path(dir_okay=False),
+    default=DEFAULT_LEDGER,
+    show_default=True,
+    help="The seed ledger --held-out reads and appends to.",
 )
 @click.option("--workers", "-w", type=int, default=None, help="Worker processes (default: all).")
 @click.option(
@@ -75,8 +91,9 @@ def bots(
     league_games: int,
     league: str | None,
     league_players: str,
-    seed: int,
+    seed: int | None,
     held_out: bool,
+    ledger: str,
     workers: int | None,
     out: str,
     doc: str | None,
@@ -87,11 +104,9 @@ def bots(
     autarky, S3 vs 3 heuristic-v1, S4 vs itself and the probe bots, S5 a league at 3-5
     players with OpenSkill ratings, S6 vs 3 heuristic. Intervals: bootstrap over games."""
     from ..agents import AGENTS
+    from .ledger import HELD_OUT_START, Ledger
     from .runner import parse_agent
-    from .suite import HELD_OUT_SEED, LEAGUE, make_plots, markdown, run_suite, splice
-
-    if held_out:
-        seed = HELD_OUT_SEED
+    from .suite import LEAGUE, make_plots, markdown, plan_span, run_suite, splice, suite_plan
 
     def fail(message: str) -> None:
         click.echo(f"error: {message}", err=True)
@@ -116,6 +131,37 @@ def bots(
     if workers is not None and workers < 1:
         fail("--workers must be at least 1")
     say = None if as_json else (lambda line: click.echo(line, err=True))
+    if held_out:
+        try:
+            plan = suite_plan(
+                candidate,
+                seed or HELD_OUT_START,
+                games=games,
+                s4_games=s4_games,
+                league_games=league_games,
+                league=names,
+                league_players=counts,
+            )
+            use = f"bohnanza benchmark bots --candidate {candidate} --held-out ({games} games"
+            use += f" a scenario, S4 {s4_games if s4_games is not None else games}"
+            use += f", league {league_games} a line-up at {','.join(map(str, counts))} players)"
+            taken, recorded = Ledger(ledger).claim(plan_span(plan), use, seed)
+        except BohnanzaError as exc:
+            fail(str(exc))
+            return
+        seed = taken.first
+        click.echo(
+            f"held-out seeds {taken.first}-{taken.last}"
+            + (f", recorded in {ledger}" if recorded else f" (in {ledger} already: resumed)"),
+            err=True,
+        )
+    elif seed is None:
+        seed = 1
+    elif seed >= HELD_OUT_START:
+        fail(
+            f"seeds from {HELD_OUT_START} on are held out: add --held-out, which checks the "
+            f"range against the seed ledger ({ledger}) and records it"
+        )
     try:
         results = run_suite(
             candidate,
@@ -144,7 +190,7 @@ def bots(
         parts.append(f"--league {shlex.quote(','.join(names))}")
     if counts != [3, 4, 5]:
         parts.append(f"--league-players {','.join(map(str, counts))}")
-    parts += [f"--seed {seed}", f"--out {shlex.quote(out)}"]
+    parts += [f"--seed {seed}", *(["--held-out"] if held_out else []), f"--out {shlex.quote(out)}"]
     if doc:
         parts.append(f"--doc {shlex.quote(doc)}")
     command = " ".join(parts)
@@ -164,6 +210,46 @@ def bots(
         click.echo(json.dumps(results))
         return
     click.echo(markdown(results, command, rel))
+
+
+@benchmark.command("seeds")
+@click.option(
+    "--ledger",
+    type=click.Path(dir_okay=False),
+    default=DEFAULT_LEDGER,
+    show_default=True,
+    help="The seed ledger.",
+)
+@click.option("--take", type=int, default=None, help="Reserve the next unused range of N seeds.")
+@click.option("--use", default=None, help="What the range taken is for (with --take).")
+@click.option("--json", "as_json", is_flag=True, help="Print the ledger (and the range) as JSON.")
+def seeds(ledger: str, take: int | None, use: str | None, as_json: bool) -> None:
+    """The held-out seeds used so far (the seed ledger); --take N --use TEXT reserves the
+    next unused range of N seeds for a tournament and records it."""
+    from dataclasses import asdict
+
+    from .ledger import Ledger, lines
+
+    try:
+        book = Ledger(ledger)
+        taken = None
+        if take is not None:
+            if not use:
+                raise BohnanzaError("--take needs --use: what the seeds are for")
+            taken, _ = book.claim(take, use)
+    except BohnanzaError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    if as_json:
+        out: dict[str, Any] = {"ranges": [asdict(r) for r in book.ranges]}
+        if taken is not None:
+            out["taken"] = asdict(taken)
+        click.echo(json.dumps(out))
+        return
+    for line in lines(book.ranges):
+        click.echo(line)
+    if taken is not None:
+        click.echo(f"taken: seeds {taken.first}-{taken.last}: --seed {taken.first}")
 
 
 __all__ = ["benchmark"]

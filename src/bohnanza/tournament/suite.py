@@ -13,6 +13,9 @@ then a round-robin league of every bot at 3, 4 and 5 players.
 * S5 every combination of the league's bots at 3, 4 and 5 players, OpenSkill ratings;
 * S6 vs 3 ``heuristic``, the current heuristic.
 
+S1's target is "above ``heuristic-v1``'s": the suite also plays S1 with ``heuristic-v1``
+as the candidate (``S1-ref``, on S1's seeds) and judges the paired difference.
+
 Results are per **line-up position**, not per agent name: position 0 is the candidate, and
 with seats rotated every position sits at every seat equally often. (Pooled by name, a
 candidate named like its opponents - S4a, or S6 with ``heuristic`` - scored 25% by
@@ -22,9 +25,15 @@ medians over non-trivial decisions (more than one legal action), with the share 
 trivial ones stated. Every tournament is stored in its own folder under ``out`` and
 resumes like any tournament, so an interrupted suite run plays only what is missing.
 
-Seeds: :data:`HELD_OUT_SEED` onwards are held out. Tuning (trying variants, choosing
-weights) uses the development seeds below it; figures that are published (docs/bots.md)
-are played on held-out seeds (``--held-out``), which no tuning may use.
+Seeds (:func:`suite_plan`): every scenario plays its own games, in one block of seeds
+from the suite's seed on - S0's games first, then S1's, and so on, then the league's
+line-ups, each on its own deals - so that no two scenarios play the same games (before
+issue 53 every scenario started at the same seed: with ``heuristic`` as the candidate S4a
+and S6 were the very same games, and the league's seeds, 10,000 on, overlapped other
+ranges). ``S1-ref`` shares S1's seeds, for the paired comparison. Seeds from
+:data:`HELD_OUT_SEED` on are held out (:mod:`.ledger`): tuning uses the development
+seeds below it; published figures are played on a range ``--held-out`` takes from the
+seed ledger, which records it.
 """
 
 from __future__ import annotations
@@ -39,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
+from .ledger import HELD_OUT_START
 from .runner import Row, TournamentSpec, run_tournament
 from .stats import finished, ratings
 
@@ -54,16 +64,11 @@ LEAGUE = (
     "probe-shy",
 )
 BOOTSTRAP = 1000
-#: The first held-out seed: seeds from here to :data:`HELD_OUT_END` are for published
-#: figures only, never for tuning.
-HELD_OUT_SEED = 900_001
-HELD_OUT_END = 999_999
-#: Seeds apart between two line-ups of the league (the most games one line-up can play),
-#: and the most line-ups at one player count: the league's seeds start 10,000 after the
-#: suite's seed (after the scenarios') and stay within 100,000 of it (a held-out run stays
-#: in the held-out range).
-LEAGUE_STRIDE = 100
-LEAGUE_LINEUPS = 100
+#: The first held-out seed (:data:`.ledger.HELD_OUT_START`): seeds from here on are for
+#: published figures only, never for tuning, each range used once (the seed ledger).
+HELD_OUT_SEED = HELD_OUT_START
+#: The candidate S1's target is judged against, on S1's games.
+S1_REFERENCE = "heuristic-v1"
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,21 +193,100 @@ def league_plan(
     """The league's tournaments at ``players`` players: every combination of ``bots``,
     each with (line-up, games, first seed). Games are rounded up to a multiple of
     ``players``, so that with seats rotated every bot of a line-up holds every seat
-    equally often; each line-up has its own deals (seeds ``LEAGUE_STRIDE`` apart, and
-    apart between player counts: :data:`LEAGUE_STRIDE`)."""
+    equally often; each line-up has its own deals, one after the other from ``seed``."""
+    if not 2 <= players <= 9:
+        raise ConfigError(f"the league plays 2-9 players, not {players}")
     per = -(-games // players) * players
     combos = list(itertools.combinations(bots, players))
-    if per > LEAGUE_STRIDE or len(combos) > LEAGUE_LINEUPS or not 2 <= players <= 9:
-        raise ConfigError(
-            f"the league plays at most {LEAGUE_STRIDE} games of at most {LEAGUE_LINEUPS} "
-            f"line-ups of 2-9 players, not {per} games of {len(combos)} at {players}"
-        )
-    base = seed + LEAGUE_STRIDE * LEAGUE_LINEUPS * (players - 2)
-    return [(combo, per, base + LEAGUE_STRIDE * k) for k, combo in enumerate(combos)]
+    return [(combo, per, seed + per * k) for k, combo in enumerate(combos)]
 
 
 def _lineup(candidate: str, s: Scenario) -> tuple[str, ...]:
     return (candidate, *s.opponents) if s.opponents else (candidate,) * 4
+
+
+@dataclass(frozen=True, slots=True)
+class Planned:
+    """One tournament of the suite: ``games`` games of ``lineup`` from seed ``first``,
+    stored in ``folder`` under the suite's ``out``."""
+
+    key: str
+    folder: str
+    players: int
+    lineup: tuple[str, ...]
+    first: int
+    games: int
+
+
+def suite_plan(
+    candidate: str,
+    seed: int,
+    *,
+    games: int,
+    s4_games: int | None = None,
+    league_games: int = 0,
+    league: Sequence[str] = LEAGUE,
+    league_players: Sequence[int] = (3, 4, 5),
+) -> list[Planned]:
+    """Every tournament the suite plays, with its seeds: one block from ``seed`` on,
+    each scenario's games after the previous one's, then the league's line-ups (see the
+    module's docstring); ``S1-ref`` on S1's seeds. The block's size - the sum of the
+    games - is what ``--held-out`` takes from the seed ledger."""
+    plan: list[Planned] = []
+    first = seed
+    for s in SCENARIOS:
+        n = games if not s.key.startswith("S4") or s4_games is None else s4_games
+        if n < 1:
+            continue
+        plan.append(Planned(s.key, s.key, 4, _lineup(candidate, s), first, n))
+        if s.key == "S1" and candidate != S1_REFERENCE:
+            reference = _lineup(S1_REFERENCE, s)
+            plan.append(Planned("S1-ref", "S1-ref", 4, reference, first, n))
+        first += n
+    if league_games > 0:
+        bots = list(dict.fromkeys([*league, candidate]))
+        for players in league_players:
+            for k, (combo, n, start) in enumerate(league_plan(bots, players, league_games, first)):
+                plan.append(
+                    Planned(f"S5-{players}p", f"S5-{players}p/{k:03d}", players, combo, start, n)
+                )
+                first = start + n
+    return plan
+
+
+def plan_span(plan: Sequence[Planned]) -> int:
+    """How many consecutive seeds ``plan`` plays, from its first."""
+    if not plan:
+        return 0
+    return max(p.first + p.games for p in plan) - min(p.first for p in plan)
+
+
+def paired_difference(
+    rows: Sequence[Mapping[str, Any]], reference: Sequence[Mapping[str, Any]], seed: int = 0
+) -> tuple[float, float, float]:
+    """(estimate, low, high): line-up position 0's win share in ``rows`` minus its win
+    share in ``reference`` (the same games with another candidate), game by game, with
+    a bootstrap interval over the games both played."""
+    mine = {int(r["seed"]): r for r in rows}
+    pairs = []
+    for r in reference:
+        other = mine.get(int(r["seed"]))
+        if other is not None:
+            here = win_share(other, position_seats(other, 0)[0])
+            there = win_share(r, position_seats(r, 0)[0])
+            pairs.append({"d": here - there})
+    return bootstrap(pairs, lambda _row: [0], lambda row, _k: float(row["d"]), seed)
+
+
+def verdict(difference: tuple[float, float, float]) -> str:
+    """``met`` when the whole interval is above 0, ``not met`` when it is below or at 0,
+    else ``undecided``."""
+    _, lo, hi = difference
+    if lo > 0:
+        return "met"
+    if hi <= 0:
+        return "not met"
+    return "undecided"
 
 
 def run_suite(
@@ -218,44 +302,65 @@ def run_suite(
     workers: int | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
-    """Play (or resume) every scenario and the league; returns the results."""
+    """Play (or resume) every tournament of :func:`suite_plan`; returns the results."""
     folder = Path(out)
-    results: dict[str, Any] = {"candidate": candidate, "scenarios": {}, "league": {}}
-    for s in SCENARIOS:
-        n = games if not s.key.startswith("S4") or s4_games is None else s4_games
-        if n < 1:
+    plan = suite_plan(
+        candidate,
+        seed,
+        games=games,
+        s4_games=s4_games,
+        league_games=league_games,
+        league=league,
+        league_players=league_players,
+    )
+    results: dict[str, Any] = {
+        "candidate": candidate,
+        "seeds": [seed, seed + plan_span(plan) - 1] if plan else [],
+        "scenarios": {},
+        "league": {},
+    }
+    titles = {s.key: s for s in SCENARIOS}
+    played: dict[str, list[Row]] = {}
+    every: list[Row] = []
+    by_players: dict[int, list[Row]] = {}
+    for p in plan:
+        league_game = p.key.startswith("S5")
+        if progress and not league_game:
+            title = titles[p.key].title if p.key in titles else f"S1 with {p.lineup[0]}"
+            progress(f"{p.key} ({title}): {p.games} games from seed {p.first}")
+        elif progress and p.folder.endswith("/000"):
+            count = sum(1 for q in plan if q.key == p.key)
+            progress(f"{p.key} league: {count} line-ups x {p.games}")
+        spec = TournamentSpec("classic", p.players, p.lineup, seed=p.first)
+        outcome = run_tournament(spec, p.games, folder / p.folder, workers=workers)
+        if league_game:
+            by_players.setdefault(p.players, []).extend(outcome.counted)
+            every.extend(outcome.counted)
             continue
-        if progress:
-            progress(f"{s.key} ({s.title}): {n} games")
-        spec = TournamentSpec("classic", 4, _lineup(candidate, s), seed=seed)
-        outcome = run_tournament(spec, n, folder / s.key, workers=workers)
-        results["scenarios"][s.key] = {
-            "title": s.title,
-            "target": s.target,
+        played[p.key] = outcome.counted
+        entry = {
             "games": len(outcome.counted),
             "forfeits": outcome.summary["forfeits"],
+            "seeds": [p.first, p.first + p.games - 1],
             "lineup": list(spec.lineup),
             "agents": agent_table(outcome.counted, spec.lineup, seed),
             "seconds": sum(float(r["seconds"]) for r in outcome.rows),
             "cpu_seconds": sum(float(r.get("cpu_seconds") or 0.0) for r in outcome.rows),
         }
-    if league_games > 0:
+        if p.key == "S1-ref":
+            results["scenarios"]["S1"]["reference"] = entry
+            continue
+        s = titles[p.key]
+        results["scenarios"][p.key] = {"title": s.title, "target": s.target, **entry}
+    s1 = results["scenarios"].get("S1")
+    if s1 is not None:
+        if "reference" not in s1:  # the candidate is the reference: the same games
+            s1["reference"] = {k: v for k, v in s1.items() if k not in ("title", "target")}
+        difference = paired_difference(played["S1"], played.get("S1-ref", played["S1"]), seed)
+        s1["difference"] = list(difference)
+        s1["verdict"] = verdict(difference)
+    if every:
         bots = list(dict.fromkeys([*league, candidate]))
-        every: list[Row] = []
-        by_players: dict[int, list[Row]] = {}
-        for players in league_players:
-            plan = league_plan(bots, players, league_games, seed)
-            if not plan:  # fewer bots than seats
-                continue
-            if progress:
-                progress(f"S5 league, {players} players: {len(plan)} line-ups x {plan[0][1]}")
-            for k, (combo, n, first) in enumerate(plan):
-                spec = TournamentSpec("classic", players, combo, seed=first)
-                outcome = run_tournament(
-                    spec, n, folder / f"S5-{players}p" / f"{k:03d}", workers=workers
-                )
-                by_players.setdefault(players, []).extend(outcome.counted)
-                every.extend(outcome.counted)
         overall, _ = ratings(every)
         results["league"] = {
             "bots": bots,
@@ -291,7 +396,15 @@ def markdown(results: Mapping[str, Any], command: str, plots: Mapping[str, str])
         "game; results per line-up position (#0 the candidate). Win rate = wins per seat",
         "held (a shared win in part); 95% intervals by bootstrap over games. ms/decision:",
         "median over non-trivial decisions (more than one legal action); trivial: the share",
-        "of decisions left out. CPU-s: the workers' CPU time per game.",
+        "of decisions left out. CPU-s: the workers' CPU time per game. A forfeit counts as",
+        "a loss of the position that failed. Each scenario plays its own games"
+        + (
+            f" (seeds {results['seeds'][0]}–{results['seeds'][1]} in all)"
+            if results.get("seeds")
+            else ""
+        )
+        + ";",
+        f"S1 is played again with `{S1_REFERENCE}` as the candidate, on S1's games.",
         "",
         "```sh",
         command,
@@ -301,22 +414,36 @@ def markdown(results: Mapping[str, Any], command: str, plots: Mapping[str, str])
         "| trivial | CPU-s a game |",
         "|---|---:|---|---|---|---:|---:|---:|",
     ]
+    rows: list[tuple[str, Mapping[str, Any]]] = []
     for key, sc in results["scenarios"].items():
+        rows.append((f"{key} {sc['title']}", sc))
+        if key == "S1" and sc.get("reference") and cand != S1_REFERENCE:
+            rows.append((f"S1 again, `{S1_REFERENCE}` as the candidate", sc["reference"]))
+    for label, sc in rows:
         cpu = sc.get("cpu_seconds", 0.0) / sc["games"] if sc["games"] else 0.0
         for a in sc["agents"]:
             ms = f"{a['decision_ms']:.3f}" if a["decision_ms"] is not None else "–"
             share = a.get("trivial_share")
             trivial = f"{100 * share:.0f}%" if share is not None else "–"
             lines.append(
-                f"| {key} {sc['title']} | {sc['games']} | #{a.get('position', '')} "
+                f"| {label} | {sc['games']} | #{a.get('position', '')} "
                 f"`{a['agent']}` | {_pct(a['win_rate'])} | {_num(a['coins'])} | {ms} | "
                 f"{trivial} | {cpu:.2f} |"
             )
-    targets = [
-        f"* {key} ({sc['title']}): target {sc['target']}"
-        for key, sc in results["scenarios"].items()
-        if sc["target"]
-    ]
+    targets = []
+    for key, sc in results["scenarios"].items():
+        if not sc["target"]:
+            continue
+        line = f"* {key} ({sc['title']}): target {sc['target']}"
+        if key == "S1" and "difference" in sc:
+            d = sc["difference"]
+            line += (
+                f": {_pct(sc['agents'][0]['win_rate'])} against "
+                f"{_pct(sc['reference']['agents'][0]['win_rate'])} for `{S1_REFERENCE}` on the "
+                f"same games, a paired difference of {100 * d[0]:+.1f} points "
+                f"[{100 * d[1]:+.1f}, {100 * d[2]:+.1f}]: **{sc['verdict']}**"
+            )
+        targets.append(line)
     if targets:
         lines += ["", "Targets (issues 12 and 36):", "", *targets]
     lg = results.get("league") or {}
@@ -420,13 +547,19 @@ def splice(doc: str, section: str) -> str:
 __all__ = [
     "HELD_OUT_SEED",
     "LEAGUE",
+    "S1_REFERENCE",
     "SCENARIOS",
+    "Planned",
     "agent_table",
     "bootstrap",
     "league_plan",
     "make_plots",
     "markdown",
+    "paired_difference",
+    "plan_span",
     "position_seats",
     "run_suite",
     "splice",
+    "suite_plan",
+    "verdict",
 ]
