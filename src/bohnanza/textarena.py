@@ -16,11 +16,15 @@ time. The environment asks seats in the order of :func:`bohnanza.driver.play` (w
 the game waits for; in phase 2 rounds of the active seat then every other seat, each
 acting once or passing). A decision with a single legal move is taken without asking.
 Seats are numbered from 1 in the text, as the rules count them (TextArena's player ids
-stay 0-based). An answer that cannot be read gets the parser's message with the question
-again (TextArena's ``error_allowance``); when that is spent the heuristic bot decides for
-the seat (``info["fallback"]``, ``game_info[seat]["fallbacks"]``) instead of eliminating
-it, since a Bohnanza game cannot go on without a seat, and the seat's ``invalid_move`` is
-cleared again. ``reset`` without a seed deals a random game (its seed is in ``info``).
+stay 0-based). An answer is read by :func:`bohnanza.answers.read_answer`, the one rule
+:class:`~bohnanza.agents.llm.LLMAgent` reads by too (reasoning dropped, a marked final
+answer wins, else exactly one command; an answer to several offers is played line by
+line as the seat's turns come); the answer as written goes to its own seat only, since
+its reasoning is private. An answer that cannot be read gets the parser's message with
+the question again (TextArena's ``error_allowance``); when that is spent the heuristic
+bot decides for the seat (``info["fallback"]``, ``game_info[seat]["fallbacks"]``)
+instead of eliminating it, since a Bohnanza game cannot go on without a seat, and the
+seat's ``invalid_move`` is cleared again. ``reset`` without a seed deals a random game (its seed is in ``info``).
 Rewards: 1 for each winner (a shared win included), -1 for the others; final coins are in
 ``game_info[seat]["coins"]``.
 """

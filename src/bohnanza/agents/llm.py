@@ -11,8 +11,12 @@ is never written to a record. Settings (:data:`SETTINGS`) come after the URL as
 A decision has one deadline (``timeout`` seconds, for every request, retry and backoff
 it takes): a server that trickles its answer cannot hold it longer, since a watchdog
 closes the connection when the time is up. 5xx answers, 429, timeouts, refused
-connections and malformed bodies are retried with backoff (``http_retries``); an answer
-that is not a valid command gets the parser's message and another try (``retries``). An
+connections and malformed bodies are retried with backoff (``http_retries``), a
+``Retry-After`` honoured within the deadline; an error's body is shown, bounded. An answer
+is read by one rule (:mod:`bohnanza.answers`: a marked final answer wins, else exactly
+one command, else it is ambiguous); one that is not a valid command gets the parser's
+message and another try (``retries``), and one cut off by ``max_tokens`` counts as such
+(``cut_off``, its tokens included). An
 answer body is read up to ``max_bytes`` and cut off there (never kept whole). When a
 decision cannot be had from the model the heuristic takes it (counted); after
 ``give_up`` such decisions in a row the agent gives up: :class:`LLMGaveUp` is raised
