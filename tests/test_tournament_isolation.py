@@ -190,3 +190,12 @@ def test_a_constructor_failure_is_a_forfeit_in_process_too(tmp_path: Path) -> No
     finally:
         agents.AGENTS["autarky"] = saved
     assert row["forfeit"]["seat"] == 1 and "cannot be made for seed 2" in row["forfeit"]["error"]
+
+
+def test_what_a_hosted_bot_prints_leaves_the_summary_alone(tmp_path: Path) -> None:
+    """A bot's prints go to stderr: the run's stdout is its JSON summary."""
+    chatty = f"{FAULTY}:mode=chatty"
+    proc = cli(tmp_path / "t", "-a", f"{chatty},autarky,autarky", "-n", "2", "-w", "1")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["games"] == 2
+    assert "faulty bot says hello" in proc.stderr

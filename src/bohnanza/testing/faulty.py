@@ -12,6 +12,8 @@ seeded 3, where it fails as ``mode`` says:
   native code would, with no exception to catch);
 * ``make``: its constructor raises (a bot that cannot be made for one seed);
 * ``stats``: it plays the game to the end, then its ``stats()`` raises;
+* ``chatty``: never fails, and prints a line to stdout at its first decision of each
+  game (what a bot prints must not end up in a run's summary);
 * ``behind``: in every game (``game_seed`` unused), it looks once, at its first decision
   from turn :data:`BEHIND_TURN` on, and raises if it has :data:`BEHIND_BY` coins or more
   fewer than the leader then - a bot that gives up when losing, whose forfeits must
@@ -33,7 +35,7 @@ from ..agents.simple import AutarkyAgent
 from ..seeding import AGENT_STRIDE
 from ..views import View
 
-MODES = ("raise", "illegal", "sleep", "exit", "crash", "make", "stats", "behind")
+MODES = ("raise", "illegal", "sleep", "exit", "crash", "make", "stats", "chatty", "behind")
 #: The turn from which ``behind`` looks at the score, once (an ``autarky`` game of four
 #: lasts about 40 turns).
 BEHIND_TURN = 36
@@ -55,6 +57,9 @@ class Faulty(AutarkyAgent):
             raise RuntimeError("the faulty bot cannot be made, on purpose")
 
     def act(self, view: View, legal: Sequence[Action], required: bool) -> Action | None:
+        if self.mode == "chatty" and not self.looked:
+            self.looked = True
+            print(f"the faulty bot says hello from seat {view.seat}", flush=True)
         if self.mode == "behind":
             if not self.looked and view.turn >= BEHIND_TURN:
                 self.looked = True

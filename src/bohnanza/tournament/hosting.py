@@ -29,6 +29,7 @@ import multiprocessing
 import os
 import pickle
 import signal
+import sys
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -118,6 +119,10 @@ def serve(
     if inherited is not None:  # fork: the worker's end, which would keep the pipe open
         inherited.close()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the tournament's to handle
+    # What a bot prints goes to stderr: the run's stdout is its summary (--json).
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        sys.stdout.flush()
+        os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
     add_import_paths(paths)
     agents: dict[int, Agent] = {}
@@ -145,7 +150,9 @@ def serve(
                 value = bool(agents[handle].wants_offers(*args))
             elif op == "stats":
                 value = dict(agents[handle].stats())
-            else:  # "ping": the host is up
+            else:  # "ping": the host is up, with the line-up's modules imported
+                for spec in args:
+                    resolve_agent(spec)
                 value = os.getpid()
             reply = ("ok", value, time.perf_counter() - start)
         except BaseException as exc:  # everything, SystemExit included, is the bot's failure
@@ -175,7 +182,10 @@ class Host:
     def alive(self) -> bool:
         return self.process is not None and self.process.is_alive()
 
-    def start(self, seat: int) -> None:
+    def start(self, seat: int, specs: Sequence[str] = ()) -> None:
+        """Start the host and import what ``specs`` need there (under ``spawn`` a new
+        interpreter: :data:`START_TIMEOUT`, not the move time limit, covers it); a host
+        that fails to start fails ``seat``."""
         context: Any = multiprocessing.get_context(self.start_method)
         mine, theirs = context.Pipe(duplex=True)
         inherited = mine if context.get_start_method() == "fork" else None
@@ -188,7 +198,7 @@ class Host:
         self.process.start()
         theirs.close()
         self.conn = mine
-        self.call("ping", 0, (), START_TIMEOUT, seat, "to start")
+        self.call("ping", 0, tuple(specs), START_TIMEOUT, seat, "to start")
 
     def stop(self) -> None:
         """Kill the host (a bot in it may be sleeping: no polite request would reach it)."""
@@ -201,11 +211,12 @@ class Host:
         self.process = None
         self.conn = None
 
-    def reset(self, seat: int) -> None:
-        """A new game: drop the previous game's agents (start the host if it is not up)."""
+    def reset(self, seat: int, specs: Sequence[str] = ()) -> None:
+        """A new game: drop the previous game's agents (start the host if it is not up,
+        importing what ``specs`` need)."""
         if not self.alive():
             self.stop()
-            self.start(seat)
+            self.start(seat, specs)
         assert self.conn is not None
         self.conn.send(("reset", 0, ()))
 

@@ -247,7 +247,7 @@ def _make_agents(spec: TournamentSpec, seats: Sequence[str], seed: int) -> list[
             else:
                 if host is None:
                     host = host_for(spec.start_method, spec.import_paths)
-                    host.reset(k)
+                    host.reset(k, [a for a in dict.fromkeys(seats) if not trusted(a)])
                 agent = HostedAgent.make(host, name, agent_seed(seed, k), k, spec.move_timeout)
         except (ConfigError, BotFailure) as exc:
             raise AgentFailed(f"agent {name!r} at seat {k}: {exc}", seat=k) from None
