@@ -178,3 +178,14 @@ def test_the_summary_ranks_a_forfeit_last() -> None:
     assert [x["win_rate"] for x in s["seats"]] == [0.5, 0.25, 0.25]
     assert s["shared_wins"] == 1.0 and s["game_length"]["mean_turns"] == 30
     assert s["agents"]["z"]["rating"]["mu"] < s["agents"]["x"]["rating"]["mu"]
+
+
+def test_the_balance_report_counts_a_forfeit_as_the_failing_seats_loss() -> None:
+    from bohnanza.tournament.balance import measure
+
+    won = {"seats": ["a"] * 3, "winners": [0], "scores": [5, 3, 1], "turns": 30}
+    lost = forfeit_row({"seed": 2, "game": 1, "seat": 0, "agent": "a", "error": "E"}, ["a"] * 3)
+    m = measure([won, lost], 3)
+    assert m["games"] == 2 and m["forfeits"] == 1
+    assert m["seat_win"] == [0.5, 0.25, 0.25] and m["first_seat_win"] == 0.5
+    assert m["mean_turns"] == 30 and m["mean_spread"] == 4 and m["mean_coins"] == 3

@@ -22,7 +22,7 @@ from typing import Any
 from ..rules import split_rules
 from ..testing.checker import Configuration, configurations
 from .runner import TournamentSpec, run_tournament
-from .stats import mean_ci, wilson
+from .stats import finished, mean_ci, wilson
 
 
 def folder_name(rules: str, players: int, options: Mapping[str, str]) -> str:
@@ -31,7 +31,9 @@ def folder_name(rules: str, players: int, options: Mapping[str, str]) -> str:
 
 
 def measure(rows: Sequence[Mapping[str, Any]], players: int) -> dict[str, Any]:
-    """Seat advantage, game length and coin spread of one configuration's games."""
+    """Seat advantage, game length and coin spread of one configuration's games. A
+    forfeit (:func:`.stats.forfeit_row`) counts in the seats' win shares as the failing
+    seat's loss (issue 53); lengths and coins are the finished games'."""
     n = len(rows)
     seat_wins = [0.0] * players
     spread: list[float] = []
@@ -41,13 +43,17 @@ def measure(rows: Sequence[Mapping[str, Any]], players: int) -> dict[str, Any]:
         winners = row["winners"]
         for k in winners:
             seat_wins[k] += 1 / len(winners)
+        if not finished(row):
+            continue
         scores = sorted(row["scores"], reverse=True)
         spread.append(float(scores[0] - scores[-1]))
         margin.append(float(scores[0] - scores[1]))
         turns.append(float(row["turns"]))
     lo, hi = wilson(seat_wins[0], n)
+    done = [r for r in rows if finished(r)]
     return {
         "games": n,
+        "forfeits": n - len(done),
         "fair_share": round(1 / players, 4),
         "first_seat_win": round(seat_wins[0] / n, 4) if n else 0.0,
         "first_seat_ci95": [round(lo, 4), round(hi, 4)],
@@ -57,7 +63,7 @@ def measure(rows: Sequence[Mapping[str, Any]], players: int) -> dict[str, Any]:
         "mean_spread": round(statistics.fmean(spread), 2) if spread else 0.0,
         "mean_margin": round(statistics.fmean(margin), 2) if margin else 0.0,
         "mean_coins": round(
-            statistics.fmean(c for r in rows for c in r["scores"]) if rows else 0.0, 2
+            statistics.fmean(c for r in done for c in r["scores"]) if done else 0.0, 2
         ),
     }
 
@@ -92,8 +98,7 @@ def run_balance(
                 "modules": list(modules),
                 "players": players,
                 "options": dict(options),
-                "forfeits": outcome.summary["forfeits"],
-                **measure(outcome.rows, players),
+                **measure(outcome.counted, players),
             }
         )
     return {"bot": bot, "games": games, "seed": seed, "configurations": results}
