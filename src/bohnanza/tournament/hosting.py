@@ -248,7 +248,8 @@ class Host:
         no limit); returns (value, seconds the bot took). A bot's own exception is raised
         again here; a bot that took too long, exited or died raises :class:`BotFailure`."""
         conn = self.conn
-        assert conn is not None
+        if conn is None:  # stopped after an earlier failure in this game
+            raise BotDied(f"its process was stopped before it was asked {what}", seat)
         try:
             conn.send((op, handle, args))
             ready = conn.poll(timeout)
