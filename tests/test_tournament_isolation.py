@@ -32,7 +32,7 @@ FAULTY = "bohnanza.testing.faulty:Faulty"
 #: One bot per way of failing, each in its own game of a run seeded 1 (game index =
 #: seed - 1), and what its forfeit's error says.
 FAILURES = {
-    f"{FAULTY}:game_seed=2:mode=sleep": "no answer to a decision within 1 s",
+    f"{FAULTY}:game_seed=2:mode=sleep": "no answer to a decision within 2 s",
     f"{FAULTY}:game_seed=3:mode=exit": "SystemExit: 3",
     f"{FAULTY}:game_seed=4:mode=crash": "exit status 3",
     f"{FAULTY}:game_seed=5:mode=make": "could not be made: RuntimeError",
@@ -76,7 +76,8 @@ def test_no_failing_bot_stops_the_run(tmp_path: Path, workers: str) -> None:
     with exit 3 and no message, and the one whose constructor or stats() raised stopped
     it with exit 2 (and again on every rerun)."""
     out = tmp_path / "t"
-    args = ("-a", ",".join(LINEUP), "-n", str(GAMES), "-w", workers, "--move-timeout", "1")
+    # 2 s: a limit no decision of these bots comes near, even on a loaded machine.
+    args = ("-a", ",".join(LINEUP), "-n", str(GAMES), "-w", workers, "--move-timeout", "2")
     start = time.monotonic()
     proc = cli(out, *args)
     assert proc.returncode == 0, proc.stderr
@@ -125,7 +126,8 @@ def test_which_bots_are_hosted() -> None:
 def test_a_built_in_bot_plays_in_the_workers_own_process() -> None:
     before = set(children())
     row = play_game(TournamentSpec("classic", 3, ("autarky", "heuristic", "random")), 0)
-    assert "forfeit" not in row and set(children()) == before
+    # No new process (one left by an earlier test may have ended meanwhile).
+    assert "forfeit" not in row and not set(children()) - before
 
 
 def children() -> list[int]:
@@ -143,7 +145,7 @@ def children() -> list[int]:
 @pytest.mark.parametrize(
     ("mode", "raised", "says"),
     [
-        ("sleep", MoveTimeout, "within 0.5 s"),
+        ("sleep", MoveTimeout, "within 1 s"),
         ("exit", BotExited, "SystemExit: 3"),
         ("crash", BotDied, "exit status 3"),
         ("raise", RuntimeError, "fails on purpose"),
@@ -157,7 +159,10 @@ def test_a_host_reports_each_failure_and_starts_again(
     host = Host(None, ())
     try:
         host.reset(seat=2)
-        agent = HostedAgent.make(host, f"{FAULTY}:game_seed=7:mode={mode}", 7 * 1009 + 2, 2, 0.5)
+        # A limit far above what a decision takes, even on a loaded machine, but the
+        # sleeping bot's hour.
+        limit = 1.0 if mode == "sleep" else 30.0
+        agent = HostedAgent.make(host, f"{FAULTY}:game_seed=7:mode={mode}", 7 * 1009 + 2, 2, limit)
         game = Game.new("classic", 3, seed=7)
         legal = game.legal_actions(game.active)
         with pytest.raises(raised, match=says) as caught:
@@ -167,7 +172,7 @@ def test_a_host_reports_each_failure_and_starts_again(
         if mode != "raise" and mode != "exit":
             assert not host.alive()  # killed, or dead
         host.reset(seat=0)  # the next game starts a new one where needed
-        fresh = HostedAgent.make(host, f"{FAULTY}:game_seed=-1", 1, 0, 0.5)
+        fresh = HostedAgent.make(host, f"{FAULTY}:game_seed=-1", 1, 0, 30.0)
         assert fresh.act(game.view(game.active), legal, True) in legal
     finally:
         host.stop()
