@@ -91,8 +91,9 @@ def seat_specs(seed: int, rules: str, players: int, pool: Sequence[tuple[str, fl
 
 
 class _Watch(Agent):
-    """Passes every decision to the seat's bot; the first decision of each turn asks the
-    recorder to record the position (every seat's view) first."""
+    """Passes every decision to the seat's bot; the first decision of each turn, and the
+    first after its trading, ask the recorder to record the position (every seat's
+    view) first: the two points where a search's roll-outs end (``turn``, ``trade``)."""
 
     def __init__(self, inner: Agent, rec: _Recorder) -> None:
         super().__init__(inner.seed)
@@ -104,22 +105,30 @@ class _Watch(Agent):
         return self.inner.wants_offers(turn)
 
     def act(self, view: View, legal: Sequence[Action], required: bool) -> Action | None:
-        self.rec.tick(view.turn)
+        self.rec.tick(view.turn, view.phase == "trade")
         return self.inner.act(view, legal, required)
 
 
 class _Recorder:
-    """The feature rows of one game, a row per seat at the start of each turn."""
+    """The feature rows of one game: a row per seat at the start of each turn and at the
+    first decision after its trading."""
 
     def __init__(self, game: Game) -> None:
         self.game = game
         self.turn = -1
+        self.traded = False
         self.rows: list[tuple[int, int, list[float], int]] = []  # turn, seat, x, coins
 
-    def tick(self, turn: int) -> None:
+    def tick(self, turn: int, trading: bool) -> None:
         if turn == self.turn:
-            return
-        self.turn = turn
+            if trading:
+                self.traded = True
+            if not self.traded or trading:
+                return
+            self.traded = False  # the turn's trading is over: record once more
+        else:
+            self.turn = turn
+            self.traded = trading
         g = self.game
         for s in range(g.players):
             self.rows.append((turn, s, features(g.view(s)), len(g.treasury[s])))

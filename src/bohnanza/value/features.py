@@ -37,6 +37,7 @@ FEATURES: tuple[str, ...] = (
     "field_count",  # own fields (3: a third field bought) / 3
     "trade_cards",  # cards in own trade area / 5
     "to_move",  # seats until own next turn / seats (0: own turn now)
+    "after_trading",  # 1 once the turn's trading is over (its traded cards to plant)
     "opp_coins_max",  # the richest other seat's coins
     "opp_coins_mean",  # the other seats' mean coins
     "opp_total_max",  # the best other seat's coins plus fields value
@@ -86,6 +87,7 @@ def features(view: View) -> list[float]:
         len(own.fields) / 3.0,
         len(own.trade_area) / 5.0,
         ((me - view.active) % n) / n,
+        0.0 if view.phase in ("plant", "trade") else 1.0,
         max(opp_coins),
         sum(opp_coins) / m,
         max(opp_total),
