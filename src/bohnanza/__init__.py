@@ -10,6 +10,9 @@ True
 
 from __future__ import annotations
 
+#: This release's version (pyproject.toml's; docs/releasing.md: when it changes, and how).
+__version__ = "0.1.0"
+
 from .actions import Action, ActionType, Offer
 from .errors import (
     BohnanzaError,
@@ -64,6 +67,7 @@ def notice_pure_core() -> bool:
 
 
 __all__ = [
+    "PURE_CORE_NOTICE",
     "Action",
     "ActionType",
     "BohnanzaError",
@@ -79,6 +83,7 @@ __all__ = [
     "Phase",
     "RecordError",
     "View",
+    "__version__",
     "all_rulesets",
     "compiled_core",
     "make_config",

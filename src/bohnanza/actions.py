@@ -322,6 +322,70 @@ class Action(NamedTuple):
                 raise TypeError(f"{t.value} needs its {p.fills} ({p.label[0]})")
         return cls(t, **values)
 
+    # Deprecated since 0.2.0, removed in 0.3.0 (CHANGELOG.md): the modules' constructors
+    # moved to the modules that own their actions. Each still builds the same action,
+    # after a DeprecationWarning naming its replacement. Imported when called: the
+    # modules import this one.
+    @classmethod
+    def move_lady(cls, card: int | None) -> Action:
+        """Deprecated: :func:`bohnanza.modules.fasolufka.move_lady`."""
+        from .deprecation import warn_deprecated
+        from .modules import fasolufka
+
+        warn_deprecated("Action.move_lady(card)", "bohnanza.modules.fasolufka.move_lady(card)")
+        return fasolufka.move_lady(card)
+
+    @classmethod
+    def place_child(cls, card: int, field: int) -> Action:
+        """Deprecated: :func:`bohnanza.modules.fasolufka.place_child`."""
+        from .deprecation import warn_deprecated
+        from .modules import fasolufka
+
+        warn_deprecated(
+            "Action.place_child(card, field)",
+            "bohnanza.modules.fasolufka.place_child(card, field)",
+        )
+        return fasolufka.place_child(card, field)
+
+    @classmethod
+    def discard(cls, card: int) -> Action:
+        """Deprecated: :func:`bohnanza.modules.duel.discard`."""
+        from .deprecation import warn_deprecated
+        from .modules import duel
+
+        warn_deprecated("Action.discard(card)", "bohnanza.modules.duel.discard(card)")
+        return duel.discard(card)
+
+    @classmethod
+    def skip_discard(cls) -> Action:
+        """Deprecated: :func:`bohnanza.modules.duel.skip_discard`."""
+        from .deprecation import warn_deprecated
+        from .modules import duel
+
+        warn_deprecated("Action.skip_discard()", "bohnanza.modules.duel.skip_discard()")
+        return duel.skip_discard()
+
+    @classmethod
+    def plant_revealed(cls, card: int, field: int) -> Action:
+        """Deprecated: :func:`bohnanza.modules.duel.plant_revealed`."""
+        from .deprecation import warn_deprecated
+        from .modules import duel
+
+        warn_deprecated(
+            "Action.plant_revealed(card, field)",
+            "bohnanza.modules.duel.plant_revealed(card, field)",
+        )
+        return duel.plant_revealed(card, field)
+
+    @classmethod
+    def end_reveal(cls) -> Action:
+        """Deprecated: :func:`bohnanza.modules.duel.end_reveal`."""
+        from .deprecation import warn_deprecated
+        from .modules import duel
+
+        warn_deprecated("Action.end_reveal()", "bohnanza.modules.duel.end_reveal()")
+        return duel.end_reveal()
+
     def __repr__(self) -> str:
         # Derived from the shape: every parameter is shown, in the constructor's order.
         # Built-in types repr as their own constructors, a module's through Action.of.
@@ -392,3 +456,16 @@ _HARVEST = [Action(ActionType.HARVEST, field=i) for i in range(_CACHED)]
 _STOP = Action(ActionType.STOP_PLANTING)
 _END_TRADING = Action(ActionType.END_TRADING)
 _BUY = Action(ActionType.BUY_FIELD)
+
+
+#: The public names (tests/test_public_api.py; CHANGELOG.md says when they change).
+__all__ = [
+    "Action",
+    "ActionType",
+    "Offer",
+    "action_type",
+    "all_shapes",
+    "shape_error",
+    "shape_of",
+    "takes",
+]

@@ -210,3 +210,13 @@ def play(
         # that moves no more (over, or a roll-out stopped by its agent) frees them here.
         game.release_views()
     return log
+
+
+#: The public names (tests/test_public_api.py; CHANGELOG.md says when they change).
+__all__ = [
+    "TIME_UP",
+    "AgentError",
+    "AgentFailed",
+    "PlayLog",
+    "play",
+]

@@ -122,3 +122,17 @@ class Refusal:
 
 class RecordError(BohnanzaError):
     """A game record or saved state is malformed or does not replay."""
+
+
+#: The public names (tests/test_public_api.py; CHANGELOG.md says when they change).
+__all__ = [
+    "BohnanzaError",
+    "ConfigError",
+    "GameOver",
+    "IllegalAction",
+    "InvalidOffer",
+    "NotYourTurn",
+    "RecordError",
+    "Refusal",
+    "StopsRun",
+]

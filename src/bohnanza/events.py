@@ -43,3 +43,9 @@ class Event:
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:  # compiled: see dataclass_reduce
         return dataclass_reduce(self)
+
+
+#: The public names (tests/test_public_api.py; CHANGELOG.md says when they change).
+__all__ = [
+    "Event",
+]

@@ -19,9 +19,9 @@ Design (the map of the code is docs/design.md):
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, ClassVar, Final, NewType, Self
+from typing import TYPE_CHECKING, Any, ClassVar, Final, NewType, Self, overload
 
 from mypy_extensions import mypyc_attr
 
@@ -140,7 +140,15 @@ class Pending:
     kind: str
     _args: tuple[tuple[str, int], ...]
 
-    def __init__(self, seat: int, kind: str, **args: int) -> None:
+    def __init__(self, seat: int, kind: str, *values: int, **args: int) -> None:
+        if values:  # the tuple's form, Pending(seat, kind, *args): deprecated
+            from .deprecation import warn_deprecated
+
+            warn_deprecated("Pending(seat, kind, *args)", "Pending(seat, kind, name=value, ...)")
+            names = _DECISIONS.get(kind)
+            if names is None or len(names) != len(values) or args:
+                raise TypeError(f"pending {kind!r} takes named arguments {names}, got {values}")
+            args = dict(zip(names, values, strict=True))
         object.__setattr__(self, "seat", seat)
         object.__setattr__(self, "kind", kind)
         object.__setattr__(self, "_args", tuple(args.items()))
@@ -156,11 +164,32 @@ class Pending:
         """The named numbers, in their declared order (a fresh dict)."""
         return dict(self._args)
 
-    def __getitem__(self, name: str) -> int:
+    @overload
+    def __getitem__(self, name: str) -> int: ...
+
+    @overload
+    def __getitem__(self, name: int | slice) -> Any: ...
+
+    def __getitem__(self, name: str | int | slice) -> Any:
+        if not isinstance(name, str):  # the tuple's indexing, (seat, kind, *args)[i]
+            from .deprecation import warn_deprecated
+
+            warn_deprecated("pending[i] (Pending as a tuple)", "pending.seat, .kind, ['name']")
+            return tuple(self.legacy_json())[name]
         for key, value in self._args:
             if key == name:
                 return value
         raise KeyError(f"pending {self.kind} has no argument {name!r}")
+
+    def __iter__(self) -> Iterator[Any]:
+        """Deprecated: unpacking as the tuple ``(seat, kind, *args)`` it was before 0.2.0."""
+        from .deprecation import warn_deprecated
+
+        warn_deprecated(
+            "seat, kind, *args = pending (Pending as a tuple)",
+            "pending.seat, pending.kind and pending['name'] or pending.args",
+        )
+        return iter(self.legacy_json())
 
     def answers(self, game: Game) -> list[Action]:
         """The answers ``game`` allows now (its legal actions for the deciding seat)."""
@@ -1030,4 +1059,6 @@ __all__ = [
     "Pending",
     "Phase",
     "SeatId",
+    "decision_names",
+    "declare_decision",
 ]

@@ -165,3 +165,15 @@ def load(path: str | Path) -> dict[str, Any]:
 
 def save(record: Mapping[str, Any], path: str | Path) -> None:
     Path(path).write_text(json.dumps(record, separators=(",", ":")) + "\n", encoding="utf-8")
+
+
+#: The public names (tests/test_public_api.py; CHANGELOG.md says when they change).
+__all__ = [
+    "FORMAT",
+    "VERSION",
+    "load",
+    "make_record",
+    "new_game",
+    "replay",
+    "save",
+]

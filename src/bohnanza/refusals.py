@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
 from .actions import Action
 from .errors import GameOver, IllegalAction, NotYourTurn
@@ -230,12 +230,30 @@ class Explanation:
         return dataclass_reduce(self)
 
 
-def explain(action: Action, exc: IllegalAction) -> Explanation:
+@overload
+def explain(action: Action, exc: IllegalAction) -> Explanation: ...
+
+
+@overload
+def explain(game: object, seat: int, action: Action, exc: IllegalAction, /) -> Explanation: ...
+
+
+def explain(action: Any, exc: Any, *legacy: Any) -> Explanation:
     """The refusal of ``action`` (which raised ``exc``) as data: the code and details the
     refusing rule gave (``exc.refusal``), seats and fields renumbered from 1, plus the
     action's type. It takes no game: the reason is the one the engine knew when it
     refused, never derived again from a state that may have moved on.
+
+    The old form ``explain(game, seat, action, exc)`` is deprecated (removed in 0.3.0):
+    it warns, ignores the game and the seat, and answers as ``explain(action, exc)``.
     """
+    if legacy:
+        if len(legacy) != 2:
+            raise TypeError(f"explain() takes 2 arguments (or the old 4), got {2 + len(legacy)}")
+        from .deprecation import warn_deprecated
+
+        warn_deprecated("explain(game, seat, action, exc)", "explain(action, exc)")
+        action, exc = legacy
     refusal = exc.refusal
     params: dict[str, Any] = {}
     if refusal is None:  # refused before any rule was asked
@@ -305,4 +323,4 @@ def render(
     return f"{text} ({rule})" if rule else text
 
 
-__all__ = ["CODES", "REASONS", "Explanation", "explain", "render"]
+__all__ = ["CODES", "REASONS", "Explanation", "add_reasons", "explain", "render"]

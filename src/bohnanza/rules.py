@@ -274,3 +274,17 @@ def _make_config(
 def _payout_table(variety: Variety, cards: int) -> tuple[int, ...]:
     """Coins for 0..cards beans of one variety: the hot path then is one tuple lookup."""
     return tuple(variety.payout(n) for n in range(cards + 1))
+
+
+#: The public names (tests/test_public_api.py; CHANGELOG.md says when they change).
+__all__ = [
+    "BASE_RULESETS",
+    "MODULE_BASE",
+    "GameConfig",
+    "all_rulesets",
+    "make_config",
+    "module_names",
+    "module_spec",
+    "player_range",
+    "split_rules",
+]

@@ -190,3 +190,20 @@ def load_generator(data: Any, seed: int) -> Generator:
     g = random.Random(0)
     g.setstate((int(version), tuple(int(x) for x in internal), gauss))
     return g
+
+
+#: The public names (tests/test_public_api.py; CHANGELOG.md says when they change).
+__all__ = [
+    "COMPILED",
+    "DEFAULT",
+    "GENERATORS",
+    "LEGACY",
+    "DeckRandom",
+    "Shuffler",
+    "copy_generator",
+    "fresh_seed",
+    "generator_name",
+    "load_generator",
+    "make_generator",
+    "save_generator",
+]

@@ -784,3 +784,13 @@ def _claim(declared: str) -> FrozenDict[str, Any]:
     if got is None:
         got = _CLAIMS[declared] = FrozenDict(declared=declared)
     return got
+
+
+#: The public names (tests/test_public_api.py; CHANGELOG.md says when they change).
+__all__ = [
+    "VIEW_FIELDS",
+    "OfferView",
+    "SeatView",
+    "View",
+    "seat_view",
+]
