@@ -349,12 +349,12 @@ def test_a_modules_events_are_worded_from_its_module_info() -> None:
     black = next(c for c in range(spider.deck_size) if spider.card_kind[c] == "black")
     told = {"type": "reveal", "seat": 2, "card": black, "declared": "red", "colour": "black"}
     assert event_text(spider, {**told, "bluff": True}, who="Ola") == (
-        "Ola's Fasolkopajak declared red was black: a bluff!"
+        "Ola's Fasolkopająk declared red was black: a bluff!"
     )
     truth = {**told, "declared": "black", "bluff": False}
     assert event_text(spider, truth, who="Ola") == (
-        "Ola's Fasolkopajak declared black was indeed black"
+        "Ola's Fasolkopająk declared black was indeed black"
     )
-    assert event_text(spider, truth, you=True).startswith("Your Fasolkopajak")  # type: ignore[union-attr]
+    assert event_text(spider, truth, you=True).startswith("Your Fasolkopająk")  # type: ignore[union-attr]
     assert "blef" in str(event_text(spider, {**told, "bluff": True}, "pl", who="Ola"))
     assert "czarny" in str(event_text(spider, {**told, "bluff": True}, "pl", who="Ola"))

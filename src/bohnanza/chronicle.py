@@ -17,7 +17,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from .actions import Action, ActionType, Offer
-from .text import Lang, card_name, offer_line, variety_name
+from .text import Lang, card_name, offer_line, variety_count, variety_name
 from .views import OfferView, View
 
 _T = ActionType
@@ -67,8 +67,11 @@ class Chronicle:
         if action.type is _T.PROPOSE and action.offer is not None:
             o = action.offer
             lang = self.lang
-            give = ", ".join(card_name(view, c, lang) for c in o.give) or _(lang, "nothing", "nic")
-            want = ", ".join(f"{n} {variety_name(v, lang)}" for v, n in o.want) or _(
+            # Objects of "dajesz", "chcesz": the Polish accusative ("dajesz Niebieską").
+            give = ", ".join(card_name(view, c, lang, "acc") for c in o.give) or _(
+                lang, "nothing", "nic"
+            )
+            want = ", ".join(variety_count(v, n, lang, "acc") for v, n in o.want) or _(
                 lang, "nothing (a gift)", "nic (prezent)"
             )
             line = _(
@@ -184,6 +187,9 @@ class Chronicle:
         return seat + self.base
 
     def _counts(self, c: Counter[str]) -> str:
+        """Counted varieties as the object of "wanted"/"chciał" (Polish: "3 Niebieskie")."""
+        if self.lang == "pl":
+            return ", ".join(variety_count(v, n, "pl", "acc") for v, n in c.most_common(6))
         return ", ".join(f"{variety_name(v, self.lang)} x{n}" for v, n in c.most_common(6))
 
     def _add(self, line: str) -> None:
@@ -324,7 +330,8 @@ class Chronicle:
                         _(
                             lang,
                             f"Seat {who} harvested field {i + 1} ({name} x{len(cards)}).",
-                            f"Miejsce {who} zebrało pole {i + 1} ({name} x{len(cards)}).",
+                            f"Miejsce {who} zebrało pole {i + 1} "
+                            f"({variety_count(kind, len(cards), 'pl')}).",
                         )
                     )
             if len(s.fields) > len(before.fields):

@@ -27,6 +27,7 @@ from typing import Any
 
 from .actions import Action, ActionType, takes
 from .agents.search import MARGIN_SCALE, SearchAgent
+from .cards import polish_number
 from .coins import with_coins
 from .game import Game
 from .text import render_action_safe, variety_name
@@ -171,6 +172,13 @@ def hint_lines(game: Game, seat: int, lang: str = "en", **kwargs: Any) -> list[s
 # ---------------------------------------------------------------- reasons
 
 
+def _pl_coins(n: int) -> str:
+    """``n`` coins as the object of "za"/"warte" (the accusative): "1 monetę", "2 monety",
+    "5 monet"."""
+    form = {"one": "monetę", "few": "monety", "many": "monet"}[polish_number(n)]
+    return f"{n} {form}"
+
+
 def _pays(view: View, v: int, n: int) -> int:
     table = view.config.payout[v]
     return table[min(n, len(table) - 1)]
@@ -199,29 +207,33 @@ def reason(view: View, action: Action | None) -> dict[str, str]:
         same = bool(cards) and cfg.card_variety[cards[-1]] == v
         n = len(cards) + 1 if same else 1
         now = _pays(view, v, n)
-        en_v, pl_v = variety_name(cfg.varieties[v], "en"), variety_name(cfg.varieties[v], "pl")
+        key = cfg.varieties[v]
+        en_v = variety_name(key, "en")
+        # Polish: a field "of Blues" (the genitive plural), a planted card as the object.
+        pl_many, pl_acc = variety_name(key, "pl", "many"), variety_name(key, "pl", "acc")
         if same and now > _pays(view, v, n - 1):
+            noun = "karty" if polish_number(n) == "few" else "kart"  # n > 1 here
             return {
                 "en": f"completes a {en_v} field worth {now} coins ({n} cards)",
-                "pl": f"dopełnia pole {pl_v} warte {now} monet ({n} kart)",
+                "pl": f"dopełnia pole {pl_many} warte {_pl_coins(now)} ({n} {noun})",
             }
         if same:
             return {
                 "en": f"grows the {en_v} field to {n} cards",
-                "pl": f"powiększa pole {pl_v} do {n} kart",
+                "pl": f"powiększa pole {pl_many} do {n} kart",
             }
         if cards:
             lost = me.payouts[field] if field < len(me.payouts) else 0
             return {
                 "en": f"plants {en_v} over a field that pays {lost} (harvested first)",
-                "pl": f"sadzi {pl_v} na polu, które płaci {lost} (najpierw zbiór)",
+                "pl": f"sadzi {pl_acc} na polu, które płaci {lost} (najpierw zbiór)",
             }
-        return {"en": f"starts a {en_v} field", "pl": f"zakłada pole {pl_v}"}
+        return {"en": f"starts a {en_v} field", "pl": f"zakłada pole {pl_many}"}
     if t is _T.HARVEST and action.field is not None:
         coins = me.payouts[action.field] if action.field < len(me.payouts) else 0
         return {
             "en": f"harvests field {action.field + 1} for {coins} coins and frees it",
-            "pl": f"zbiera pole {action.field + 1} za {coins} monet i je zwalnia",
+            "pl": f"zbiera pole {action.field + 1} za {_pl_coins(coins)} i je zwalnia",
         }
     if t is _T.STOP_PLANTING:
         return {

@@ -92,7 +92,7 @@ class GameConfig:
             ) from None
 
     def describe(self, card: int) -> str:
-        """A card as a player names it: ``Blue`` or ``Fasolkopajak (red)``."""
+        """A card as a player names it: ``Blue`` or ``Fasolkopająk (red)``."""
         name = varieties()[self.variety_of(card)].name
         kind = self.card_kind[card]
         return f"{name} ({kind})" if kind else name

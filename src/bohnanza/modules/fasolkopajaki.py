@@ -1,4 +1,4 @@
-"""Module 2, Fasolkopajaki (RULES.md §7): red and black cards of one variety, paid by
+"""Module 2, Fasolkopająki (RULES.md §7): red and black cards of one variety, paid by
 bean races (R-RACE-1/2), and bluffing about colours in offers (R-BLUFF-1/2).
 
 The colour is a card's ``kind`` (``"red"``/``"black"``) in the card data. Fields keep
@@ -35,9 +35,9 @@ def race_coins(colours: list[str]) -> int:
 @mypyc_attr(allow_interpreted_subclasses=True)
 class FasolkopajakiHooks(Hooks):
     info = ModuleInfo(
-        title=("Fasolki + Fasolkopajaki", "Fasolki + Fasolkopająki"),
+        title=("Fasolki + Fasolkopająki", "Fasolki + Fasolkopająki"),
         note=(
-            "Red and black Fasolkopajaki paid by races; black ones may be declared red in offers.",
+            "Red and black Fasolkopająki paid by races; black ones may be declared red in offers.",
             "Czerwone i czarne Fasolkopająki płacą za wyścigi; czarne można w ofercie zgłosić "
             "jako czerwone.",
         ),
@@ -47,14 +47,14 @@ class FasolkopajakiHooks(Hooks):
             "reveal": (
                 EventLabel(
                     (
-                        "{who}'s Fasolkopajak declared {declared} was {colour}: a bluff!",
+                        "{who}'s Fasolkopająk declared {declared} was {colour}: a bluff!",
                         "Fasolkopająk gracza {who} zgłoszony jako {declared} był {colour}: blef!",
                     ),
                     when=("bluff",),
                 ),
                 EventLabel(
                     (
-                        "{who}'s Fasolkopajak declared {declared} was indeed {colour}",
+                        "{who}'s Fasolkopająk declared {declared} was indeed {colour}",
                         "Fasolkopająk gracza {who} zgłoszony jako {declared} rzeczywiście był "
                         "{colour}",
                     )
@@ -93,11 +93,11 @@ class FasolkopajakiHooks(Hooks):
         if declared == "":
             return None
         if self.card_variety[card] != self.spider:
-            return "only a Fasolkopajak's colour can be declared (R-BLUFF-1)"
+            return "only a Fasolkopająk's colour can be declared (R-BLUFF-1)"
         if declared not in COLOURS:
             return f"a declared colour is red or black, not {declared!r} (R-BLUFF-1)"
         if self.config.card_kind[card] == "red" and declared != "red":
-            return "a red Fasolkopajak must be declared red (R-BLUFF-1)"
+            return "a red Fasolkopająk must be declared red (R-BLUFF-1)"
         return None
 
     def accept(self, game: Game, seat: int, action: Any) -> None:

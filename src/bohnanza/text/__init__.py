@@ -107,6 +107,9 @@ from ._words import (
     rule_shapes as rule_shapes,
 )
 from ._words import (
+    variety_count as variety_count,
+)
+from ._words import (
     variety_name as variety_name,
 )
 from ._words import (

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from typing import Literal
 
 from ..actions import ActionType, all_shapes, shape_of
-from ..cards import varieties
+from ..cards import PlForm, varieties
 from ..rules import GameConfig
 from ..shapes import ActionShape
 from ..views import View
@@ -114,22 +114,35 @@ _BY_WORD = {
 }
 
 
-def variety_name(key: str, lang: Lang = "en") -> str:
+def variety_name(key: str, lang: Lang = "en", form: PlForm = "nom") -> str:
+    """A variety's name; ``form``: how a Polish sentence uses it (``acc`` as an object,
+    :data:`bohnanza.cards.PL_FORMS`), which English does not mark."""
     v = varieties().get(key)
     if v is None:
         return key
-    return v.name_pl if lang == "pl" else v.name
+    return v.pl(form) if lang == "pl" else v.name
+
+
+def variety_count(key: str, n: int, lang: Lang = "en", case: Literal["nom", "acc"] = "nom") -> str:
+    """``n`` cards of a variety: "2 Blue"; in Polish with the form the number asks for
+    ("2 Niebieskie", "5 Niebieskich"; one card as ``case`` has it: "1 Niebieską")."""
+    v = varieties().get(key)
+    if v is None:
+        return f"{n} {key}"
+    return v.pl_count(n, case) if lang == "pl" else f"{n} {v.name}"
 
 
 def variety_word(key: str, lang: Lang = "en") -> str:
-    """A variety as written in commands: the key in English, the folded-free Polish name."""
+    """A variety as written in commands: the key in English, the Polish name in lower
+    case, one word (a command is split at spaces: "czarne-oczko")."""
     if lang == "pl":
-        return variety_name(key, lang).lower()
+        return variety_name(key, lang).lower().replace(" ", "-")
     return key
 
 
-def card_name(view: View, card: int, lang: Lang = "en") -> str:
-    text = variety_name(view.variety(card), lang)
+def card_name(view: View, card: int, lang: Lang = "en", form: PlForm = "nom") -> str:
+    """A card by its variety (and kind); ``form`` as in :func:`variety_name`."""
+    text = variety_name(view.variety(card), lang, form)
     kind = view.kind(card)
     return f"{text} ({_kind_word(kind, lang)})" if kind else text
 
@@ -145,7 +158,15 @@ def parse_variety(view: View, name: str, lang: Lang = "en") -> str:
     """A variety key from how a player wrote it (key, English or Polish name, prefix)."""
     low = _fold(name.strip())
     keys = view.config.varieties
-    spell = {k: {k, _fold(variety_name(k, "en")), _fold(variety_name(k, "pl"))} for k in keys}
+    spell = {
+        k: {
+            k,
+            _fold(variety_name(k, "en")),
+            _fold(variety_name(k, "pl")),
+            _fold(variety_word(k, "pl")),
+        }
+        for k in keys
+    }
     exact = [k for k in keys if low in spell[k]]
     if exact:
         return exact[0]

@@ -8,7 +8,7 @@ from functools import cache
 from importlib import resources
 
 from ..actions import Action, all_shapes
-from ..cards import catalogue, varieties
+from ..cards import catalogue, polish_number, varieties
 from ..rules import GameConfig
 from ..shapes import BASE_SHAPES
 from ..views import View
@@ -104,9 +104,11 @@ def game_facts(config: GameConfig, lang: Lang = "en") -> str:
     counts = [0] * len(config.varieties)
     for v in config.card_variety:
         counts[v] += 1
+    # Polish "22 karty", "25 kart" (the noun after a number, bohnanza.cards.polish_number).
+    cards_pl = {"one": "karta", "few": "karty", "many": "kart"}
     beans = "; ".join(
         f"{variety_name(key, lang)} {counts[i]} "
-        + _(lang, "cards, meter ", "kart, miernik ")
+        + _(lang, "cards, meter ", f"{cards_pl[polish_number(counts[i])]}, miernik ")
         + "/".join(str(b) if b else "-" for b in varieties()[key].beanometer)
         for i, key in enumerate(config.varieties)
     )

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..actions import Action, Offer, shape_of
-from ..cards import varieties
+from ..cards import polish_number, varieties
 from ..game import Pending
 from ..shapes import CARD_KINDS, Param, ParamKind
 from ..views import OfferView, View
@@ -25,6 +25,7 @@ from ._words import (
     _say,
     card_name,
     card_token,
+    variety_count,
     variety_name,
     variety_word,
 )
@@ -106,6 +107,13 @@ def _claim_word(claim: str, lang: Lang) -> str:
     return _kind_word(claim, lang) if claim else "-"
 
 
+def _pl_count(n: int, one: str, few: str, many: str) -> str:
+    """``n`` and a Polish noun in the form the number asks for ("1 moneta", "2 monety",
+    "5 monet"; :func:`bohnanza.cards.polish_number`)."""
+    noun = {"one": one, "few": few, "many": many}[polish_number(n)]
+    return f"{n} {noun}"
+
+
 def render_action_safe(action: Action, view: View, lang: Lang, base: int = 0) -> str:
     try:
         return render_action(action, view, lang, base=base)
@@ -151,12 +159,14 @@ def _field_text(view: View, cards: Sequence[int], pays: int, lang: Lang) -> str:
 
 
 def _want_text(want: Iterable[Sequence[Any]], lang: Lang) -> str:
-    return ", ".join(f"{n} {variety_name(str(v), lang)}" for v, n in want)
+    """Wanted cards as the object of a sentence ("chcesz 2 Zielone, 1 Niebieską")."""
+    return ", ".join(variety_count(str(v), int(n), lang, "acc") for v, n in want)
 
 
 def _shown_text(view: View, card: int | None, shown: dict[str, Any], lang: Lang) -> str:
+    """An offered card as the object of a sentence ("dajesz Niebieską (ręka 2)")."""
     if card is not None:
-        text = card_name(view, card, lang)
+        text = card_name(view, card, lang, "acc")
         if card in view.drawn:
             text += f" (d{view.drawn.index(card) + 1})"
         elif view.hand and card in view.hand:
@@ -164,7 +174,7 @@ def _shown_text(view: View, card: int | None, shown: dict[str, Any], lang: Lang)
                 lang, f" (hand {view.hand.index(card) + 1})", f" (ręka {view.hand.index(card) + 1})"
             )
     else:
-        text = variety_name(str(shown.get("variety", "?")), lang)
+        text = variety_name(str(shown.get("variety", "?")), lang, "acc")
         if shown.get("kind"):
             text += f" ({_kind_word(str(shown['kind']), lang)})"
     if shown.get("declared"):
@@ -249,8 +259,9 @@ def render_view(view: View, lang: Lang = "en", *, base: int = 0) -> str:
             f"Seat {s.seat + base}{mark}{' (' + who + ')' if who else ''}: {s.coins} "
             f"coin{'' if s.coins == 1 else 's'}, {s.hand_size} "
             f"card{'' if s.hand_size == 1 else 's'} in hand; fields: {fields}",
-            f"Miejsce {s.seat + base}{mark}{' (' + who + ')' if who else ''}: {s.coins} monet, "
-            f"{s.hand_size} kart w ręce; pola: {fields}",
+            f"Miejsce {s.seat + base}{mark}{' (' + who + ')' if who else ''}: "
+            f"{_pl_count(s.coins, 'moneta', 'monety', 'monet')}, "
+            f"{_pl_count(s.hand_size, 'karta', 'karty', 'kart')} w ręce; pola: {fields}",
         )
         if s.trade_area:
             area = ", ".join(
@@ -404,12 +415,13 @@ def event_text(
     elif who is None:
         who = _("pl" if lang == "pl" else "en", f"seat {seat}", f"miejsce {seat}")
 
-    def name(c: Any) -> str:
+    def name(c: Any, acc: bool) -> str:
+        """A card; ``acc``: as an object (the ``_acc`` placeholders: Polish declines it)."""
         if card is not None:
             return card(int(c))
         key = config.varieties[config.card_variety[int(c)]]
         kind = config.card_kind[int(c)]
-        text = variety_name(key, lang)
+        text = variety_name(key, lang, "acc" if acc else "nom")
         return f"{text} ({_kind_word(kind, lang)})" if kind else text
 
     def fill(m: re.Match[str]) -> str:
@@ -417,10 +429,12 @@ def event_text(
         if key == "who":
             return str(who)
         if key in ("card", "card_acc") and isinstance(event.get("card"), int):
-            return name(event["card"])
+            return name(event["card"], key == "card_acc")
         if key in ("cards", "cards_acc"):
             cards = event.get("cards") or []
-            return ", ".join(name(c) for c in cards) or _(lang, "nothing", "nic")
+            return ", ".join(name(c, key == "cards_acc") for c in cards) or _(
+                lang, "nothing", "nic"
+            )
         if key == "field" and isinstance(event.get("field"), int):
             return str(int(event["field"]) + 1)
         if key in event:
