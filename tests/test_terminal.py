@@ -5,18 +5,20 @@ from __future__ import annotations
 import itertools
 import random
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from rich.cells import cell_len
 
-from bohnanza.actions import Action, ActionType
+from bohnanza.actions import Action, ActionType, Offer
 from bohnanza.agents import AutarkyAgent, agent_names, make_agent
 from bohnanza.cli import main
 from bohnanza.driver import play
 from bohnanza.game import TRADE, Game
 from bohnanza.records import load, replay
+from bohnanza.schedule import MAX_TRADE_ROUNDS
 from bohnanza.seeding import agent_seed
 from bohnanza.terminal import PASS, Submenu, TerminalGame, _count
 
@@ -36,6 +38,7 @@ class Session:
         *,
         confirm: bool = True,
         width: int = 80,
+        max_trade_rounds: int = MAX_TRADE_ROUNDS,
     ):
         others = [s for s in range(game.players) if s != seat]
         names = agent_names(bots, game.players - 1)
@@ -48,7 +51,13 @@ class Session:
         self.choose = choose
         self.confirm = confirm  # answer "y" to "... (y/N)" questions (a 0-coin harvest)
         self.term = TerminalGame(
-            game, seat, agents, read=self._read, write=self._write, width=width
+            game,
+            seat,
+            agents,
+            read=self._read,
+            write=self._write,
+            width=width,
+            max_trade_rounds=max_trade_rounds,
         )
 
     def _write(self, text: str) -> None:
@@ -718,3 +727,279 @@ def test_colour_only_when_forced_and_no_clock_words() -> None:
     assert re.sub(r"\x1b\[[0-9;]*m", "", coloured.output) == plain.output
     assert "time is up" not in plain.output.lower()
     assert "Nobody traded for a whole round, so trading ends (R-TRADE-6)." in flat(plain.output)
+
+
+# ---------------------------------------------------------------------- issue 54: the evening
+
+
+def take(game: Game, variety: str) -> int:
+    """A card of ``variety`` out of the draw pile (to stage a position by hand)."""
+    card = next(c for c in game.draw if game.config.variety_of(c) == variety)
+    game.draw.remove(card)
+    return card
+
+
+def test_a_protected_harvest_is_refused_at_once_with_its_rule_r_harv_3() -> None:
+    # Issue 54 (9): "harvest 1" on a protected field (one bean, while field 2 holds two)
+    # asked "Harvest it anyway? (y/N)" and then refused it anyway. The refusal comes at
+    # once, with the rule, and nothing changes.
+    game = Game.new("classic", 4, seed=3, deck=["blue", "chili", "wax", "soy", "red"])
+    game.fields[0][0] = [take(game, "blue")]
+    game.fields[0][1] = [take(game, "cocoa"), take(game, "cocoa")]
+    before = game.to_dict()
+    typed = iter(["harvest 1", "q"])
+    session = Session(game, 0, "autarky", lambda term, prompt: next(typed, "q"), confirm=False)
+    session.term.play()
+    assert not any(line.endswith("(y/N)> ") for line in session.lines)
+    assert "pays 0 coins" not in session.text
+    assert (
+        "Not allowed: field 1 holds a single bean and is protected while field 2 holds 2 "
+        "(R-HARV-3)" in session.flat
+    )
+    assert game.to_dict() == before
+
+
+def staged_offer(hand: list[str], reds: int = 1) -> tuple[Game, TerminalGame]:
+    """Seat 1 (the person, holding ``hand``) is asked by the active seat 0 for ``reds``
+    Reds, in exchange for a drawn card."""
+    rest = ["garden"] * 5 + ["cocoa"] * 4 + ["wax"]  # seats 2 and 3
+    game = Game.new(
+        "classic", 4, seed=3, deck=["blue", "chili", "wax", "soy", "stink", *hand, *rest]
+    )
+    assert [game.config.variety_of(c) for c in game.hands[1]] == hand
+    term = Session(game, 1, "autarky", first_option).term
+    game.apply(0, Action.plant(0))
+    game.apply(0, Action.stop_planting())
+    offer = Offer(to=1, give=(game.drawn[0],), want=(("red", reds),))
+    game.apply(0, Action.propose(offer))
+    return game, term
+
+
+def menu_lines(term: TerminalGame, game: Game) -> list[str]:
+    """Every choice of the person's menu and of its "more…" sub-menus, in words."""
+    view = game.view(term.human)
+    out: list[str] = []
+
+    def walk(entries: Sequence[object]) -> None:
+        for e in entries:
+            if isinstance(e, Submenu):
+                out.append(e.label)
+                walk(e.entries)
+            else:
+                out.append(term.describe(e, view))  # type: ignore[arg-type]
+
+    walk(term._menu(view, game.legal_actions(term.human), False))
+    return out
+
+
+def test_identical_hand_cards_are_one_choice_unless_the_hand_order_differs() -> None:
+    # Issue 54 (9): "give Red (hand 2)" and "give Red (hand 3)" were two choices. Giving
+    # either of two neighbouring Reds leaves the same hand (R-TRADE-3: the rest keeps its
+    # order), so they are one choice; the Red at 5 leaves another order: a choice of its own.
+    game, term = staged_offer(["blue", "red", "red", "chili", "red"])
+    lines = menu_lines(term, game)
+    accepts = [line for line in lines if line.startswith("accept offer")]
+    assert accepts == [
+        "accept offer #1 from seat 0: you get "
+        f"{game.config.describe(game.drawn[0])}, you give Red (hand 2)",
+        "accept offer #1 from seat 0: you get "
+        f"{game.config.describe(game.drawn[0])}, you give Red (hand 5)",
+    ]
+    # Nor do the ready-made offers give the Red at 3 (the engine makes them of one card
+    # of each variety in the hand: the first).
+    reds = {m for line in lines for m in re.findall(r"^Red \(hand (\d)\):", line)}
+    assert reds == {"2"}
+    assert not any("(hand 3)" in line for line in lines)
+    # Each choice is still offered once: the menu has no two equal lines.
+    assert len(lines) == len(set(lines))
+    # Two Reds: 2 and 3 leave Blue, Chili, Red; 2 and 5 or 3 and 5 leave Blue, Red, Chili.
+    game, term = staged_offer(["blue", "red", "red", "chili", "red"], reds=2)
+    gives = [line.split("you give ")[1] for line in menu_lines(term, game) if "you give R" in line]
+    assert gives == ["Red (hand 2), Red (hand 3)", "Red (hand 2), Red (hand 5)"]
+
+
+def test_the_drawn_cards_go_and_the_drawn_card_goes() -> None:
+    # Issue 54 (9): "the drawn Soy go". One card goes, two go; two of a kind are "both
+    # drawn Chili cards" (bean names have no plural of their own: "Black-eyed").
+    deck = ["blue", "chili", "wax", "soy", "red", *["wax"] * 15, "stink", "green"]
+    game = Game.new("classic", 4, seed=3, deck=deck)
+    term = Session(game, 0, "autarky", first_option).term
+    game.apply(0, Action.plant(0))
+    game.apply(0, Action.stop_planting())
+    end = Action.end_trading()
+    assert term.describe(end, game.view(0)) == (
+        "end trading (the drawn Stink and Green go to your trade area)"
+    )
+    game.apply(0, Action.propose(Offer(to=1, give=(game.drawn[0],))))
+    game.apply(1, Action.accept(game.view(0).offers[-1].offer_id))
+    assert term.describe(end, game.view(0)) == (
+        "end trading (the drawn Green goes to your trade area)"
+    )
+    twins = Game.new("classic", 4, seed=3, deck=[*deck[:20], "chili", "chili"])
+    term = Session(twins, 0, "autarky", first_option).term
+    twins.apply(0, Action.plant(0))
+    twins.apply(0, Action.stop_planting())
+    assert term.describe(end, twins.view(0)) == (
+        "end trading (both drawn Chili cards go to your trade area)"
+    )
+
+
+def test_the_round_limit_is_said_to_be_this_programs_not_r_trade_6() -> None:
+    # Issue 54 (9): the limit on a bot's trading rounds was cited as R-TRADE-6, which
+    # lets the active player end trading when they like (or a table's timer) and counts
+    # no rounds. The limit is this program's own, and the terminal says so.
+    def choose(term: TerminalGame, prompt: str) -> str:
+        return "q" if term.game.turn > 4 else ("p" if PASS in term.menu else "1")
+
+    game = Game.new("classic", 4, seed=3)
+    session = Session(game, 0, "random", choose, max_trade_rounds=2)
+    session.term.play()
+    told = [line for line in session.lines if line.startswith("Trading ends after")]
+    assert told, "the limit was never reached"
+    text = session.flat
+    assert (
+        "Trading ends after 2 rounds: this program's limit on a bot's turn, not a rule of "
+        "the game." in text
+    )
+    assert "rounds, the most a bot's turn trades here (R-TRADE-6)" not in text
+
+
+WIDTHS = (40, 50, 80, 120)
+
+
+def help_at(width: int) -> list[str]:
+    """The lines ``?`` prints at ``width`` columns."""
+    typed = iter(["?", "q"])
+    game = Game.new("classic", 4, seed=3)
+    session = Session(game, 0, "autarky", lambda term, prompt: next(typed), width=width)
+    session.term.play()
+    lines = session.lines
+    first = next(i for i, line in enumerate(lines) if line.endswith("> ")) + 1
+    last = next(i for i in range(first, len(lines)) if lines[i].endswith("> "))
+    return lines[first:last]
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_help_is_laid_out_once_for_the_window(width: int) -> None:
+    # Issue 54 (5): at 80 columns the help, written for about 90, was wrapped again by the
+    # screen: "...when you are" / "the" / "...leave out" / "give". Now it is flowed to the
+    # window once: every line fits, no word is lost or split (the words in order are those
+    # of a very wide window), and a line at the left margin only ever starts a paragraph
+    # that starts there on a wide window too (a line wrapped again by the screen starts at
+    # the margin).
+    lines = help_at(width)
+    assert_laid_out_once(lines, help_at(10_000), width)
+    assert "R-HARV-3" in flat("\n".join(lines))
+
+
+def assert_laid_out_once(lines: list[str], wide: list[str], width: int) -> None:
+    """``lines`` (at ``width``) fit, say what ``wide`` (the same on a very wide window)
+    says, word for word, and start a line at the margin only where ``wide`` does: text
+    the screen wrapped again would go on at the margin."""
+    assert all(cell_len(line) <= width for line in lines), width
+    assert flat("\n".join(lines)).split() == flat("\n".join(wide)).split()
+    margin = [line for line in lines if line[:1].strip()]
+    starts = [line for line in wide if line[:1].strip()]
+    assert len(margin) == len(starts), [
+        m for m in margin if not any(s.startswith(m) for s in starts)
+    ]
+    assert all(s.startswith(m) for m, s in zip(margin, starts, strict=True))
+
+
+def phase_three_board() -> Game:
+    """Phase 3 of turn 1: two cards in the person's trade area (a Wax got for the drawn
+    Black-eyed, the drawn Green), two in seat 2's (the Black-eyed and a gift), and a bean
+    on each of the person's fields."""
+    deck = ["blue", "chili", "wax", "soy", "red"]
+    game = Game.new("classic", 4, seed=3, deck=[*deck, *["wax"] * 15, "black-eyed", "green"])
+    game.apply(0, Action.plant(0))
+    game.apply(0, Action.plant(1))
+    drawn = list(game.drawn)
+    game.apply(0, Action.propose(Offer(to=2, give=(drawn[0],), want=(("wax", 1),))))
+    wax = next(c for c in game.hands[2] if game.config.variety_of(c) == "wax")
+    game.apply(2, Action.accept(game.view(2).offers[-1].offer_id, (wax,)))
+    game.apply(0, Action.propose(Offer(to=2, give=(game.hands[0][0],))))
+    game.apply(2, Action.accept(game.view(2).offers[-1].offer_id))
+    game.apply(0, Action.end_trading())
+    return game
+
+
+def seat_section(board: str) -> list[str]:
+    """The board's seats, as printed: after the pile line, up to the person's cards."""
+    lines = board.split("\n")
+    pile = next(i for i, line in enumerate(lines) if line.startswith("Draw pile"))
+    start = next(i for i in range(pile, len(lines)) if re.search(r"coins?\)$", lines[i])) + 1
+    end = next(
+        i for i in range(start, len(lines)) if lines[i].startswith(("Drawn cards:", "Your hand:"))
+    )
+    return lines[start:end]
+
+
+def assert_seats_laid_out(board: str, width: int) -> None:
+    """Every line of the seats fits and belongs to the layout: a row or block starts
+    with the active mark or a space, the header's rule is one line no wider than the
+    window; a line the screen wrapped again would start at the margin with a word."""
+    seats = seat_section(board)
+    assert seats
+    for i, line in enumerate(seats):
+        assert cell_len(line) <= width, line
+        if set(line) == {"─"}:
+            assert set(seats[i - 1]) != {"─"}, "the rule was wrapped"
+        else:
+            assert line[:1] in ("*", " "), (line, board)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_board_with_trade_areas_fits_the_window(width: int) -> None:
+    # Issue 54 (5): at 50 columns the board broke once a trade-area column appeared (the
+    # screen wrapped its rows: "Trade area", "Black-ey" / "ed" at the margin). Narrow
+    # windows get a compact form, a block per seat.
+    game = phase_three_board()
+    term = Session(game, 0, "heuristic", first_option, width=width).term
+    view = game.view(0)
+    board = term.board(view)
+    assert_seats_laid_out(board, width)
+    text = flat(board)
+    cfg = game.config
+    for s in range(4):
+        area = ", ".join(cfg.describe(c) for c in game.trade[s])
+        if area:
+            assert area in text, (area, board)
+        assert f"{s} {term.names[s]}" in text
+    if width >= 80:
+        assert re.search(r"Trade area$", seat_section(board)[0]), board
+    else:  # the compact form: a line per field, the trade area under them
+        mine = ", ".join(cfg.describe(c) for c in game.trade[0])
+        assert f"Trade area: {mine}" in text
+        assert "Field 1: Blue x1 pays 0" in text
+    own = term._own_side(view)
+    assert all(cell_len(line) <= width for line in own.split("\n"))
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_final_scores_show_every_name_and_coin_count_whole(width: int) -> None:
+    # Issue 54 (5): at 50 columns the scores were cut: "seat…  heurist…  17 coi…".
+    game = Game.new("classic", 4, seed=9)
+    names = ["you", "heuristic", "search:60ro:turn:trade:full", "autarky"]
+    agents = [AutarkyAgent(), *(make_agent("autarky", agent_seed(9, s)) for s in (1, 2, 3))]
+    play(game, agents)
+    assert game.over
+    lines: list[str] = []
+    bots = {s: make_agent("autarky", agent_seed(9, s)) for s in (1, 2, 3)}
+    term = TerminalGame(
+        game,
+        0,
+        bots,
+        read=lambda prompt: "q",
+        write=lambda text: lines.extend(text.split("\n")),
+        names={s: names[s] for s in (1, 2, 3)},
+        width=width,
+    )
+    term._show_result()
+    assert all(cell_len(line) <= width for line in lines), lines
+    scores = flat("\n".join(lines)).split("Final scores")[1]
+    assert "…" not in scores
+    res = game.result()
+    for s in range(4):
+        hand = f"{_count(len(game.hands[s]), 'card')} in hand"
+        assert f"seat {s} {names[s]} {_count(res['scores'][s], 'coin')} {hand}" in scores

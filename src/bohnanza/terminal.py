@@ -14,7 +14,10 @@ so that tests can drive a game without a terminal.
 
 Output is laid out by Rich (:class:`Screen`): tables for the board and the scores, lines
 wrapped at word boundaries to the terminal's width, colour only on a terminal (or when
-``FORCE_COLOR`` asks for it), so that piped output stays plain text. Long menus are
+``FORCE_COLOR`` asks for it), so that piped output stays plain text. Everything is laid
+out for the window before Rich prints it (a table too wide for a narrow window becomes a
+block per seat or a line per score, the help is flowed to the width), so that the screen
+never wraps a laid-out line a second time. Long menus are
 grouped: the ready-made offers sit behind one "more…" entry, by the cards given.
 """
 
@@ -49,44 +52,66 @@ from .schedule import MAX_TRADE_ROUNDS, AskLoop, TradeScheduler
 from .shapes import BASE_SHAPES, ParamKind
 from .simulate import agent_seed, seat_record
 from .text import event_text as module_event_text
-from .views import OfferView, View
+from .views import OfferView, SeatView, View
 
 _T = ActionType
 
-HELP = """\
-How to play (type one of these at the prompt):
-  NUMBER      pick an action from the list; "more…" opens a shorter list (the
-              ready-made offers, by the cards you give), 0 goes back from it
-  offer [SEAT] give POSITIONS [want VARIETY[:COUNT],...] [declare CLAIM,...]
-              propose a trade in phase 2, for example:
-                offer 2 give 1,3 want chili:1     your cards 1 and 3 to seat 2 for 1 Chili
-                offer 1 give d1                   a gift: drawn card d1 to seat 1
-                offer want wax:2                  ask the active player for 2 Wax
-              POSITIONS are places in your hand (1 = front card) and, when you are the
-              active player, the drawn cards d1, d2. Leave out "want" for a gift, leave out
-              "give" to ask for cards only. SEAT may be left out when you are not the active
-              player: then you can trade only with the active player (R-TRADE-2).
-              VARIETY is a bean name as printed (prefixes work: "bl" is ambiguous, "blu" is
-              Blue). "declare" names what you claim about each given card, where a module
-              allows it (Fasolkopajaki colours).
-  accept 7 with 2,4 · decline 7 · withdraw 7 · end · plant 1 · stop · plant t1 2 ·
-  harvest 2 · buy
-              the other commands (bohnanza.text, the same language the language-model
-              players use): fields are numbered from 1 as on the board, t1.. is your
-              trade area; a number alone still picks from the list
-  p, pass     do nothing this round (phase 2, when you are not the active player)
-  hint        the search's three best actions, with the coins it expects of each
-  b           show the table again
-  ?           this help
-  q           quit the game
+#: The help (``?``): entries of a command and what it does, each laid out for the window
+#: when it is shown (:meth:`TerminalGame.help_text`), so that the screen never wraps it a
+#: second time. A body is paragraphs; a paragraph that is a tuple is a pair of examples'
+#: columns (what to type, what it does).
+HELP: tuple[tuple[str, tuple[str | tuple[str, str], ...]], ...] = (
+    (
+        "NUMBER",
+        (
+            'pick an action from the list; "more…" opens a shorter list (the ready-made '
+            "offers, by the cards you give), 0 goes back from it",
+        ),
+    ),
+    (
+        "offer [SEAT] give POSITIONS [want VARIETY[:COUNT],...] [declare CLAIM,...]",
+        (
+            "propose a trade in phase 2, for example:",
+            ("offer 2 give 1,3 want chili:1", "your cards 1 and 3 to seat 2 for 1 Chili"),
+            ("offer 1 give d1", "a gift: drawn card d1 to seat 1"),
+            ("offer want wax:2", "ask the active player for 2 Wax"),
+            "POSITIONS are places in your hand (1 = front card) and, when you are the active "
+            'player, the drawn cards d1, d2. Leave out "want" for a gift, leave out "give" to '
+            "ask for cards only. SEAT may be left out when you are not the active player: then "
+            "you can trade only with the active player (R-TRADE-2).",
+            'VARIETY is a bean name as printed (prefixes work: "bl" is ambiguous, "blu" is '
+            'Blue). "declare" names what you claim about each given card, where a module '
+            "allows it (Fasolkopajaki colours).",
+        ),
+    ),
+    (
+        "accept 7 with 2,4 · decline 7 · withdraw 7 · end · plant 1 · stop · plant t1 2 · "
+        "harvest 2 · buy",
+        (
+            "the other commands (bohnanza.text, the same language the language-model players "
+            "use): fields are numbered from 1 as on the board, t1.. is your trade area; a "
+            "number alone still picks from the list",
+        ),
+    ),
+    ("p, pass", ("do nothing this round (phase 2, when you are not the active player)",)),
+    ("hint", ("the search's three best actions, with the coins it expects of each",)),
+    ("b", ("show the table again",)),
+    ("?", ("this help",)),
+    ("q", ("quit the game",)),
+)
 
-A turn: (1) plant the front card of your hand (marked *), then optionally the next one;
-(2) two cards are turned over; the active player trades them and hand cards, the others
-trade hand cards with the active player only; received cards go to the trade area;
-(3) everybody plants their trade area; (4) the active player draws. A harvest pays the
-coins shown beside each field; a field with one bean is protected while you have a field
-with more (R-HARV-3). The game ends when the draw pile runs out for the last time.
-"""
+#: The help's paragraphs around the commands.
+_HELP_HEAD = "How to play (type one of these at the prompt):"
+_HELP_BEANS = "Beans in this game (beans on one field for 1, 2, 3, 4 coins):"
+_HELP_TURN = (
+    "A turn:",
+    "(1) plant the front card of your hand (marked *), then optionally the next one; (2) two "
+    "cards are turned over; the active player trades them and hand cards, the others trade "
+    "hand cards with the active player only; received cards go to the trade area; (3) "
+    "everybody plants their trade area; (4) the active player draws. A harvest pays the "
+    "coins shown beside each field; a field with one bean is protected while you have a "
+    "field with more (R-HARV-3). The game ends when the draw pile runs out for the last time.",
+)
 
 _PHASES: dict[str, str] = {
     PLANT: "phase 1: planting from the hand",
@@ -245,6 +270,21 @@ class Screen:
             text.stylize(_STYLE.get(style, style), len(head))
         return text
 
+    def fits(self, table: Table) -> bool:
+        """``table`` fits the screen with no cell cut short: Rich would shorten a
+        ``no_wrap`` cell ("heurist…") or wrap a cell to make a table fit."""
+        options = self.console.options.update_width(10_000)
+        return self.console.measure(table, options=options).maximum <= self.width
+
+    def paragraph(self, text: str, indent: int) -> Text:
+        """``text`` from the margin, its further lines indented by ``indent``: a line of the
+        screen that starts at the margin always starts a paragraph."""
+        lines = self.wrap(text, self.width)
+        if len(lines) > 1:
+            rest = self.wrap(" ".join(lines[1:]), self.width - indent)
+            lines[1:] = [" " * indent + line for line in rest]
+        return Text("\n".join(lines))
+
     def pack(self, head: str, items: Sequence[str], sep: str = "  ", style: str = "") -> Text:
         """``head`` then ``items`` (cards), as many to a line as fit, so that a card's name
         ("Fatty (man)") stays on one line; further lines go under the first item."""
@@ -256,6 +296,27 @@ class Screen:
             else:
                 lines += self.wrap(item.lstrip(), room)  # wider than the room: by words
         return self.hang(head, "\n".join(lines), style)
+
+    def grid_width(
+        self,
+        header: Sequence[str],
+        rows: Sequence[tuple[Sequence[str], str]],
+        wrap: int | None = None,
+    ) -> int:
+        """The fewest columns :meth:`grid` needs for this table: every cell as wide as its
+        longest line, but for column ``wrap`` (None: none), whose cells may be wrapped down
+        to their longest word (never below its heading)."""
+        table = [list(header), *(list(cells) for cells, _ in rows)]
+        ncols = len(header)
+        w = [
+            max(cell_len(line) for row in table for line in row[j].split("\n"))
+            for j in range(ncols)
+        ]
+        if wrap is not None:
+            j = wrap % ncols
+            words = [cell_len(x) for cells, _ in rows for x in cells[j].split()]
+            w[j] = max([cell_len(header[j]), *words])
+        return sum(w) + 2 * (ncols - 1)
 
     def grid(
         self,
@@ -419,8 +480,9 @@ class TerminalGame:
         if not g.over:
             self.say(self._turn_header(g.active, g.turn), "turn")
         # The person ends their own trading (asked every round, required). There is no
-        # clock: a bot's trading ends after a quiet round or ``max_trade_rounds`` rounds,
-        # when the bot (the active player) ends it for the scheduler (R-TRADE-6).
+        # clock: a bot's trading ends when the bot (the active player, R-TRADE-6) ends it,
+        # after a quiet round, or after ``max_trade_rounds`` rounds (this program's limit,
+        # not a rule's).
         loop = AskLoop(g, TradeScheduler(self.max_trade_rounds, self_ending={self.human}))
         try:
             for ask in loop:
@@ -444,9 +506,11 @@ class TerminalGame:
         """Why a bot's trading ends: the terminal has no clock, only rounds (the
         scheduler's quiet round or its round limit)."""
         if rounds >= self.max_trade_rounds:
+            # No rule counts rounds (R-TRADE-6 leaves the end to the active player, or to a
+            # table's timer): the limit is this program's, and is not given a rule's ID.
             return (
-                f"Trading ends after {_count(self.max_trade_rounds, 'round')}, the most a "
-                "bot's turn trades here (R-TRADE-6)."
+                f"Trading ends after {_count(self.max_trade_rounds, 'round')}: this program's "
+                "limit on a bot's turn, not a rule of the game."
             )
         return "Nobody traded for a whole round, so trading ends (R-TRADE-6)."
 
@@ -508,7 +572,10 @@ class TerminalGame:
         self.write(self._menu_text(view))
         while True:
             back = ", 0 back" if self.submenus else ""
-            line = self.read(f"Your choice (1-{len(self.menu)}{back}, ? help, q quit)").strip()
+            line = self._ask(
+                f"Your choice (1-{len(self.menu)}{back}, ? help, q quit)",
+                f"Choice (1-{len(self.menu)}{back}, ?, q)",
+            ).strip()
             try:
                 entry = self._parse(line, view)
             except BadInput as exc:
@@ -538,6 +605,12 @@ class TerminalGame:
                 continue
             return True
 
+    def _ask(self, prompt: str, short: str) -> str:
+        """Read a line after ``prompt``, or after ``short`` where the prompt, its "> " and a
+        short answer would not fit on one line of the window (a prompt is not wrapped)."""
+        fits = cell_len(prompt) + len("> ") + 4 <= self.screen.width
+        return self.read(prompt if fits else short)
+
     def _open(self, entry: Submenu | _Back) -> None:
         """Into a sub-menu, or back out of one."""
         if isinstance(entry, Submenu):
@@ -548,9 +621,11 @@ class TerminalGame:
 
     def _confirmed(self, action: Action, view: View, legal: Sequence[Action]) -> bool:
         """A harvest that pays nothing throws the beans away: asked again (y/N) unless a
-        harvest is all the person can do (R-PLANT-1: the front card needs a field)."""
-        if action.type is not _T.HARVEST or action.field is None:
-            return True
+        harvest is all the person can do (R-PLANT-1: the front card needs a field). A
+        harvest the rules forbid (a protected field, R-HARV-3) is not asked about: the
+        engine refuses it at once, with its rule."""
+        if action.type is not _T.HARVEST or action.field is None or action not in legal:
+            return True  # not a harvest, or one the engine refuses with its rule (R-HARV-3)
         me = view.me()
         if not 0 <= action.field < len(me.fields) or me.payouts[action.field] > 0:
             return True  # the engine refuses a bad field with its own words
@@ -593,7 +668,11 @@ class TerminalGame:
         )
         hint = ",".join(str(coins.index(c) + 1) for c in suggestion)
         while True:
-            line = self.read(f"Coins to pay (Enter: {hint}, c cancel)").strip().lower()
+            line = (
+                self._ask(f"Coins to pay (Enter: {hint}, c cancel)", f"Coins (Enter: {hint}, c)")
+                .strip()
+                .lower()
+            )
             if line in ("c", "cancel"):
                 return None
             if line in ("q", "quit", "exit"):
@@ -628,7 +707,7 @@ class TerminalGame:
         if word in ("q", "quit", "exit"):
             raise _Quit
         if word in ("?", "h", "help"):
-            self.say(HELP + self._varieties_help())
+            self.write(self.help_text())
             return None
         if word == "hint":  # coach mode (issue 36): the search's three best, bohnanza.coach
             self.say("\n".join(coach.hint_lines(self.game, self.human, seed=self.game.turn)))
@@ -679,6 +758,7 @@ class TerminalGame:
     def _menu(self, view: View, legal: Sequence[Action], required: bool) -> list[MenuEntry]:
         entries: list[MenuEntry] = [] if required else [PASS]
         if view.phase == TRADE:
+            legal = self._distinct(legal, view)
             main = [a for a in legal if a.type is not _T.PROPOSE]
             main.sort(key=lambda a: _TRADE_ORDER.get(a.type, 4))
             entries += main
@@ -695,6 +775,35 @@ class TerminalGame:
                     seen.add(text)
                     entries.append(a)
         return entries
+
+    def _distinct(self, legal: Sequence[Action], view: View) -> list[Action]:
+        """``legal`` with every choice once: giving either of two equal cards (the same
+        variety and kind) is one choice when it leaves the same hand behind, in the same
+        order (R-TRADE-3: the rest of the hand keeps its order); the first stands for
+        all. Equal cards whose giving leaves another order stay apart ("Red (hand 2)"
+        and "Red (hand 5)" in Blue, Red, Red, Chili, Red), as that order is what gets
+        planted next."""
+        cfg = self.config
+        hand = view.hand or ()
+
+        def card(c: int) -> tuple[int, str]:
+            return cfg.card_variety[c], cfg.card_kind[c]
+
+        seen: set[tuple[Any, ...]] = set()
+        out: list[Action] = []
+        for a in legal:
+            given = a.offer.give if a.offer is not None else a.cards
+            if a.type not in (_T.PROPOSE, _T.ACCEPT) or not given:
+                out.append(a)
+                continue
+            left = tuple(card(c) for c in hand if c not in given)
+            drawn = tuple(sorted(card(c) for c in view.drawn if c not in given))
+            bare = a._replace(cards=(), offer=a.offer._replace(give=()) if a.offer else None)
+            key = (bare, tuple(card(c) for c in given), left, drawn)
+            if key not in seen:
+                seen.add(key)
+                out.append(a)
+        return out
 
     def _offers_menu(self, offers: Sequence[Action], view: View) -> Submenu:
         """The ready-made offers behind one "more…" entry: a sub-menu per cards given
@@ -779,6 +888,8 @@ class TerminalGame:
             cells.setdefault(self._terms(o), {})[o.to] = f"{k}."
         for terms, picks in cells.items():
             table.add_row("  " + terms, *(Text(picks.get(p, ""), style=number) for p in partners))
+        if not self.screen.fits(table):
+            return None  # too narrow for a column per partner: the offers as a list
         return table
 
     def describe(self, entry: MenuEntry, view: View) -> str:
@@ -819,8 +930,7 @@ class TerminalGame:
             return text
         if t is _T.END_TRADING:
             if view.drawn:
-                kept = ", ".join(self._card(c) for c in view.drawn)
-                return f"end trading (the drawn {kept} go to your trade area)"
+                return f"end trading ({self._drawn_go(view.drawn)} to your trade area)"
             return "end trading"
         if t is _T.PROPOSE:
             assert a.offer is not None
@@ -855,6 +965,18 @@ class TerminalGame:
         if t.value not in BASE_SHAPES:  # a module's own action: told from its shape
             return self._shaped(a, view)
         return repr(a)
+
+    def _drawn_go(self, drawn: Sequence[int]) -> str:
+        """The drawn cards and the verb that agrees with them: "the drawn Soy goes", "the
+        drawn Soy and Wax go", "both drawn Chili cards go" (a bean's name has no plural of
+        its own: "Black-eyed")."""
+        names = [self._card(c) for c in drawn]
+        if len(names) == 1:
+            return f"the drawn {names[0]} goes"
+        if len(set(names)) == 1:
+            many = "both" if len(names) == 2 else f"all {len(names)}"
+            return f"{many} drawn {names[0]} cards go"
+        return f"the drawn {', '.join(names[:-1])} and {names[-1]} go"
 
     def _shaped(self, a: Action, view: View) -> str:
         """A module's action in words, from its shape: its label, then every argument
@@ -1037,7 +1159,10 @@ class TerminalGame:
     def _seats_table(self, view: View, seats: Sequence[int]) -> Text:
         """The public side of ``seats`` (R-INFO-1), a row each: a column per field when
         that fits the screen, else the fields one below the other in one column (so that
-        a field never wraps in the middle); a long trade area wraps at word boundaries."""
+        a field never wraps in the middle); a long trade area wraps at word boundaries.
+        When even that is too wide (a trade area beside the fields needs about 60
+        columns), a block per seat (:meth:`_seat_blocks`): a table that does not fit is
+        wrapped by the screen into pieces at the margin."""
         shown = [view.seats[s] for s in seats]
         fields = max(len(s.fields) for s in shown)
         trade = any(s.trade_area for s in shown)
@@ -1059,16 +1184,41 @@ class TerminalGame:
                 cells.append(", ".join(self._card(c) for c in s.trade_area))
             rows.append((cells, "me" if s.seat == self.human else ""))
         header += [f"Field {i + 1}" for i in range(fields)] + (["Trade area"] if trade else [])
-        wide = sum(
-            max(cell_len(c) for c in col) for col in zip(header, *(r for r, _ in rows), strict=True)
-        )
-        if wide + 2 * (len(header) - 1) > self.screen.width:
+        scr = self.screen
+        if scr.grid_width(header, rows) > scr.width:
             header[4 : 4 + fields] = ["Fields"]
             for cells, _ in rows:
                 cells[4 : 4 + fields] = [
                     "\n".join(f"{i + 1}: {t}" for i, t in enumerate(cells[4 : 4 + fields]) if t)
                 ]
-        return self.screen.grid(header, rows, right=frozenset({2, 3}))
+            if scr.grid_width(header, rows, wrap=-1) > scr.width:
+                return self._seat_blocks(view, shown)
+        return scr.grid(header, rows, right=frozenset({2, 3}))
+
+    def _seat_blocks(self, view: View, shown: Sequence[SeatView]) -> Text:
+        """The seats for a narrow window: a line per seat (the active one marked *, as in
+        the table), under it a line per field and the trade area, wrapped under their
+        labels; a name or a count is never cut short."""
+        scr = self.screen
+        out = Text()
+        for s in shown:
+            mark = "*" if s.seat == view.active else " "
+            about = [f"{s.seat} {self.names[s.seat]}", _count(s.coins, "coin")]
+            lines = [scr.pack(f"{mark}  ", [*about, f"{_count(s.hand_size, 'card')} in hand"])]
+            for i, (f, p) in enumerate(zip(s.fields, s.payouts, strict=True)):
+                what = f"{self._field(f)} pays {p}" if f else "empty"
+                lines.append(scr.hang(f"     Field {i + 1}: ", what))
+            if s.trade_area:
+                cards = [self._card(c) for c in s.trade_area]
+                commas = [f"{c}," for c in cards[:-1]] + cards[-1:]
+                lines.append(scr.pack("     Trade area: ", commas, " "))
+            block = Text("\n").join(lines)
+            if s.seat == self.human:
+                block.stylize(_STYLE["me"])
+            if out:
+                out.append("\n")
+            out.append_text(block)
+        return out
 
     def _own_side(self, view: View) -> str:
         """The person's own side (after their own move; b shows the whole board)."""
@@ -1153,13 +1303,56 @@ class TerminalGame:
         interface (:func:`bohnanza.text.pending_text`: the answering action's help)."""
         return f"Waiting for {self._seat(pending.seat)} to {text.pending_text(view, pending)}"
 
-    def _varieties_help(self) -> str:
-        lines = ["Beans in this game (beans on one field for 1, 2, 3, 4 coins):"]
+    def help_text(self) -> str:
+        """The help (``?``) laid out for the window once: commands in a column, what they
+        do beside them on a wide window and under them on a narrow one, the examples'
+        columns side by side where they fit; only a paragraph's first line starts at the
+        margin. (Written out for about 90 columns, the help used to be wrapped a second
+        time by an 80-column screen: "…when you are" / "the".)"""
+        scr = self.screen
+        width = scr.width
+        col = 14 if width >= 60 else 6  # where what a command does starts
+        examples = [p for _, body in HELP for p in body if isinstance(p, tuple)]
+        cmd = max(cell_len(c) for c, _ in examples)
+        items: list[Text] = [scr.paragraph(_HELP_HEAD, 2)]
+        for term, body in HELP:
+            paragraphs = list(body)
+            if cell_len(term) + 4 <= col:  # "  NUMBER      pick an action…"
+                first = paragraphs.pop(0)
+                assert isinstance(first, str)
+                items.append(scr.hang(f"  {term}".ljust(col), first))
+            else:
+                items.append(Text(self._help_term(term, width)))
+            for p in paragraphs:
+                if isinstance(p, str):
+                    items.append(scr.hang(" " * col, p))
+                elif col + 2 + cmd + 2 + 16 <= width:  # the example, then what it does
+                    items.append(scr.hang(" " * (col + 2) + p[0].ljust(cmd + 2), p[1]))
+                else:  # what it does under it
+                    items.append(scr.hang(" " * (col + 2), p[0]))
+                    items.append(scr.hang(" " * (col + 4), p[1]))
+        items.append(scr.hang(_HELP_TURN[0] + " ", _HELP_TURN[1]))
+        items.append(scr.paragraph(_HELP_BEANS, 2))
         for k in self.config.varieties:
             v = varieties()[k]
             steps = "/".join(str(b) if b else "-" for b in v.beanometer)
-            lines.append(f"  {v.name:<14} {steps}")
-        return "\n".join(lines)
+            items.append(Text(f"  {v.name:<14} {steps}"))
+        return scr.render(*items)
+
+    def _help_term(self, term: str, width: int) -> str:
+        """A command of the help too long for its column, on lines of its own: commands
+        (" · " between them) kept whole where they fit, continued lines indented."""
+        room = width - 6  # indented by 4 at most, ending in " ·"
+        lines: list[str] = []
+        for item in term.split(" · "):
+            if lines and cell_len(lines[-1] + " · " + item) <= room:
+                lines[-1] += " · " + item
+            elif lines:
+                lines[-1] += " ·"
+                lines += self.screen.wrap(item, room)
+            else:
+                lines += self.screen.wrap(item, room)
+        return "\n".join(("  " if i == 0 else "    ") + line for i, line in enumerate(lines))
 
     # ------------------------------------------------------------------ events
 
@@ -1308,25 +1501,38 @@ class TerminalGame:
         res = g.result()
         scr = self.screen
         order = sorted(range(g.players), key=lambda s: (-res["scores"][s], -len(g.hands[s]), s))
+        rows = [
+            (
+                f"  seat {s}",
+                self.names[s],
+                _count(res["scores"][s], "coin"),
+                f"{_count(len(g.hands[s]), 'card')} in hand",
+                "winner" if s in res["winners"] else "",
+            )
+            for s in order
+        ]
         table = Table.grid(padding=(0, 2))
         table.add_column(no_wrap=True)  # "  seat 0"
         table.add_column(no_wrap=True)  # who
         table.add_column(justify="right", no_wrap=True)  # coins
         table.add_column(no_wrap=True)  # cards in hand
         table.add_column(no_wrap=True, style=_STYLE["winner"] if scr.colour else "")
-        for s in order:
+        for s, row in zip(order, rows, strict=True):
             me = s == self.human and scr.colour
-            table.add_row(
-                f"  seat {s}",
-                self.names[s],
-                _count(res["scores"][s], "coin"),
-                f"{_count(len(g.hands[s]), 'card')} in hand",
-                "winner" if s in res["winners"] else "",
-                style=_STYLE["me"] if me else "",
+            table.add_row(*row, style=_STYLE["me"] if me else "")
+        scores: RenderableType = table
+        if not scr.fits(table):
+            # Too narrow for the table (Rich would cut "heuristic" to "heurist…"): a seat
+            # per line, its name and counts kept whole, wrapped under the seat.
+            scores = Text("\n").join(
+                scr.pack(
+                    row[0] + "  ", [x for x in row[1:] if x], style="me" if s == self.human else ""
+                )
+                for s, row in zip(order, rows, strict=True)
             )
         scr.show(
             scr.text(f"\n==== Game over after {res['turns']} turns. Final scores ====", "turn"),
-            table,
+            scores,
         )
         winners = res["winners"]
         if self.human in winners:
