@@ -10,7 +10,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +31,7 @@ FAULTY = "bohnanza.testing.faulty:Faulty"
 #: One bot per way of failing, each in its own game of a run seeded 1 (game index =
 #: seed - 1), and what its forfeit's error says.
 FAILURES = {
-    f"{FAULTY}:game_seed=2:mode=sleep": "no answer to a decision within 2 s",
+    f"{FAULTY}:game_seed=2:mode=sleep": "no answer to a decision within 5 s",
     f"{FAULTY}:game_seed=3:mode=exit": "SystemExit: 3",
     f"{FAULTY}:game_seed=4:mode=crash": "exit status 3",
     f"{FAULTY}:game_seed=5:mode=make": "could not be made: RuntimeError",
@@ -55,7 +54,7 @@ def cli(out: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProc
 
 def check_forfeits(summary: dict[str, Any]) -> None:
     spec = TournamentSpec("classic", len(LINEUP), LINEUP)
-    assert summary["games"] == GAMES and summary["forfeits"] == len(FAILURES)
+    assert summary["games"] == GAMES and summary["forfeits"] == len(FAILURES), summary["forfeited"]
     assert summary["finished"] == GAMES - len(FAILURES)
     by_agent = {f["agent"]: f for f in summary["forfeited"]}
     assert set(by_agent) == set(LINEUP)
@@ -76,12 +75,12 @@ def test_no_failing_bot_stops_the_run(tmp_path: Path, workers: str) -> None:
     with exit 3 and no message, and the one whose constructor or stats() raised stopped
     it with exit 2 (and again on every rerun)."""
     out = tmp_path / "t"
-    # 2 s: a limit no decision of these bots comes near, even on a loaded machine.
-    args = ("-a", ",".join(LINEUP), "-n", str(GAMES), "-w", workers, "--move-timeout", "2")
-    start = time.monotonic()
+    # 5 s: a limit no decision of these bots comes near, even on a machine loaded ten
+    # times over its cores (where 1 s once timed out a decision that was not asleep). A
+    # run that hangs fails by cli()'s own time limit.
+    args = ("-a", ",".join(LINEUP), "-n", str(GAMES), "-w", workers, "--move-timeout", "5")
     proc = cli(out, *args)
     assert proc.returncode == 0, proc.stderr
-    assert time.monotonic() - start < 60
     check_forfeits(json.loads(proc.stdout))
     assert proc.stderr.count("forfeits:") == len(FAILURES)  # a warning each, as they happen
     # A rerun plays nothing again and reports the same.
