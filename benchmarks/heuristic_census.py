@@ -15,7 +15,7 @@ Issue 34 asks for four-``heuristic`` games twice as fast with the same decisions
 census is the evidence of where that stands: almost every plan valued is distinct within
 its context (a memo across decisions would answer about one in ten), so the same
 decisions at half the cost need fewer plans valued, which needs a bound on a plan's
-value that nobody has found (README, "Performance"). The wrappers slow the games; the
+value that nobody has found (docs/performance.md). The wrappers slow the games; the
 counts, not the time, are the output. Runs on the pure sources (the compiled bot's
 methods cannot be wrapped).
 """

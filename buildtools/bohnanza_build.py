@@ -102,7 +102,7 @@ def _say(line: str) -> None:
 def _fallback(reason: str) -> None:
     _say(
         f"no compiled core ({reason}); building pure Python, 2-3x slower, same games "
-        f"(README, 'Performance')"
+        f"(docs/performance.md)"
     )
 
 

@@ -1,5 +1,6 @@
 """``bohnanza bench``: the bare loop plays the engine's games exactly, the command's JSON,
-and the README writer (issue 14: the engine/bare-loop ratio printed every time)."""
+and the writer of its figures into docs/performance.md (the engine/bare-loop ratio
+printed every time)."""
 
 from __future__ import annotations
 
@@ -36,6 +37,8 @@ from bohnanza.shuffle import DeckRandom
 from scripts import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
+#: Where the figures of both builds live (the README links to it).
+PERFORMANCE = ROOT / "docs" / "performance.md"
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3, 7, 42, 1009, 2**70 + 5])
@@ -164,7 +167,7 @@ def _result() -> dict[str, object]:
 
 def test_write_readme_replaces_only_the_bench_block(tmp_path: Path) -> None:
     readme = tmp_path / "README.md"
-    readme.write_text((ROOT / "README.md").read_text(encoding="utf-8"), encoding="utf-8")
+    readme.write_text(PERFORMANCE.read_text(encoding="utf-8"), encoding="utf-8")
     before = readme.read_text(encoding="utf-8")
     block = readme_block(_result(), "bohnanza bench --games 100 --rounds 5")
     write_readme(readme, block)
@@ -176,7 +179,7 @@ def test_write_readme_replaces_only_the_bench_block(tmp_path: Path) -> None:
     assert "each without its shuffling (timed apart) | 0.090× (shuffling: 30% of" in after
     assert "| `Game.clone()` of a mid-game state | 3.9 µs |" in after
     assert "4,800 steps/s" in after
-    # The web server's load paragraph stays in the Performance section.
+    # The web server's load paragraph, after the blocks, stays.
     assert "bohnanza load --tables 200" in tail
     # Writing again with the same figures changes nothing.
     write_readme(readme, block)
@@ -191,13 +194,16 @@ def test_write_readme_refuses_a_file_without_markers(tmp_path: Path) -> None:
     assert readme.read_text(encoding="utf-8") == "# no block\n"
 
 
-def test_bench_write_readme_option(tmp_path: Path) -> None:
+@pytest.mark.parametrize("option", ["--write-doc", "--write-readme"])
+def test_bench_write_doc_option(tmp_path: Path, option: str) -> None:
+    """``--write-doc``, and ``--write-readme``, its name from when the figures lived in the
+    README, kept working."""
     readme = tmp_path / "README.md"
     start = readme_start(compiled_core())  # each build writes its own block
     readme.write_text(f"intro\n{start}\nstale figures\n{README_END}\nafter\n", encoding="utf-8")
     result = CliRunner().invoke(
         main,
-        ["bench", "-n", "2", "--rounds", "1", "--no-rl", "--write-readme", str(readme)],
+        ["bench", "-n", "2", "--rounds", "1", "--no-rl", option, str(readme)],
     )
     assert result.exit_code == 0, result.output
     text = readme.read_text(encoding="utf-8")
@@ -260,6 +266,6 @@ def test_each_build_writes_its_own_readme_block(tmp_path: Path) -> None:
     text = readme.read_text(encoding="utf-8")
     assert text.startswith(f"{README_START}\nnew pure\n{README_END}\nmiddle\n")
     assert "new compiled" in text
-    # The real README has both blocks.
-    real = (ROOT / "README.md").read_text(encoding="utf-8")
+    # The performance page has both blocks.
+    real = PERFORMANCE.read_text(encoding="utf-8")
     assert README_START in real and README_START_COMPILED in real

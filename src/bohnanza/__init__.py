@@ -44,7 +44,7 @@ def compiled_core() -> bool:
 PURE_CORE_NOTICE = (
     "bohnanza: running the pure-Python core (an editable install, or no C compiler when "
     "installed); the compiled one plays the same games 2-3x faster: pip install . "
-    "(not -e) where a C compiler works (README, 'Performance')"
+    "(not -e) where a C compiler works (docs/performance.md)"
 )
 
 _notice_given = False

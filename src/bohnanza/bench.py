@@ -728,7 +728,7 @@ def text_lines(result: dict[str, Any]) -> list[str]:
 
 
 def readme_block(result: dict[str, Any], command: str) -> str:
-    """The Markdown that goes between the README's bench markers."""
+    """The Markdown that goes between the bench markers (of docs/performance.md)."""
     e, b, r = result["autarky"], result["bare"], result["random"]
     rl = result["rl"]
     rl_cell = f"{_num(rl['steps_per_second'])} steps/s" if "steps_per_second" in rl else rl["error"]
@@ -799,8 +799,8 @@ def readme_block(result: dict[str, Any], command: str) -> str:
 
 
 def write_readme(path: Path, block: str, compiled: bool = False) -> None:
-    """Replace what lies between the README's bench markers of this build with
-    ``block``; a README without both markers, in order, raises ValueError and is left as
+    """Replace what lies between the bench markers of this build (docs/performance.md) with
+    ``block``; a page without both markers, in order, raises ValueError and is left as
     it was."""
     text = path.read_text(encoding="utf-8")
     start = readme_start(compiled)

@@ -363,11 +363,13 @@ def play(
     "rounds (child processes, CPU time) and print new/old.",
 )
 @click.option(
+    "--write-doc",
     "--write-readme",
     "readme",
     type=click.Path(dir_okay=False, exists=True),
     default=None,
-    help="Rewrite the <!-- bench --> block of this README with the figures.",
+    help="Rewrite this build's <!-- bench --> block of this page (docs/performance.md) with "
+    "the figures (--write-readme: the same, its old name).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def bench(
