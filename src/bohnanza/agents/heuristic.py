@@ -88,7 +88,7 @@ HAND_CARD = 0.0
 #: ``ACCEPT_SLOPE`` per coin it gains on its visible fields (at most 0.95). The
 #: heuristic's own guess; a bot may expect less of a swap that does not clearly help
 #: the partner (``accept_swap``, ``accept_slope``; specs ``swCHANCE`` and ``slSLOPE``;
-#: docs/bots.md, "Swaps the partner wants").
+#: docs/notes/2026-12-06-search-experiments.md, "Swaps the partner wants").
 ACCEPT_GIFT = 0.3
 ACCEPT_SWAP = 0.2
 ACCEPT_SLOPE = 0.45

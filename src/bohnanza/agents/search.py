@@ -83,7 +83,7 @@ FIELD_GAIN = 0.9
 #: (docs/bots.md). The heuristic values trades by the plan alone (0). Once its own play
 #: trades more (:data:`WANTED` below), 0.2 beats 0.1: about 4 points against three
 #: heuristic bots and 1 against three ``heuristic:hc0.1`` in screens of its own play
-#: (docs/bots.md, "A hand card worth 0.2").
+#: (docs/notes/2026-12-06-search-experiments.md, "A hand card worth 0.2").
 HAND_CARD = 0.2
 #: How the search's own play trades (the heuristic: 2 varieties asked for, any gain above
 #: 0.05 coins worth an action, a refusal counting 0.85 as much each turn): it asks for up
@@ -91,7 +91,7 @@ HAND_CARD = 0.2
 #: again sooner (a refusal counts 0.6 as much each turn). It makes and takes more offers:
 #: against three heuristic bots its own play wins about 12 points of win share more with
 #: them, against three ``heuristic:hc0.1`` about 9 (screens of 2,000 games), and the
-#: search with them about 6 and 13 points more on held-out seeds (docs/bots.md, "Trading
+#: search with them about 6 and 13 points more on held-out seeds (docs/notes/2026-12-06-search-experiments.md, "Trading
 #: more").
 WANTED = 3
 EPS = 0.0
@@ -334,7 +334,7 @@ class SearchAgent(Agent):
         # an offer that asks for cards back, and how much likelier each coin the partner
         # gains makes a yes (None: as the heuristic guesses; specs ``sw0.05:sl1`` expect
         # less of a swap that gives the partner little: better in screens against three
-        # ``heuristic:hc0.1``, no different on held-out seeds; docs/bots.md, "Swaps the
+        # ``heuristic:hc0.1``, no different on held-out seeds; docs/notes/2026-12-06-search-experiments.md, "Swaps the
         # partner wants").
         self.heuristic = HeuristicAgent(
             seed,
