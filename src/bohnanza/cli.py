@@ -175,7 +175,7 @@ def simulate(
 ) -> None:
     """Play many seeded games between bots and summarise them."""
     from .agents.llm import llm_line
-    from .agents.specs import import_paths
+    from .agents.specs import check_agent, import_paths
     from .forfeits import summary_lines
     from .simulate import GameSpec, options_tuple
     from .simulate import simulate as run
@@ -187,6 +187,8 @@ def simulate(
     try:
         config = make_config(rules, players, parse_options(options))
         names = agent_names(agents, players)
+        for name in dict.fromkeys(names):
+            check_agent(name)  # a bad spec is one error line, before any warning
     except BohnanzaError as exc:
         fail(str(exc))
     cycled = cycled_warning([n.strip() for n in agents.split(",")], players)

@@ -14,6 +14,7 @@ import click
 from .. import notice_pure_core
 from ..agents import DESCRIPTIONS
 from ..agents.llm import is_llm_spec, leaderboard_line, llm_line
+from ..agents.specs import check_agent
 from ..errors import BohnanzaError
 from ..rules import make_config, player_range
 from ..run_options import cycled_warning, fail_fast_option, llm_fallback_option
@@ -189,6 +190,8 @@ def tournament(
         if len(names) > players:
             _fail(f"--agents: {len(names)} agents given for {players} players")
         lineup = tuple(names[k % len(names)] for k in range(players))
+        for name in dict.fromkeys(lineup):
+            check_agent(name)  # a bad spec is one error line, before any warning
         cycled = cycled_warning(names, players)
         if cycled:
             click.echo(cycled, err=True)
