@@ -108,6 +108,7 @@ class Outcome(NamedTuple):
     errors: Counter[str]  # everything else that failed; "behind": a resume below an ack
     reconnects: int
     server_log: list[str]  # the warnings and errors the servers printed
+    moved: int = 0  # sockets closed 1012: their table moved to another instance
 
     @property
     def acknowledged(self) -> int:
@@ -126,7 +127,8 @@ class Outcome(NamedTuple):
 
     def details(self) -> str:
         return (
-            f"games {self.games}, reconnects {self.reconnects}, in flight at a kill "
+            f"games {self.games}, reconnects {self.reconnects}, moved {self.moved}, "
+            f"in flight at a kill "
             f"{self.unanswered}, refused {dict(self.refused) or 0}, errors "
             f"{dict(self.errors) or 0}, server log lines {len(self.server_log)}"
         )
@@ -318,6 +320,7 @@ class Hub:
         self.errors: Counter[str] = Counter()
         self.samples: list[str] = []
         self.reconnects = 0
+        self.moved = 0  # sockets closed 1012 (their table moved to another instance)
         self.players: set[Player] = set()
         self.tables: list[str] = []  # every table that was started, in order
 
@@ -394,7 +397,14 @@ class Player(threading.Thread):
                         self.in_flight = False
                     with hub.lock:
                         killed = hub.server is not server
-                    if not killed:  # the server is up: not a kill, a failure
+                    rcvd = getattr(exc, "rcvd", None)
+                    if not killed and getattr(rcvd, "code", None) == 1012:
+                        # "Service restart": the table moved to another instance (its
+                        # owner was killed or stopped); the page connects again.
+                        with hub.lock:
+                            hub.moved += 1
+                        time.sleep(0.1)
+                    elif not killed:  # the server is up: not a kill, a failure
                         hub.error(type(exc).__name__, f"{self.name}: {exc!r}")
                         time.sleep(0.2)
                     else:  # wait until the killer has taken the dead server down
@@ -610,11 +620,23 @@ def run_kills(
     seed: int = 1,
     tail: float = 1.0,
     workdir: Path | None = None,
+    instances: int = 1,
+    rolling: bool = False,
 ) -> Outcome:
     """The whole run on ``db_url`` (``db`` names it in the summary): ``tables`` slots
     playing, ``kills`` SIGKILLs with restarts, ``tail`` seconds of play on the last
     server, then the records checked. Server logs go to ``workdir`` (a temporary folder,
-    removed at the end, if None)."""
+    removed at the end, if None).
+
+    ``instances`` > 1 (PostgreSQL: several servers on one database, web/leases.py): the
+    clients use one live instance, the kills go round the others and the one in use
+    (clients move to a survivor first); a table owned by a killed instance is taken over
+    by a survivor. At the end the survivors stop cleanly and a last instance finishes
+    every game. ``rolling``: clean stops (SIGTERM, a rolling restart) instead of kills."""
+    if instances > 1:
+        return _run_instances(
+            db_url, db, kills, tables, players, seed, tail, workdir, instances, rolling
+        )
     t0 = time.monotonic()
     rng = random.Random(seed)
     own = workdir is None
@@ -666,6 +688,80 @@ def run_kills(
     )
 
 
+def _run_instances(
+    db_url: str,
+    db: str,
+    kills: int,
+    tables: int,
+    players: int,
+    seed: int,
+    tail: float,
+    workdir: Path | None,
+    instances: int,
+    rolling: bool = False,
+) -> Outcome:
+    t0 = time.monotonic()
+    rng = random.Random(seed)
+    own = workdir is None
+    folder = Path(tempfile.mkdtemp(prefix="bohnanza-kill-")) if workdir is None else workdir
+    log = folder / "server.log"
+    hub = Hub()
+    servers = [Server(db_url, PLAY_FLAGS, log) for _ in range(instances)]
+    slots = [Slot(hub, i, players, rng.randrange(2**32)) for i in range(tables)]
+    records: dict[str, dict[str, Any]] = {}
+    last_server: Server | None = None
+    try:
+        hub.up(servers[0])
+        for s in slots:
+            s.start()
+        settle(hub, hub.life)
+        for k in range(kills):
+            time.sleep(rng.uniform(0.5, 2.0))
+            victim = k % instances
+            if hub.server is servers[victim]:  # the clients move to a survivor first
+                hub.up(None)
+                hub.up(servers[(victim + 1) % instances])
+            if rolling:
+                servers[victim].stop()
+            else:
+                servers[victim].kill()
+            servers[victim] = Server(db_url, PLAY_FLAGS, log)
+            settle(hub, hub.life)
+        time.sleep(tail)
+        hub.stopping.set()
+        for s in slots:
+            s.join(STALL + 10)
+        for server in servers:  # clean stops: their leases given up at once
+            server.stop()
+        last_server = Server(db_url, FINISH_FLAGS, log)
+        records = fetch_records(last_server.url, list(hub.tables), timeout=120)
+    finally:
+        hub.stopping.set()
+        for server in servers:
+            server.stop()
+        if last_server is not None:
+            last_server.stop()
+        problems = log_problems(log)
+        if own:
+            shutil.rmtree(folder, ignore_errors=True)
+    acks = list(hub.acks)
+    return Outcome(
+        db=f"{db}, {instances} instances{', rolling restarts' if rolling else ''}",
+        kills=kills,
+        slots=tables,
+        acks=acks,
+        lost=check(acks, records),
+        games=sum(s.games for s in slots),
+        wall=time.monotonic() - t0,
+        unanswered=hub.unanswered,
+        refused=hub.refused,
+        errors=hub.errors,
+        reconnects=hub.reconnects,
+        moved=hub.moved,
+        server_log=problems,
+    )
+
+
 @contextlib.contextmanager
 def database(kind: str, url: str | None) -> Iterator[tuple[str, str]]:
     """(URL, name) of the database to run on: ``url`` as given, a temporary SQLite file,
@@ -700,9 +796,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--tail", type=float, default=1.0, help="play after the last kill")
     parser.add_argument("--keep", type=Path, default=None, help="keep the server log here")
+    parser.add_argument(
+        "--instances", type=int, default=1, help="servers on one database (PostgreSQL only)"
+    )
+    parser.add_argument(
+        "--rolling", action="store_true", help="with --instances: clean stops, not kills"
+    )
     args = parser.parse_args(argv)
     if args.players < 2:
         parser.error("--players must be at least 2")
+    if args.instances > 1 and args.db != "postgresql":
+        parser.error("--instances needs --db postgresql (one server per SQLite file)")
     if args.keep is not None:
         args.keep.mkdir(parents=True, exist_ok=True)
     with database(args.db, args.db_url) as (url, name):
@@ -715,6 +819,8 @@ def main(argv: list[str] | None = None) -> int:
             seed=args.seed,
             tail=args.tail,
             workdir=args.keep,
+            instances=args.instances,
+            rolling=args.rolling,
         )
     print(outcome.summary())
     print(outcome.details())

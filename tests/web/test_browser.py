@@ -232,7 +232,9 @@ def test_two_browsers_trade_with_each_other(
     a.click(".offer.incoming .counter")
     a.wait_for_selector("#offer-builder")
     assert "Drunkard ×1" in a.locator("#offer-builder .want").inner_text()
-    a.click("#offer-builder .give .card[data-variety='gardener']")
+    # The counter-offer starts from Bob's turned around: the Gardener he asked for is
+    # already picked to give.
+    assert a.locator("#offer-builder .give .card.selected[data-variety='gardener']").count() == 1
     a.click("#offer-builder .stepper[data-variety='golas'] .plus")
     a.click("#offer-send")
     b.wait_for_selector(".offer.incoming .accept")

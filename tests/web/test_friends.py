@@ -7,6 +7,7 @@ import re
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -41,7 +42,7 @@ def test_every_rule_id_cited_by_the_code_and_tests_is_in_docs_rules_md() -> None
     assert cited and cited <= set(en), sorted(cited - set(en))
     # The rule sets and modules each have their section.
     text = (ROOT / "docs" / "rules.md").read_text()
-    for name in ("classic", "first-edition", "New Bean Varieties", "Fasolkopajaki", "Fasolufka"):
+    for name in ("classic", "first-edition", "New Bean Varieties", "Fasolkopająki", "Fasolufka"):
         assert name in text
 
 
@@ -79,13 +80,14 @@ def test_invite_links_use_the_address_the_browser_used(
             "links"
         ]
         assert links == [f"http://beans.lan:8000/t/{table}"]
-        # The creator on the server's own machine also gets the network addresses.
+        # The creator on the server's own machine (the first address printed) gets the
+        # network address first: the link, Copy and QR code friends can open.
         links = http.get(f"/api/tables/{table}/invite").json()["links"]
-        assert links == [f"{srv.url}/t/{table}", f"http://192.0.2.7:8000/t/{table}"]
+        assert links == [f"http://192.0.2.7:8000/t/{table}", f"{srv.url}/t/{table}"]
         # A proxy's headers count only with --trust-proxy.
         proxied = {"Host": "127.0.0.1:8000", "X-Forwarded-Host": "beans.example.org"}
         links = http.get(f"/api/tables/{table}/invite", headers=proxied).json()["links"]
-        assert links[0] == f"http://127.0.0.1:8000/t/{table}"
+        assert links[-1] == f"http://127.0.0.1:8000/t/{table}" and "beans.example" not in str(links)
         assert http.get("/api/tables/nope/invite").status_code == 404
     trusting = make_server(trust_proxy=True)
     table = trusting.create()["table"]["id"]
@@ -93,6 +95,31 @@ def test_invite_links_use_the_address_the_browser_used(
         headers = {**proxied, "X-Forwarded-Proto": "https"}
         links = http.get(f"/api/tables/{table}/invite", headers=headers).json()["links"]
         assert links == [f"https://beans.example.org/t/{table}"]
+
+
+def test_the_invite_names_the_public_url_first(
+    make_server: Callable[..., ServerThread],
+) -> None:
+    """Behind a proxy (``--public-url``), whatever address the host opened, the invite
+    is the name players use."""
+    srv = make_server(
+        public_addresses=("http://192.0.2.7:8000/",), public_url="https://beans.example.org"
+    )
+    table = srv.create()["table"]["id"]
+    with srv.http() as http:
+        invite = http.get(f"/api/tables/{table}/invite").json()
+    assert invite["links"][0] == f"https://beans.example.org/t/{table}"
+    assert invite["reachable"] == invite["links"][0]
+
+
+def test_serve_refuses_a_public_url_that_is_no_web_address(tmp_path: Any) -> None:
+    from click.testing import CliRunner
+
+    from bohnanza.web.command import serve
+
+    db = ["--port", "0", "--database-url", f"sqlite:///{tmp_path / 'g.db'}"]
+    result = CliRunner().invoke(serve, [*db, "--public-url", "javascript:alert(1)"])
+    assert result.exit_code == 2 and "--public-url" in result.output
 
 
 def test_qr_codes_are_svg_for_links_only(server: ServerThread) -> None:
@@ -243,3 +270,13 @@ def test_a_rematch_is_joined_by_choice(make_server: Callable[..., ServerThread])
     assert a2.request({"type": "start"})["type"] == "ack"
     with pytest.raises(TimeoutError):
         watcher.wait_for(lambda m: m["type"] == "rematch", timeout=0.5)
+
+
+def test_mail_links_start_with_an_address_friends_can_open() -> None:
+    """Without ``--public-url`` the links in e-mails used the first address printed,
+    ``127.0.0.1``, which opens nothing on a friend's phone; the network address now."""
+    from bohnanza.web.invite import reachable_base
+
+    printed = ("http://127.0.0.1:8100/", "http://192.168.1.5:8100/")
+    assert reachable_base(printed) == "http://192.168.1.5:8100/"
+    assert reachable_base(("http://127.0.0.1:8100/",)) == "http://127.0.0.1:8100/"

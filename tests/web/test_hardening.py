@@ -288,15 +288,15 @@ def test_a_qr_flood_leaves_the_moves_fast(make_server: Callable[..., ServerThrea
         assert other.post("/api/qr", json={"text": link}).text == first.text
 
 
-def finished_game(srv: ServerThread) -> str:
-    """A table whose game is over (bots played it)."""
-    made = srv.create()
+def finished_game(srv: ServerThread, **body: Any) -> str:
+    """A table whose game is over (bots played it; ``body``: the table's settings)."""
+    made = srv.create(**body)
     table = made["table"]["id"]
     a = srv.client(table, made["token"])
     a.request({"type": "start"})
     a.close()
     manager = srv.app.state.manager
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 90
     while manager.tables[table].status != "over":
         assert time.monotonic() < deadline, "the bots did not finish"
         time.sleep(0.05)

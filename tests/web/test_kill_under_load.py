@@ -14,6 +14,8 @@ from typing import Any
 
 from scripts import load_script
 
+from .conftest import Postgres
+
 kill = load_script("benchmarks/kill_under_load.py")
 
 #: Acks a small run must reach, far below what one makes (about 250 on a loaded 2-core
@@ -90,3 +92,13 @@ def test_checker_flags_a_table_without_a_record() -> None:
     records = _records()
     del records["t2"]
     assert kill.check(_acks(), records) == ["table t2 seq 2: no record"]
+
+
+def test_kill_9_of_instances_sharing_one_postgresql_database(postgres: Postgres) -> None:
+    """Two instances on one database (web/leases.py), each killed in turn under load: the
+    survivor takes the dead one's tables over; no acknowledged action lost or doubled."""
+    url = postgres.new_database()
+    outcome = kill.run_kills(url, "postgresql", kills=3, tables=3, seed=52, instances=2)
+    print(outcome.summary())
+    assert outcome.lost == [] and not outcome.failed, outcome.details()
+    assert outcome.acknowledged >= MIN_ACKS and not outcome.errors, outcome.details()

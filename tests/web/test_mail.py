@@ -144,9 +144,15 @@ def test_your_turn_and_game_over_mails_and_one_click_unsubscribe(
         assert rcpt == ["mona@example.net"] and msg["To"] == "mona@example.net"
         body = msg.get_content()
         assert f"https://play.example.org/t/{table}" in body
+        # Which game, whose turn (issue 54: "It is your turn at table ZWg8plV7lSc." only),
+        # and the headers a well-formed message carries.
+        assert "your turn (Mona) in the classic game" in body
+        assert "Players: Mona, autarky bot, autarky bot." in body
+        assert msg["Date"] and msg["Message-ID"].endswith("@example.org>")
         unsubscribe = str(msg["List-Unsubscribe"]).strip().strip("<>")
         assert msg["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
         assert unsubscribe.startswith("https://play.example.org/unsubscribe/")
+        assert unsubscribe.endswith("/turn") and unsubscribe in body
         # Once per turn, not once per look at the tables.
         time.sleep(1.0)
         assert sum(1 for _, m in inbox.messages if m["Subject"] == "Bohnanza: your turn") == 1
@@ -160,14 +166,25 @@ def test_your_turn_and_game_over_mails_and_one_click_unsubscribe(
         assert c.get("/api/account").json()["email"]["turn"]
         done = c.post(path, content=b"List-Unsubscribe=One-Click")
         assert done.status_code == 200 and "unsubscribed" in done.text
+        # "No more e-mails like this": that kind only (the game-over notices stay on).
         assert c.get("/api/account").json()["email"] == {
             "address": "mona@example.net",
             "turn": False,
-            "end": False,
+            "end": True,
             "confirmed": True,
-            "opted_out": True,
+            "opted_out": False,
         }
         assert c.post("/unsubscribe/not-a-token").status_code == 404
+        assert c.post("/unsubscribe/not-a-token/turn").status_code == 404
+        assert c.post(path.replace("/turn", "/other")).status_code == 404
+        # The body's other link: no e-mail at all to this address.
+        never = next(
+            p
+            for p in re.findall(r"https://play\.example\.org(/unsubscribe/\S+)", body)
+            if not p.endswith("/turn")
+        )
+        assert c.post(never).status_code == 200
+        assert c.get("/api/account").json()["email"]["opted_out"]
 
 
 def test_the_game_over_mail_reaches_a_resigned_account(
@@ -199,8 +216,14 @@ def test_the_game_over_mail_reaches_a_resigned_account(
         ws.request({"type": "leave"})
         ws.close()
         _, msg = inbox.wait(lambda m: m["Subject"] == "Bohnanza: the game is over", timeout=60)
-        assert f"https://play.example.org/replay/{table}" in msg.get_content()
+        body = msg.get_content()
+        assert f"https://play.example.org/replay/{table}" in body
         assert not any(m["Subject"] == "Bohnanza: your turn" for _, m in inbox.messages)
+        # The result, each seat by the name the table shows (a resigned person keeps hers).
+        result = c.get(f"/api/tables/{table}").json()["result"]
+        for seat, name in enumerate(("Nils (resigned, played by", "autarky bot", "autarky bot")):
+            assert f"  {name}" in body and f"{result['scores'][seat]} coins" in body
+        assert "(won)" in body and msg["Date"] and msg["Message-ID"]
 
 
 @pytest.mark.parametrize(

@@ -38,11 +38,14 @@ from .accounts import (
     follow_moved_seat,
     public,
 )
+from .leases import Elsewhere
 from .limits import RateLimiter
+from .lobby import stored_info
 from .mail import CONFIRM_PER_HOUR, MailBook, MailSettings, Notifier, check_address
 from .model import Settings, Table, hash_token
 from .passkeys import Passkeys
 from .ratings import leaderboard, player, rate_finished
+from .store import Store
 
 log = logging.getLogger("bohnanza.web")
 STATIC = Path(str(resources.files("bohnanza.web").joinpath("static")))
@@ -80,10 +83,25 @@ def _button(action: str, question: str, button_id: str, label: str) -> str:
     )
 
 
-def _unsubscribe_html(action: str, done: bool, again: bool = False) -> str:
+#: What "no more e-mails like this" stops, per kind: (English, Polish).
+QUIET = {
+    "turn": ("when it is your turn", "gdy masz ruch"),
+    "end": ("when a game ends", "gdy gra się kończy"),
+}
+
+
+def _unsubscribe_html(action: str, done: bool, again: bool = False, kind: str = "") -> str:
     """The unsubscribe page: a button (``action``), or what happened (and, once
-    unsubscribed, the button that undoes it)."""
-    if action:
+    unsubscribed, the button that undoes it). ``kind``: only that kind of notice."""
+    en, pl = QUIET.get(kind, ("", ""))
+    if action and kind:
+        body = _button(
+            action,
+            f"No more e-mails {en}? / Bez e-maili {pl}?",
+            "unsubscribe-btn",
+            "Stop these / Wyłącz",
+        )
+    elif action:
         body = _button(
             action,
             "Stop e-mails from Bohnanza? / Nie wysyłać więcej e-maili?",
@@ -92,6 +110,8 @@ def _unsubscribe_html(action: str, done: bool, again: bool = False) -> str:
         )
     elif done and again:
         body = '<p id="resubscribed">Done: e-mails again. / Gotowe: e-maile znowu.</p>'
+    elif done and kind:
+        body = f'<p id="unsubscribed">Done: no more e-mails {en}. / Gotowe: bez e-maili {pl}.</p>'
     elif done:
         body = '<p id="unsubscribed">Done: no more e-mails. / Gotowe: bez e-maili.</p>'
     else:
@@ -353,12 +373,27 @@ def install_accounts(
             )
         return HTMLResponse(page, status_code=200 if done else 404)
 
-    @app.post("/unsubscribe/{token}/again", include_in_schema=False)
-    async def resubscribe(request: Request, token: str) -> HTMLResponse:
-        done = await asyncio.to_thread(book(request).unsubscribe, token, True)
-        return HTMLResponse(
-            _unsubscribe_html("", done, again=True), status_code=200 if done else 404
-        )
+    @app.get("/unsubscribe/{token}/{kind}", include_in_schema=False)
+    async def quiet_page(token: str, kind: str) -> HTMLResponse:
+        if kind not in QUIET:
+            return HTMLResponse(_unsubscribe_html("", False), status_code=404)
+        action = f"/unsubscribe/{quote(token, safe='')}/{kind}"
+        return HTMLResponse(_unsubscribe_html(action, False, kind=kind))
+
+    @app.post("/unsubscribe/{token}/{what}", include_in_schema=False)
+    async def unsubscribe_kind(request: Request, token: str, what: str) -> HTMLResponse:
+        """``again``: undo an unsubscribe (the page's "mail me again"); ``turn`` or
+        ``end``: no more notices of that kind ("no more e-mails like this", the one-click
+        header of a notice), the other kept."""
+        if what == "again":
+            done = await asyncio.to_thread(book(request).unsubscribe, token, True)
+            page = _unsubscribe_html("", done, again=True)
+        elif what in QUIET:
+            done = await asyncio.to_thread(book(request).quiet, token, what)
+            page = _unsubscribe_html("", done, kind=what)
+        else:
+            done, page = False, _unsubscribe_html("", False)
+        return HTMLResponse(page, status_code=200 if done else 404)
 
     # -------------------------------------------------------------- passkeys
 
@@ -430,16 +465,40 @@ def install_accounts(
         claimed: list[dict[str, Any]] = []
         refused: list[str] = []
         for item in body.seats:
-            table = await manager_of(request).get(item.table)
-            seat = table.seat_for_token(item.token) if table is not None else None
-            if table is None or seat is None:
+            try:
+                table = await manager_of(request).get(item.table)
+                seat = table.seat_for_token(item.token) if table is not None else None
+            except Elsewhere:  # another server instance plays it: its stored seats
+                store = manager_of(request).store
+                seat = await asyncio.to_thread(
+                    stored_seat, store, item.table, hash_token(item.token)
+                )
+            if seat is None:
                 refused.append(item.table)
                 continue
             await asyncio.to_thread(
-                service(request).link_seat, account.id, table.id, seat, hash_token(item.token)
+                service(request).link_seat, account.id, item.table, seat, hash_token(item.token)
             )
-            claimed.append({"table": table.id, "seat": seat})
+            claimed.append({"table": item.table, "seat": seat})
         return {"claimed": claimed, "refused": refused}
+
+    def stored_seat(store: Store, table_id: str, token_hash: str) -> int | None:
+        stored = store.load(table_id)
+        if stored is None or stored.status not in ("lobby", "playing"):
+            return None
+        return next((s.seat for s in stored.seats if s.token_hash == token_hash), None)
+
+    def stored_game(
+        store: Store, table_id: str, seat: int, token_hash: str
+    ) -> dict[str, Any] | None:
+        """A game of "your games" that another instance owns: its stored facts ("your
+        turn" is known to its owner only)."""
+        stored = store.load(table_id)
+        if stored is None or stored.status not in ("lobby", "playing"):
+            return None
+        if not any(s.seat == seat and s.token_hash == token_hash for s in stored.seats):
+            return None
+        return {"table": stored_info(stored), "seat": seat, "your_turn": False}
 
     @app.get("/api/account/games")
     async def games(request: Request) -> dict[str, Any]:
@@ -448,7 +507,14 @@ def install_accounts(
         links = await asyncio.to_thread(service(request).seats_of, account.id)
         out: list[dict[str, Any]] = []
         for table_id, seat, token_hash in links:
-            table = await manager_of(request).get(table_id)
+            try:
+                table = await manager_of(request).get(table_id)
+            except Elsewhere:  # another server instance plays it: as stored
+                store = manager_of(request).store
+                game = await asyncio.to_thread(stored_game, store, table_id, seat, token_hash)
+                if game is not None:
+                    out.append(game)
+                continue
             if table is None or not 0 <= seat < len(table.seats):
                 continue
             held = table.seats[seat]

@@ -39,10 +39,12 @@ from .account_routes import (
 )
 from .coaching import Coaching
 from .costly import Costly
+from .forward import Forwarder
 from .handover import TTL as HANDOVER_TTL
 from .handover import Handovers, HandoversFull
 from .i18n import strings
 from .invite import QR_MAX, invite_links, qr_svg, reachable_link
+from .leases import Elsewhere
 from .limits import Hardening, client_address, name_allowed
 from .protocol import MAX_MESSAGE, dumps, error
 from .rules_page import rules_page
@@ -221,8 +223,21 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     handovers = Handovers()
     coaching = Coaching()
     app.add_middleware(costly.middleware, limits=settings.limits)
-    # Outermost: unknown Host names are refused before anything else runs.
+    # Unknown Host names are refused before anything else runs.
     app.add_middleware(Hardening, limits=settings.limits)
+
+    def live_manager() -> Manager | None:
+        found: Manager | None = getattr(app.state, "manager", None)
+        return found
+
+    # Outermost: a request forwarded by another instance of this server carries its
+    # client's address, taken before any limit; one about a table another instance owns
+    # goes there (web/forward.py, web/leases.py).
+    app.add_middleware(
+        Forwarder,
+        leases=lambda: m.leases if (m := live_manager()) is not None else None,
+        tables=lambda: m.tables if (m := live_manager()) is not None else {},
+    )
 
     def manager_of(request: Request | WebSocket) -> Manager:
         manager: Manager = request.app.state.manager
@@ -231,6 +246,12 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     def address_of(request: Request | WebSocket) -> str:
         lim = settings.limits
         return client_address(request.scope, lim.trust_proxy, lim.ipv6_prefix)
+
+    @app.exception_handler(Elsewhere)
+    async def elsewhere(_request: Request, _exc: Elsewhere) -> Response:
+        # Another instance owns the table (it took it over meanwhile): ask again.
+        body = {"error": "the table is moving to another server; try again", "code": "moving"}
+        return JSONResponse(body, status_code=503, headers={"Retry-After": "1"})
 
     @app.exception_handler(LobbyError)
     async def lobby_error(_request: Request, exc: LobbyError) -> Response:
@@ -435,6 +456,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
             trust_proxy=settings.trust_proxy,
             public=settings.public_addresses,
             allowed=forwarded_host_allowed,
+            public_url=settings.public_url,
         )
         # "reachable": the link a phone can open (a seat moved to another device).
         return {"links": links, "reachable": reachable_link(links)}
@@ -522,6 +544,9 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         try:
             try:
                 table = await manager.get(table_id)
+            except Elsewhere:  # another instance took it over meanwhile: reconnect
+                await websocket.close(1012)
+                return
             except LobbyError as exc:  # the database is unavailable: say so, no traceback
                 await websocket.send_text(dumps(error("server_error", exc.message)))
                 await websocket.close(1011)

@@ -7,8 +7,10 @@ line works without it; ``serve`` says which extra to install when it is missing.
 from __future__ import annotations
 
 import gc
+import re
 import socket
 import sys
+from pathlib import Path
 
 import click
 
@@ -255,11 +257,19 @@ import click
 )
 @click.option("--mail-from", default=None, metavar="ADDRESS", help="The notifications' sender.")
 @click.option(
+    "--instance-url",
+    default=None,
+    metavar="URL",
+    help="Where the other instances on the same PostgreSQL database reach this one "
+    "(requests for the tables it owns are forwarded there; default: the first network "
+    "address printed at start). See docs/deploy.md.",
+)
+@click.option(
     "--public-url",
     default=None,
     metavar="URL",
-    help="The address players open (https://play.example.org), for links in e-mails "
-    "(default: the first address printed at start).",
+    help="The address players open (https://play.example.org), for invite links, QR codes "
+    "and links in e-mails (default: the first network address printed at start).",
 )
 @click.option("--testing", is_flag=True, hidden=True, help="Allow fixed seeds and decks.")
 @click.option("--log-level", default="warning", show_default=True, hidden=True)
@@ -300,6 +310,7 @@ def serve(
     smtp_url: str | None,
     mail_from: str | None,
     public_url: str | None,
+    instance_url: str | None,
     testing: bool,
     log_level: str,
 ) -> None:
@@ -308,7 +319,7 @@ def serve(
         import uvicorn
 
         from .app import create_app
-        from .invite import listen_addresses
+        from .invite import listen_addresses, reachable_base
         from .limits import Limits, hide_password, mask_url
         from .serving import ServerLimits, uvicorn_config
         from .store import Store
@@ -349,19 +360,39 @@ def serve(
         raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror}") from None
     actual = sock.getsockname()[1]
     addresses = listen_addresses(host, actual)
+    if public_url is not None and not re.fullmatch(r"https?://[^\s/?#]+(/[^\s?#]*)?", public_url):
+        store.close()
+        sock.close()
+        raise click.BadParameter(
+            f"an http:// or https:// address, not {public_url!r}", param_hint="--public-url"
+        )
     mail = None
     if smtp_url:
         from .mail import parse_smtp_url
 
         try:
-            mail = parse_smtp_url(smtp_url, mail_from or "", public_url or addresses[0])
+            base = public_url or reachable_base(addresses)
+            mail = parse_smtp_url(smtp_url, mail_from or "", base)
         except ValueError as exc:
             store.close()
             sock.close()
             raise click.BadParameter(str(exc), param_hint="--smtp-url/--mail-from") from None
+    # Last of the checks: a refused setting leaves the file free.
+    held = None
+    if store.backend == "sqlite" and store.engine.url.database not in (None, "", ":memory:"):
+        from .leases import lock_sqlite_file
+
+        try:  # one server per SQLite file: it holds the live games in its memory
+            held = lock_sqlite_file(Path(str(store.engine.url.database)))
+        except RuntimeError as exc:
+            store.close()
+            sock.close()
+            raise click.ClickException(str(exc)) from None
     settings = Settings(
         database_url=url,
         public_addresses=tuple(addresses),
+        public_url=public_url.rstrip("/") if public_url else None,
+        instance_url=(instance_url or reachable_base(addresses)).rstrip("/"),
         trust_proxy=trust_proxy,
         away_timeout=away_timeout,
         idle_timeout=idle_timeout,
@@ -413,6 +444,8 @@ def serve(
     sys.stdout.flush()
     tune_gc()
     uvicorn.Server(config).run(sockets=[sock])
+    if held is not None:
+        held.close()  # the SQLite file is free for the next server
 
 
 def tune_gc() -> None:

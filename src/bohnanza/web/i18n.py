@@ -1,8 +1,8 @@
 """The web app's strings in English and Polish, and the beans' names in both.
 
-Bean names come from ``data/cards.toml`` (``name`` and ``name_pl``: the Polish edition's
-names for the Fasolki beans). The Bohnanza beans have no Polish name in the card data;
-the web app uses its own translations of them (:data:`CLASSIC_PL`). Why a move is not
+Bean names come from ``data/cards.toml`` (``name``, ``name_pl`` and the Polish forms a
+sentence declines it into, ``name_pl_forms``: the pages pick the form, common.js
+``B.bean``/``B.beans``). Why a move is not
 allowed comes from the server as data (``bohnanza.refusals``) and is worded here (``err.*``),
 so that a Polish page never shows the engine's English.
 """
@@ -12,53 +12,8 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from ..cards import lady_beanometers, varieties
+from ..cards import PL_FORMS, lady_beanometers, varieties
 from ..refusals import REASONS
-
-#: Polish names of the Bohnanza (``classic``, ``first-edition``) beans, for the UI only.
-CLASSIC_PL = {
-    "coffee": "Kawowa",
-    "wax": "Woskowa",
-    "blue": "Niebieska",
-    "chili": "Chili",
-    "stink": "Śmierdząca",
-    "green": "Zielona",
-    "soy": "Sojowa",
-    "black-eyed": "Czarne oczko",
-    "red": "Czerwona",
-    "garden": "Ogrodowa",
-    "cocoa": "Kakaowa",
-}
-
-#: Polish names as a sentence's object (the accusative: "Ola sadzi Śmierdzącą"): the
-#: feminine adjectives end in -ą, the Fasolki people (masculine, animate) take -a like the
-#: genitive, Chili (indeclinable) and Czarne oczko (neuter) keep their form.
-ACCUSATIVE_PL = {
-    "Kawowa": "Kawową",
-    "Woskowa": "Woskową",
-    "Niebieska": "Niebieską",
-    "Chili": "Chili",
-    "Śmierdząca": "Śmierdzącą",
-    "Zielona": "Zieloną",
-    "Sojowa": "Sojową",
-    "Czarne oczko": "Czarne oczko",
-    "Czerwona": "Czerwoną",
-    "Ogrodowa": "Ogrodową",
-    "Kakaowa": "Kakaową",
-    "Kowboj": "Kowboja",
-    "Piroman": "Piromana",
-    "Grubas": "Grubasa",
-    "Pijak": "Pijaka",
-    "Hipis": "Hipisa",
-    "Bokser": "Boksera",
-    "Golas": "Golasa",
-    "Ogrodnik": "Ogrodnika",
-    "Biznesmen": "Biznesmena",
-    "Imprezowicz": "Imprezowicza",
-    "Łakomczuch": "Łakomczucha",
-    "Rolnik": "Rolnika",
-    "Fasolkopajak": "Fasolkopajaka",
-}
 
 EN: dict[str, str] = {
     "tagline": "the bean trading card game, online",
@@ -76,6 +31,7 @@ EN: dict[str, str] = {
     "person": "a person",
     "bot_kind": "bot ({bot})",
     "bot_name": "Bot {n} ({bot})",
+    "resigned_name": "{name} (resigned, played by {bot})",
     "create_table": "Create the table",
     "tables": "Tables",
     "no_tables": "No tables yet: create one.",
@@ -97,7 +53,12 @@ EN: dict[str, str] = {
     "you": "you",
     "table_lobby": "Table",
     "without": "without {bean}",
-    "trade_limit_s": "trading limit {n} s",
+    "trade_limit_is": "trading limit {time}",
+    "rated.people": "rated (people)",
+    "rated.bots": "rated (with the bots)",
+    "dur.h": "{n} h",
+    "dur.min": "{n} min",
+    "dur.s": "{n} s",
     "no_trade_limit": "no trading limit",
     "share_link": "Invite with this link",
     "copy": "Copy",
@@ -285,6 +246,7 @@ PL: dict[str, str] = {
     "person": "człowiek",
     "bot_kind": "bot ({bot})",
     "bot_name": "Bot {n} ({bot})",
+    "resigned_name": "{name} (zrezygnował(a), gra bot {bot})",
     "create_table": "Utwórz stół",
     "tables": "Stoły",
     "no_tables": "Nie ma jeszcze stołów: utwórz pierwszy.",
@@ -305,8 +267,13 @@ PL: dict[str, str] = {
     "rules_note.fasolki": "Polska gra podstawowa.",
     "you": "ty",
     "table_lobby": "Stół",
-    "without": "bez: {bean}",
-    "trade_limit_s": "limit handlu {n} s",
+    "without": "bez {bean}",
+    "trade_limit_is": "limit handlu {time}",
+    "rated.people": "rankingowy (ludzie)",
+    "rated.bots": "rankingowy (z botami)",
+    "dur.h": "{n} godz.",
+    "dur.min": "{n} min",
+    "dur.s": "{n} s",
     "no_trade_limit": "bez limitu handlu",
     "share_link": "Zaproś tym linkiem",
     "copy": "Kopiuj",
@@ -381,7 +348,7 @@ PL: dict[str, str] = {
     "harvest": "Zbierz",
     "harvest_for": "Zbierz →",
     "harvest_title": "Zebrać pole {field}?",
-    "harvest_question": "Na polu {field}: {n} × {bean}.",
+    "harvest_question": "Na polu {field}: {beans}.",
     "harvest_payout": "Dostajesz monet: {coins}; kart na stos odrzuconych: {rest}.",
     "buy_field": "Kup trzecie pole",
     "buy_title": "Kupić trzecie pole?",
@@ -454,7 +421,7 @@ PL: dict[str, str] = {
     "arg.field_card": "pole {field}, karta {n} od spodu",
     "ev.stop_planting": "{who} kończy sadzenie",
     "ev.turn_over": "{who} odkrywa {card}",
-    "ev.offer": "{who} proponuje graczowi {to}: {give} za {want}",
+    "ev.offer": "{who} proponuje graczowi {to} {give} za {want}",
     "ev.gift": "{who} oferuje graczowi {to} prezent: {give}",
     "ev.trade": "{who} wymienia się z graczem {other}: dostaje {gave}, daje {got}",
     "ev.gift_taken": "{who} przyjmuje prezent od gracza {other}: {gave}",
@@ -464,8 +431,8 @@ PL: dict[str, str] = {
     "ev.offer_cancelled": "Oferta {id} jest nieaktualna",
     "ev.end_trading": "{who} kończy handel",
     "ev.keep_drawn": "{who} zatrzymuje {cards}",
-    "ev.harvest": "{who} zbiera pole {field} ({n} × {card}): monet {coins}",
-    "ev.harvest_final": "Zbiór końcowy: {who}, pole {field} ({n} × {card}): monet {coins}",
+    "ev.harvest": "{who} zbiera pole {field} ({beans}): monet {coins}",
+    "ev.harvest_final": "Zbiór końcowy: {who}, pole {field} ({beans}): monet {coins}",
     "ev.harvest_farmer": "{who} zbiera dwóch Rolników z pola {field}: darmowe trzecie pole",
     "ev.buy_field": "{who} kupuje trzecie pole za {price} monety",
     "ev.buy_field_coins": "{who} kupuje trzecie pole za {price} monety, odrzucając {cards}",
@@ -492,11 +459,11 @@ def strings() -> dict[str, Any]:
 def _strings(modules: tuple[str, ...]) -> dict[str, Any]:
     beans: dict[str, dict[str, Any]] = {}
     for key, v in varieties().items():
-        pl = CLASSIC_PL.get(key, v.name_pl)
         beans[key] = {
             "en": v.name,
-            "pl": pl,
-            "pl_acc": ACCUSATIVE_PL.get(pl, pl),
+            "pl": v.name_pl,
+            # The other Polish forms (bohnanza.cards.PL_FORMS): pl_acc, pl_gen, pl_few, pl_many.
+            **{f"pl_{form}": v.pl(form) for form in PL_FORMS[1:]},
             "beanometer": list(v.beanometer),
             "count": v.count,
         }
@@ -794,9 +761,8 @@ PL_MORE: dict[str, str] = {
 }
 # Polish slips: numbers before "monet" with the right form, cards named as cards.
 PL_FIXES: dict[str, str] = {
-    "ev.harvest": "{who} zbiera pole {field} ({n} × {card}): {coins|moneta|monety|monet}",
-    "ev.harvest_final": "Zbiór końcowy: {who}, pole {field} ({n} × {card}): "
-    "{coins|moneta|monety|monet}",
+    "ev.harvest": "{who} zbiera pole {field} ({beans}): {coins|moneta|monety|monet}",
+    "ev.harvest_final": "Zbiór końcowy: {who}, pole {field} ({beans}): {coins|moneta|monety|monet}",
     "ev.turn_over": "{who} odkrywa kartę: {card}",
     "harvest_payout": "Dostajesz {coins|monetę|monety|monet}; kart na stos odrzuconych: {rest}.",
     "buy_question": "Trzecie pole kosztuje {n|monetę|monety|monet}; masz {coins}.",

@@ -105,19 +105,37 @@ def invite_links(
     trust_proxy: bool,
     public: tuple[str, ...],
     allowed: Callable[[str], bool] = lambda _host: True,
+    public_url: str | None = None,
 ) -> list[str]:
-    """The invite link from the request's own address first, then the server's other
-    addresses when that one only works on this machine (a loopback address)."""
+    """The invite links, the one friends can open first: ``public_url`` (``--public-url``:
+    the name players use, behind a proxy) if given; else the request's own address, unless
+    it only works on this machine (a loopback address: the host opened the first address
+    the server printed), when the server's network addresses come first and the loopback
+    one last. The page's link, Copy button and QR code use the first (a host on
+    ``127.0.0.1`` used to invite friends to ``127.0.0.1``)."""
     origin = request_origin(headers, scheme, trust_proxy, allowed)
     path = "/t/" + quote(table_id, safe="")
-    links = [origin + path]
-    host = origin.split("://", 1)[1]
-    if _is_loopback(host):
+    links: list[str] = []
+    if public_url:
+        links.append(public_url.rstrip("/") + path)
+    if _is_loopback(origin.split("://", 1)[1]):
         for base in public:
             link = base.rstrip("/") + path
             if link not in links and not _is_loopback(base.split("://", 1)[1].split("/")[0]):
                 links.append(link)
+    if origin + path not in links:
+        links.append(origin + path)
     return links
+
+
+def reachable_base(addresses: list[str] | tuple[str, ...]) -> str:
+    """Of the addresses the server printed, the first another device can open (the
+    network address with ``--public``), else the first: links in e-mails start with it
+    when ``--public-url`` is not given."""
+    for address in addresses:
+        if not _is_loopback(address.split("://", 1)[1].split("/")[0]):
+            return address
+    return addresses[0]
 
 
 def reachable_link(links: list[str]) -> str:

@@ -23,6 +23,7 @@ from ..records import make_record
 from ..rules import make_config
 from ..shuffle import fresh_seed
 from .clocks import parse_clock
+from .leases import Elsewhere, LeaseLost, Leases
 from .limits import Guard
 from .model import Conn, LobbyError, Seat, Settings, Table, ban_key, hash_token, new_id
 from .protocol import ClientMessage, ProtocolError, clean_name
@@ -57,8 +58,10 @@ class Lobby:
         guard: Guard,
         session: Session,
         pump: Pump,
+        leases: Leases | None = None,
     ) -> None:
         self.settings = settings
+        self.leases = leases
         self.store = store
         self.tables = tables
         self.guard = guard
@@ -73,6 +76,12 @@ class Lobby:
         """Load every unfinished table and resume its game where it was."""
         now = time.monotonic()
         for stored in self.store.unfinished():
+            if self.leases is not None:
+                try:
+                    if self.leases.acquire(stored.id) is not None:
+                        continue  # another live server instance plays it
+                except LeaseLost:
+                    continue
             table = self.from_stored(stored)
             for seat in table.seats:
                 if seat.kind == "person" and seat.token_hash is not None:
@@ -301,9 +310,21 @@ class Lobby:
             return chosen.seat, token
 
     async def get(self, table_id: str) -> Table | None:
+        """A table from memory, or read back from the database (raises Elsewhere if
+        another live server instance owns it, web/leases.py)."""
         table = self.tables.get(table_id)
         if table is not None or len(table_id) > 32:
             return table
+        if self.leases is not None:
+            try:
+                owner = await asyncio.to_thread(self.leases.acquire, table_id)
+            except LeaseLost:  # another instance won it just now: ask again
+                owner = await asyncio.to_thread(self.leases.acquire, table_id)
+            except Exception:
+                log.exception("could not take table %s", table_id)
+                raise LobbyError(UNAVAILABLE, 503, "unavailable") from None
+            if owner is not None:
+                raise Elsewhere(owner)
         try:
             stored = await asyncio.to_thread(self.store.load, table_id)
         except Exception:
@@ -320,6 +341,13 @@ class Lobby:
                 table = await asyncio.to_thread(self.from_stored, stored)
                 self.tables[table.id] = table
                 self.evict()
+                if self.leases is not None and table.status == "playing":
+                    # Taken over from an instance that is gone: its people reconnect.
+                    now = time.monotonic()
+                    for seat in table.seats:
+                        if seat.kind == "person" and seat.token_hash is not None:
+                            seat.away_since = now
+                    self.pump.start(table)
         return table
 
     def evict(self) -> None:
@@ -352,31 +380,7 @@ class Lobby:
                 if live is not None:
                     out[stored.id] = live.info()
                 else:
-                    out[stored.id] = {
-                        "id": stored.id,
-                        "rules": stored.settings["rules"],
-                        "players": stored.settings["players"],
-                        "options": stored.settings.get("options", {}),
-                        "trade_limit": stored.settings.get("trade_limit", 0),
-                        "status": stored.status,
-                        "created": stored.created,
-                        "seats": [
-                            {
-                                "seat": s.seat,
-                                "kind": s.kind,
-                                "bot": s.bot if s.kind == "bot" else None,
-                                "name": s.name,
-                                "taken": s.kind == "bot" or s.token_hash is not None,
-                                "connected": False,
-                                "replaced": False,
-                            }
-                            for s in stored.seats
-                        ],
-                        "rematch": stored.rematch,
-                        "rematch_of": stored.rematch_of,
-                        "spectators": 0,
-                        **({"result": stored.result} if stored.result else {}),
-                    }
+                    out[stored.id] = stored_info(stored)
         return sorted(out.values(), key=lambda t: -float(t["created"]))[:LISTED]
 
     # ------------------------------------------------------------------ WebSocket
@@ -575,3 +579,33 @@ def fresh_game(settings: dict[str, Any]) -> Game:
         seed=int(seed) if seed is not None else fresh_seed(),
         deck=settings.get("deck"),
     )
+
+
+def stored_info(stored: StoredTable) -> dict[str, Any]:
+    """A table's public facts as stored (a table no instance holds in memory here: the
+    lobby list's older tables, "your games" of a table another instance owns)."""
+    return {
+        "id": stored.id,
+        "rules": stored.settings["rules"],
+        "players": stored.settings["players"],
+        "options": stored.settings.get("options", {}),
+        "trade_limit": stored.settings.get("trade_limit", 0),
+        "status": stored.status,
+        "created": stored.created,
+        "seats": [
+            {
+                "seat": s.seat,
+                "kind": s.kind,
+                "bot": s.bot if s.kind == "bot" else None,
+                "name": s.name,
+                "taken": s.kind == "bot" or s.token_hash is not None,
+                "connected": False,
+                "replaced": False,
+            }
+            for s in stored.seats
+        ],
+        "rematch": stored.rematch,
+        "rematch_of": stored.rematch_of,
+        "spectators": 0,
+        **({"result": stored.result} if stored.result else {}),
+    }

@@ -38,6 +38,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from email.headerregistry import Address
 from email.message import EmailMessage
+from email.utils import formatdate, make_msgid
 from typing import Any
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
@@ -272,18 +273,19 @@ class MailBook:
         else:
             known.opted_out = int(out)
 
-    def recipients(self, account_ids: list[int], kind: str) -> list[tuple[str, str]]:
-        """(address, unsubscribe token) of those accounts that want ``kind`` notices."""
+    def recipients_of(self, account_ids: list[int], kind: str) -> list[tuple[int, str, str]]:
+        """(account, address, unsubscribe token) of those accounts that want ``kind``
+        notices at a confirmed address that did not unsubscribe."""
         if not account_ids:
             return []
         wants = MailRow.notify_turn if kind == "turn" else MailRow.notify_end
         with self._session() as s:
             rows = s.execute(
-                select(MailRow.address, MailRow.unsubscribe).where(
+                select(MailRow.account_id, MailRow.address, MailRow.unsubscribe).where(
                     MailRow.account_id.in_(account_ids), wants == 1, MailRow.confirmed == 1
                 )
             ).all()
-            lowered = {r[0].lower() for r in rows}
+            lowered = {r[1].lower() for r in rows}
             out = set(
                 s.scalars(
                     select(MailAddressRow.address).where(
@@ -291,27 +293,112 @@ class MailBook:
                     )
                 )
             )
-            return [(r[0], r[1]) for r in rows if r[0].lower() not in out]
+            return [(r[0], r[1], r[2]) for r in rows if r[1].lower() not in out]
+
+    def quiet(self, token: str, kind: str) -> bool:
+        """ "No more e-mails like this": that kind of notice off for the link's account,
+        the other kept. False for an unknown token."""
+        if not token or len(token) > 64 or kind not in ("turn", "end"):
+            return False
+        with self._session() as s, s.begin():
+            row = s.scalar(select(MailRow).where(MailRow.unsubscribe == token))
+            if row is None:
+                return False
+            if kind == "turn":
+                row.notify_turn = 0
+            else:
+                row.notify_end = 0
+            return True
 
 
-def compose(settings: MailSettings, to: str, kind: str, table_id: str, token: str) -> EmailMessage:
-    """One message to one recipient (nobody else's address in it)."""
-    base = settings.base_url
-    unsubscribe = f"{base}/unsubscribe/{quote(token, safe='')}"
-    msg = EmailMessage()
+@dataclass(frozen=True, slots=True)
+class About:
+    """What a notice says about its game: the rule set, each seat's name as the table
+    shows it, whose turn it is (a seat), and the result at the end."""
+
+    rules: str
+    names: tuple[str, ...]
+    seat: int  # the recipient's seat
+    scores: tuple[int, ...] = ()
+    winners: tuple[int, ...] = ()
+
+
+def seat_names(table: Any) -> tuple[str, ...]:
+    """The seats' names as the page shows them: a person's name, "Bob (resigned, played by
+    heuristic)" for one who resigned (the seat keeps its person's name), "heuristic bot"."""
+    names = []
+    for seat in table.seats:
+        if seat.kind == "bot" and seat.name:
+            names.append(f"{seat.name} (resigned, played by {seat.bot})")
+        elif seat.kind == "bot":
+            names.append(f"{seat.bot} bot")
+        else:
+            names.append(seat.name or f"seat {seat.seat + 1}")
+    return tuple(names)
+
+
+def about(table: Any, seat: int) -> About:
+    game = table.game
+    result = game.result() if game is not None and game.over else {}
+    return About(
+        rules=str(table.settings.get("rules", "")),
+        names=seat_names(table),
+        seat=seat,
+        scores=tuple(int(x) for x in result.get("scores", ())),
+        winners=tuple(int(x) for x in result.get("winners", ())),
+    )
+
+
+def _headers(settings: MailSettings, msg: EmailMessage, to: str, subject: str) -> None:
+    """From, To, Subject, and the Date and Message-ID every well-formed message carries
+    (without them spam filters score a message down)."""
     msg["From"] = settings.sender
     msg["To"] = to
-    msg["List-Unsubscribe"] = f"<{unsubscribe}>"
-    msg["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
+    msg["Subject"] = subject
+    msg["Date"] = formatdate(usegmt=True)
+    domain = settings.sender.rsplit("@", 1)[-1].strip(">") or None
+    msg["Message-ID"] = make_msgid("bohnanza", domain=domain)
+
+
+def compose(
+    settings: MailSettings, to: str, kind: str, table_id: str, token: str, game: About
+) -> EmailMessage:
+    """One message to one recipient (nobody else's address in it): which game (rule set,
+    players), whose turn or the result, a link, and two ways out: no more messages of
+    this kind (the one-click header's), or none at all to this address."""
+    base = settings.base_url
+    quiet = f"{base}/unsubscribe/{quote(token, safe='')}/{kind}"
+    never = f"{base}/unsubscribe/{quote(token, safe='')}"
+    msg = EmailMessage()
+    players = ", ".join(game.names)
+    you = game.names[game.seat] if 0 <= game.seat < len(game.names) else "you"
     if kind == "turn":
-        msg["Subject"] = "Bohnanza: your turn"
+        _headers(settings, msg, to, "Bohnanza: your turn")
         link = f"{base}/t/{quote(table_id, safe='')}"
-        text = f"It is your turn at table {table_id}.\n\nPlay: {link}\n"
+        text = (
+            f"It is your turn ({you}) in the {game.rules} game at table {table_id}.\n"
+            f"Players: {players}.\n\nPlay: {link}\n"
+        )
     else:
-        msg["Subject"] = "Bohnanza: the game is over"
+        _headers(settings, msg, to, "Bohnanza: the game is over")
         link = f"{base}/replay/{quote(table_id, safe='')}"
-        text = f"The game at table {table_id} is over.\n\nReplay: {link}\n"
-    text += f"\nNo more e-mails like this: {unsubscribe}\n"
+        order = sorted(
+            range(len(game.scores)), key=lambda s: (s not in game.winners, -game.scores[s])
+        )
+        lines = [
+            f"  {game.names[s]}: {game.scores[s]} coins{' (won)' if s in game.winners else ''}"
+            for s in order
+            if s < len(game.names)
+        ]
+        text = (
+            f"The {game.rules} game at table {table_id} is over.\n"
+            + ("\n".join(lines) + "\n" if lines else "")
+            + f"\nReplay: {link}\n"
+        )
+    msg["List-Unsubscribe"] = f"<{quiet}>"
+    msg["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
+    what = "when it is your turn" if kind == "turn" else "when a game ends"
+    text += f"\nNo more e-mails {what}: {quiet}\nNo e-mail at all to this address: {never}\n"
     msg.set_content(text)
     return msg
 
@@ -323,9 +410,7 @@ def compose_confirmation(settings: MailSettings, confirmation: Confirmation) -> 
     unsubscribe = f"{base}/unsubscribe/{quote(confirmation.unsubscribe, safe='')}"
     link = f"{base}/confirm/{quote(confirmation.token, safe='')}"
     msg = EmailMessage()
-    msg["From"] = settings.sender
-    msg["To"] = confirmation.address
-    msg["Subject"] = "Bohnanza: confirm your address"
+    _headers(settings, msg, confirmation.address, "Bohnanza: confirm your address")
     msg["List-Unsubscribe"] = f"<{unsubscribe}>"
     msg["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
     msg.set_content(
@@ -422,8 +507,8 @@ class Notifier:
                     if key in self.told or not your_turn(table, seat.seat):
                         continue
                     self.told.add(key)
-                    owners = await self._owners(table, [seat.seat])
-                    await self._mail(owners, "turn", table.id)
+                    owners = await self._owners_by_seat(table, [seat.seat])
+                    await self._mail(owners, "turn", table)
             elif (
                 table.status == "over"
                 and (table.id in self.playing or table.ended_here)
@@ -433,15 +518,16 @@ class Notifier:
                 # between two looks was never seen in play and got no mail.
                 self.playing.discard(table.id)
                 self.ended.add(table.id)
-                owners = await self._owners(table, [s.seat for s in table.seats])
-                await self._mail(owners, "end", table.id)
+                owners = await self._owners_by_seat(table, [s.seat for s in table.seats])
+                await self._mail(owners, "end", table)
         if len(self.told) > 100_000:
             self.told.clear()
         if len(self.ended) > 100_000:  # finished games leave memory within minutes
             self.ended.clear()
 
-    async def _owners(self, table: Any, seats: list[int]) -> list[int]:
-        """The accounts holding these seats (a resigned seat stays its account's)."""
+    async def _owners_by_seat(self, table: Any, seats: list[int]) -> list[tuple[int, int]]:
+        """(account, seat) of the accounts holding these seats (a resigned seat stays its
+        account's)."""
         links = await asyncio.to_thread(self.accounts.account_seats, table.id)
         owners = []
         for number in seats:
@@ -450,16 +536,19 @@ class Notifier:
                 continue
             held = table.seats[number]
             if held.kind == "bot" or link[1] in (held.token_hash, held.move_hash):
-                owners.append(link[0])
+                owners.append((link[0], number))
         return owners
 
-    async def _mail(self, owners: list[int], kind: str, table_id: str) -> None:
-        for to, token in await asyncio.to_thread(self.book.recipients, owners, kind):
+    async def _mail(self, owners: list[tuple[int, int]], kind: str, table: Any) -> None:
+        seats = dict(owners)
+        wanted = await asyncio.to_thread(self.book.recipients_of, list(seats), kind)
+        for account, to, token in wanted:
             # One failing message (an address stored before the checks above, a refusal
             # by the server) is logged and skipped: it never stops the others' mail.
             try:
-                message = compose(self.settings, to, kind, table_id, token)
+                game = about(table, seats[account])
+                message = compose(self.settings, to, kind, table.id, token, game)
                 await asyncio.to_thread(send_now, self.settings, message)
                 self.sent += 1
             except Exception as exc:
-                log.warning("e-mail to an account of table %s not sent: %s", table_id, exc)
+                log.warning("e-mail to an account of table %s not sent: %s", table.id, exc)

@@ -46,6 +46,10 @@ RATE_BURST = 100
 RATE_PER_SECOND = 20.0
 
 
+#: The prefix of the test bots' names (agents/probes.py).
+TEST_BOTS = "probe-"
+
+
 def default_database_url() -> str:
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return f"sqlite:///{Path(base) / 'bohnanza' / 'games.db'}"
@@ -91,6 +95,11 @@ class Settings:
     # Invites (web/invite.py): the addresses a public server printed, and whether the
     # X-Forwarded-Host/-Proto headers of a reverse proxy are believed.
     public_addresses: tuple[str, ...] = ()
+    # --public-url: the address players open (behind a proxy); invites and mail use it.
+    public_url: str | None = None
+    # --instance-url: where the other server instances on the same PostgreSQL database
+    # reach this one (requests for the tables it owns are forwarded there).
+    instance_url: str = ""
     trust_proxy: bool = False
     # Accounts' limits (web/accounts.py): registrations and logins per address and name.
     accounts: AccountLimits = field(default_factory=AccountLimits)
@@ -98,8 +107,11 @@ class Settings:
     mail: MailSettings | None = None
 
     def bots(self) -> list[str]:
-        """The bots the lobby offers: the built-in agents, then the allowed ones."""
-        return [*lobby_agents(), *(a for a in self.allowed_agents if a not in AGENTS)]
+        """The bots the lobby offers: the built-in agents, then the allowed ones. The test
+        bots (``probe-*``: they accept everything, spam offers, shun the leader) only on a
+        test server: a person choosing a seat's bot or a stand-in never meets them."""
+        built_in = [b for b in lobby_agents() if self.testing or not b.startswith(TEST_BOTS)]
+        return [*built_in, *(a for a in self.allowed_agents if a not in AGENTS)]
 
 
 def hash_token(token: str) -> str:
@@ -175,6 +187,13 @@ class Conn:
             }
         )
         self.close_code = 4503
+        with contextlib.suppress(asyncio.QueueFull):
+            self.queue.put_nowait(None)
+
+    def reconnect(self) -> None:
+        """Close this socket with 1012 ("service restart"): the table moved to another
+        server instance (web/leases.py); the page reconnects and is served there."""
+        self.close_code = 1012
         with contextlib.suppress(asyncio.QueueFull):
             self.queue.put_nowait(None)
 

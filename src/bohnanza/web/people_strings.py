@@ -33,6 +33,9 @@ EN_PEOPLE: dict[str, str] = {
     "acct.rank": "Place",
     "acct.coins": "Coins",
     "acct.fresh": "new account at the table",
+    "acct.fresh_note": "a new account (fewer than 5 rated games) played at that table: a rating fed by new accounts shows as such.",
+    "acct.date": "Date",
+    "acct.opponents": "Opponents",
     "acct.no_player": "There is no player of that name.",
     "acct.rated": "Rated",
     "acct.rated_no": "no",
@@ -56,6 +59,8 @@ EN_PEOPLE: dict[str, str] = {
     "acct.passkey_add": "Add a passkey",
     "acct.passkey_added": "Passkey added.",
     "acct.passkey_none": "This browser cannot use passkeys here (they need https or localhost).",
+    "acct.passkey_ip_local": "Passkeys need a name, not a number: on this computer open {url}.",
+    "acct.passkey_ip": "Passkeys need a name, not a number: open this server by its network name (https).",
 }
 
 PL_PEOPLE: dict[str, str] = {
@@ -88,6 +93,9 @@ PL_PEOPLE: dict[str, str] = {
     "acct.rank": "Miejsce",
     "acct.coins": "Monety",
     "acct.fresh": "nowe konto przy stole",
+    "acct.fresh_note": "przy tym stole grało nowe konto (mniej niż 5 gier rankingowych): ranking karmiony nowymi kontami widać jako taki.",
+    "acct.date": "Data",
+    "acct.opponents": "Przeciwnicy",
     "acct.no_player": "Nie ma gracza o tej nazwie.",
     "acct.rated": "Rankingowa",
     "acct.rated_no": "nie",
@@ -111,4 +119,6 @@ PL_PEOPLE: dict[str, str] = {
     "acct.passkey_add": "Dodaj klucz dostępu",
     "acct.passkey_added": "Dodano klucz dostępu.",
     "acct.passkey_none": "Ta przeglądarka nie użyje tu kluczy dostępu (potrzebują https lub localhost).",
+    "acct.passkey_ip_local": "Klucze dostępu potrzebują nazwy, nie numeru: na tym komputerze otwórz {url}.",
+    "acct.passkey_ip": "Klucze dostępu potrzebują nazwy, nie numeru: otwórz ten serwer przez jego nazwę w sieci (https).",
 }

@@ -31,7 +31,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..actions import Action, ActionType
+from ..actions import Action, ActionType, Offer
 from ..agents import make_agent
 from ..errors import IllegalAction
 from ..events import Event
@@ -53,6 +53,38 @@ BOT_TRADE_ACTIONS = 24
 #: The longest pause of a table's pump between two tries to save a bot's action.
 RETRY_MAX = 4.0
 
+#: An offer as a person sees it: the varieties given (the card ids do not matter to
+#: them) and the cards wanted.
+Signature = tuple[tuple[int, ...], tuple[tuple[str, int], ...]]
+
+
+def offer_signature(game: Game, offer: Offer) -> Signature:
+    return tuple(sorted(game.variety(c) for c in offer.give)), tuple(sorted(offer.want))
+
+
+def considerate(table: Table, game: Game, seat: int, legal: list[Action]) -> list[Action]:
+    """A bot's choices without the offers to people that are noise to them: another while
+    one of its offers to that person is open, one that person declined this turn, or one
+    asking a non-active person for more cards than their hand holds (its size is public:
+    nothing hidden decides what the bot may do)."""
+    people = {s.seat for s in table.seats if s.kind == "person"}
+    if not people or not any(a.type is ActionType.PROPOSE for a in legal):
+        return legal
+    waiting = {o.to for p, o in game.offers.values() if p == seat}
+    ts = table.trade
+    declined = ts.declined if ts is not None and ts.turn == game.turn else set()
+    out = []
+    for a in legal:
+        o = a.offer
+        if a.type is ActionType.PROPOSE and o is not None and o.to in people:
+            if o.to in waiting or (seat, o.to, offer_signature(game, o)) in declined:
+                continue
+            if o.to != game.active and sum(n for _, n in o.want) > len(game.hands[o.to]):
+                continue
+        out.append(a)
+    return out
+
+
 _TRADE_ACTIONS = frozenset(
     (ActionType.PROPOSE, ActionType.ACCEPT, ActionType.DECLINE, ActionType.WITHDRAW)
 )
@@ -71,11 +103,21 @@ class TradeState:
     started: float  # when the phase began (the table's trading time limit)
     settled_at: float = 0.0  # when the bots last settled (the grace before ending)
     schedule: TradeScheduler = field(default_factory=_bot_rounds)
+    # (proposer, person, offer_signature) of the offers people declined this phase: a
+    # bot does not send them again (issue 54: up to 6 near-identical offers a person).
+    declined: set[tuple[int, int, Signature]] = field(default_factory=set)
 
     @property
     def settled(self) -> bool:
         """The bots are done trading until a person trades again."""
         return self.schedule.time_up
+
+    def declining(self, game: Game, action: Action) -> None:
+        """A person is about to decline an offer (called before the commit removes it)."""
+        entry = game.offers.get(action.offer_id) if action.offer_id is not None else None
+        if entry is not None:
+            proposer, offer = entry
+            self.declined.add((proposer, offer.to, offer_signature(game, offer)))
 
     def person_acted(self, action: Action) -> None:
         """A person's committed action: a trade move wakes the settled bots again."""
@@ -362,9 +404,12 @@ class Pump:
             allowed = kind if kind in self.settings.bots() else self.settings.substitute
             agent = make_agent(allowed, table_agent_seed(seed, seat, table.seq))
             table.agents[(seat, kind)] = agent
-        legal = (
-            only if only is not None else game.legal_actions(seat, agent.wants_offers(game.turn))
-        )
+        if only is not None:
+            legal = only
+        else:
+            legal = considerate(
+                table, game, seat, game.legal_actions(seat, agent.wants_offers(game.turn))
+            )
         if not legal:
             return None
         try:

@@ -282,11 +282,30 @@ def player(conn: Connection, account_id: int, history: int = 200) -> dict[str, A
         .order_by(RatingHistoryRow.id.desc())
         .limit(history)
     ).all()
+    seats: dict[str, list[tuple[int, str, str, str]]] = {}
+    tables = {r.table_id for r in rows}
+    if tables:
+        for t, seat, kind, bot, name in conn.execute(
+            select(SeatRow.table_id, SeatRow.seat, SeatRow.kind, SeatRow.bot, SeatRow.name).where(
+                SeatRow.table_id.in_(tables)
+            )
+        ):
+            seats.setdefault(t, []).append((seat, kind, bot, name))
+
+    def opponents(table_id: str, own: int) -> list[str]:
+        """The other seats as the table showed them (a person's name; a bot by kind)."""
+        out = []
+        for seat, kind, bot, name in sorted(seats.get(table_id, [])):
+            if seat != own:
+                out.append(name if kind == "person" or name else f"{bot} bot")
+        return out
+
     games = [
         {
             "table": r.table_id,
             "rules": r.rules,
             "seat": r.seat,
+            "opponents": opponents(r.table_id, r.seat),
             "rating": round(ordinal(r.mu, r.sigma), 2),
             "mu": round(r.mu, 2),
             "rank": r.rank,

@@ -17,16 +17,17 @@ import json
 import logging
 import secrets
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..actions import Action
+from ..actions import Action, ActionType
 from ..errors import IllegalAction, RecordError
 from ..events import Event
 from ..game import Game
 from ..records import replay
 from ..refusals import explain
 from ..views import SeatView, View, make_view
+from .leases import LeaseLost
 from .limits import Guard
 from .model import Conn, Settings, Socket, Table, hash_token
 from .protocol import ClientMessage, ProtocolError, dumps, error
@@ -56,6 +57,9 @@ class Session:
         # Counts the changes of tables' public facts (every broadcast_info): the cached
         # table list (web/costly.py) is rebuilt when it moved.
         self.changes = 0
+        # Several servers on one database: called when a write finds that another
+        # instance owns the table now (web/leases.py); the manager lets it go.
+        self.on_lease_lost: Callable[[Table], None] | None = None
 
     # ------------------------------------------------------------------ connections
 
@@ -279,6 +283,8 @@ class Session:
             except IllegalAction as exc:
                 conn.send(refusal_message(game, seat, action, exc, msg.id))
                 return
+            if table.trade is not None and action.type is ActionType.DECLINE:
+                table.trade.declining(game, action)
             try:
                 events = await self.commit(table, seat, action)
             except IllegalAction as exc:
@@ -319,6 +325,10 @@ class Session:
                 result,
                 auto,
             )
+        except LeaseLost:
+            if self.on_lease_lost is not None:
+                self.on_lease_lost(table)
+            raise
         except Exception:
             table.unsure = True
             raise

@@ -44,6 +44,9 @@ NEVER = 10 * 365 * 86400.0
 
 #: Server notes that are not moves: not listed as what the bot played for someone.
 _NOTES = frozenset(("turn", "draw", "clock_timeout", "stand_in", "away", "back", "trade_time_up"))
+#: Left out of "while you were away" too: offers the bot turned down or took back changed
+#: nothing (the list was mostly declines).
+_UNEVENTFUL = frozenset(("decline", "withdraw"))
 
 
 #: Bots a table may not choose as its stand-in: they think long (or call out to a model)
@@ -92,6 +95,7 @@ def track(table: Table) -> tuple[list[Event], list[tuple[int, list[dict[str, Any
                 e.for_seat(seat.seat)
                 for e in table.events[seat.bot_from :]
                 if e.type not in _NOTES
+                and e.type not in _UNEVENTFUL
                 and (e.seat == seat.seat or e.data.get("proposer") == seat.seat)
             ]
             seat.bot_from = None

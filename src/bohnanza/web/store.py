@@ -208,6 +208,12 @@ class Store:
         #: with the table, the seat and its old and new token hashes: what is keyed by
         #: the seat's token (an account's claim on it) follows the seat.
         self.on_seat_moved: list[Callable[[Connection, str, int, str | None, str], None]] = []
+        #: Several servers on one database (web/leases.py): ``fence`` is called inside
+        #: every write to a table's game, seats or settings and raises if this server
+        #: does not own the table any more (the write is rolled back); ``on_create``
+        #: inside the write that makes a table (its lease is taken with it).
+        self.fence: Callable[[Connection, str], None] | None = None
+        self.on_create: list[Callable[[Connection, str], None]] = []
 
     def close(self) -> None:
         self.engine.dispose()
@@ -251,9 +257,17 @@ class Store:
                 s.add(_seat_row(table.id, seat))
             if table.setup is not None:
                 s.add(RecordRow(table_id=table.id, setup=_dump(table.setup), result=None))
+            s.flush()
+            for hook in self.on_create:
+                hook(s.connection(), table.id)
+
+    def _fenced(self, conn: Connection, table_id: str) -> None:
+        if self.fence is not None:
+            self.fence(conn, table_id)
 
     def save_seats(self, table_id: str, seats: Sequence[StoredSeat]) -> None:
         with self._tx() as s:
+            self._fenced(s.connection(), table_id)
             for seat in seats:
                 s.merge(_seat_row(table_id, seat))
 
@@ -261,6 +275,7 @@ class Store:
         """Save a seat whose token changed ("continue on another device"), and let the
         ``on_seat_moved`` hooks carry what followed the old token, in one transaction."""
         with self._tx() as s:
+            self._fenced(s.connection(), table_id)
             s.merge(_seat_row(table_id, seat))
             s.flush()
             if seat.token_hash is not None:
@@ -270,6 +285,7 @@ class Store:
     def start_game(self, table_id: str, setup: dict[str, Any]) -> None:
         """The game's setup, and the table's status ``playing``, in one transaction."""
         with self._tx() as s:
+            self._fenced(s.connection(), table_id)
             row = s.get(TableRow, table_id)
             if row is None:
                 raise KeyError(table_id)
@@ -303,6 +319,7 @@ class Store:
             for i, (seat, action) in enumerate(actions)
         ]
         with self.engine.begin() as conn:
+            self._fenced(conn, table_id)
             if rows:
                 conn.execute(_INSERT_ACTION, rows)
             if result is not None:
@@ -337,6 +354,9 @@ class Store:
                 s.add(_seat_row(new_table.id, seat))
             if new_table.setup is not None:
                 s.add(RecordRow(table_id=new_table.id, setup=_dump(new_table.setup)))
+            s.flush()
+            for hook in self.on_create:
+                hook(s.connection(), new_table.id)
             old = s.get(TableRow, old_id)
             if old is None:
                 raise KeyError(old_id)
@@ -365,6 +385,7 @@ class Store:
 
     def save_settings(self, table_id: str, settings: dict[str, Any]) -> None:
         with self._tx() as s:
+            self._fenced(s.connection(), table_id)
             s.execute(
                 update(TableRow).where(TableRow.id == table_id).values(settings=_dump(settings))
             )

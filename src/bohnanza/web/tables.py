@@ -27,6 +27,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
+from .leases import RENEW_EVERY, Elsewhere, LeaseLost, Leases
 from .limits import Guard
 from .lobby import KEEP_FINISHED, UNAVAILABLE, Lobby, fresh_game
 from .model import (
@@ -114,8 +115,19 @@ class Manager:
         self.bots = BotPools(settings.limits)
         self.session = Session(settings, self.store, self.guard)
         self.pump = Pump(settings, self.session, self.bots, self.tables)
-        self.lobby = Lobby(settings, self.store, self.tables, self.guard, self.session, self.pump)
+        # Several servers on one PostgreSQL database (web/leases.py): each live table is
+        # owned by one of them; SQLite is one server's.
+        self.leases: Leases | None = None
+        if self.store.backend == "postgresql":
+            self.leases = Leases(self.store, settings.instance_url)
+            self.store.fence = self.leases.fence
+            self.store.on_create.append(self.leases.created)
+            self.session.on_lease_lost = self.let_go
+        self.lobby = Lobby(
+            settings, self.store, self.tables, self.guard, self.session, self.pump, self.leases
+        )
         self._upkeep: asyncio.Task[None] | None = None
+        self._leasing: asyncio.Task[None] | None = None
         # Creation requests by (address, request id): when, and the answer (or the
         # creation under way), so that a repeated request gets the same table.
         self.created: dict[tuple[str, str], tuple[float, asyncio.Future[Any]]] = {}
@@ -123,16 +135,52 @@ class Manager:
     # ------------------------------------------------------------------ life cycle
 
     async def start(self) -> None:
-        """Load every unfinished table and resume its game where it was."""
+        """Load every unfinished table (that no other live instance owns) and resume its
+        game where it was."""
+        if self.leases is not None:
+            self.leases.register()
         self.lobby.resume()
         self._upkeep = asyncio.create_task(upkeep(self), name="upkeep")
+        if self.leases is not None:
+            self._leasing = asyncio.create_task(self._lease_loop(), name="leases")
+
+    async def _lease_loop(self) -> None:
+        """Renew this instance's leases and heartbeat; adopt orphaned tables (their owner
+        is gone) so that their bots and clocks go on."""
+        assert self.leases is not None
+        while True:
+            await asyncio.sleep(RENEW_EVERY)
+            try:
+                await asyncio.to_thread(self.leases.renew)
+                for table_id in await asyncio.to_thread(self.leases.orphans):
+                    if table_id not in self.tables:
+                        with contextlib.suppress(LeaseLost, Elsewhere):
+                            await self.lobby.get(table_id)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("could not renew the leases; trying again")
+
+    def let_go(self, table: Table) -> None:
+        """Another instance owns ``table`` now: forget it here and send its connections
+        to reconnect (they are served by the owner)."""
+        log.warning("table %s is owned by another server instance now; letting it go", table.id)
+        if self.tables.get(table.id) is table:
+            del self.tables[table.id]
+        table.status = "broken"  # this copy: its pump stops at its next step
+        for conn in list(table.conns):
+            conn.reconnect()
+        self.bots.forget(table.id)
+        if self.leases is not None:
+            self.leases.held.pop(table.id, None)
 
     async def stop(self) -> None:
         self.pump.closing = True
-        if self._upkeep is not None:
-            self._upkeep.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._upkeep
+        for task in (self._upkeep, self._leasing):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
         tables = list(self.tables.values())
         for table in tables:
             for conn in list(table.conns):
@@ -141,6 +189,8 @@ class Manager:
                     conn.writer.cancel()
         await self.pump.stop(tables)
         self.bots.close()
+        if self.leases is not None:
+            await asyncio.to_thread(self.leases.close)
         self.store.close()
 
     # ------------------------------------------------------------------ the HTTP API

@@ -33,7 +33,7 @@ HERE = Path(__file__).resolve().parent
 
 def metadata() -> MetaData:
     """Every table the models describe (the modules that define them imported)."""
-    from .. import accounts, mail, passkeys, ratings  # noqa: F401  (their models join Base.metadata)
+    from .. import accounts, leases, mail, passkeys, ratings  # noqa: F401  (their models join Base.metadata)
     from ..store import Base
 
     return Base.metadata

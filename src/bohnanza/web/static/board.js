@@ -16,6 +16,8 @@ Board.seatName = function (table, seat) {
   if (seat === null || seat === undefined) return "";
   const s = table && table.seats && table.seats[seat];
   if (!s) return B.t("seat_n", { n: seat + 1 });
+  // A bot seat with a name is a person who resigned during the game: they keep their name.
+  if (s.kind === "bot" && s.name) return B.t("resigned_name", { name: s.name, bot: s.bot });
   if (s.kind === "bot") return B.t("bot_name", { n: seat + 1, bot: s.bot });
   return s.name || B.t("seat_n", { n: seat + 1 });
 };
@@ -140,21 +142,39 @@ Board.cardText = function (id, acc) {
   return s;
 };
 
+// Cards, the same ones counted ("2× Blue"; Polish: "2 Niebieskie", B.beans); `acc` as
+// for cardText. A Polish kind word ("czerwony") does not follow a count's plural, so
+// there cards with a kind are named one by one.
 Board.cardsText = function (ids, acc) {
   if (!ids || !ids.length) return B.t("nothing");
-  const counts = new Map();
+  const groups = new Map();
   for (const id of ids) {
-    const k = Board.cardText(id, acc);
-    counts.set(k, (counts.get(k) || 0) + 1);
+    const c = Board.cardById(id);
+    const key = c.variety + "|" + (c.kind || "") + (B.lang === "pl" && c.kind ? "|" + id : "");
+    const g = groups.get(key);
+    if (g) g.n += 1;
+    else groups.set(key, { id, c, n: 1 });
   }
-  return [...counts.entries()].map(([k, n]) => (n > 1 ? n + "× " + k : k)).join(", ");
+  return [...groups.values()]
+    .map(({ id, c, n }) => (n === 1 ? Board.cardText(id, acc) : B.beans(c.variety, n, acc) + (c.kind ? " (" + B.kind(c.kind) + ")" : "")))
+    .join(", ");
 };
 
-Board.shownText = function (shown) {
+// A field's cards counted by its top card's variety ("3 × Blue"; Polish "3 Niebieskie",
+// B.beans), with the top card's kind, which decides its payout in Fasolufka.
+Board.fieldText = function (ids) {
+  if (!ids || !ids.length) return "?";
+  const top = Board.cardById(ids[ids.length - 1]);
+  const kind = top.kind ? " (" + B.kind(top.kind) + ")" : "";
+  return (B.lang === "pl" ? B.beans(top.variety, ids.length) : ids.length + " × " + B.bean(top.variety)) + kind;
+};
+
+// `acc`: as a sentence's object (B.bean).
+Board.shownText = function (shown, acc) {
   // Offered cards as the reader sees them: a variety, maybe a declared colour, no id.
   return shown
     .map((g) => {
-      let s = B.bean(g.variety);
+      let s = B.bean(g.variety, acc);
       if (g.kind) s += " (" + B.kind(g.kind) + ")";
       else if (g.declared) s += " (" + B.t("declared", { colour: B.kind(g.declared) }) + ")";
       return s;
@@ -162,9 +182,10 @@ Board.shownText = function (shown) {
     .join(", ");
 };
 
-Board.wantText = function (want) {
+// Wanted cards, counted (B.beans); `acc`: as a sentence's object ("chce 1 Niebieską").
+Board.wantText = function (want, acc) {
   if (!want || !want.length) return B.t("nothing_gift");
-  return want.map(([v, n]) => n + "× " + B.bean(v)).join(", ");
+  return want.map(([v, n]) => B.beans(v, n, acc)).join(", ");
 };
 
 // One event, as a sentence in the current language.
@@ -181,19 +202,24 @@ Board.eventText = function (table, e) {
       return B.t("ev.stop_planting", { who });
     case "turn_over":
       return B.t("ev.turn_over", { who, card: Board.cardText(e.card) });
-    case "offer":
-      return B.t(e.want && e.want.length ? "ev.offer" : "ev.gift", {
+    case "offer": {
+      // An offer's cards are what is offered, and for what ("za"): objects (the Polish
+      // accusative); a gift names them after a colon.
+      const offer = !!(e.want && e.want.length);
+      return B.t(offer ? "ev.offer" : "ev.gift", {
         who,
         to: Board.seatName(table, e.to),
-        give: e.give_cards ? Board.cardsText(e.give_cards) : Board.shownText(e.give || []) || B.t("nothing"),
-        want: Board.wantText(e.want),
+        give: e.give_cards ? Board.cardsText(e.give_cards, offer) : Board.shownText(e.give || [], offer) || B.t("nothing"),
+        want: Board.wantText(e.want, true),
       });
+    }
     case "trade":
+      // "dostaje …, daje …": objects, the Polish accusative ("dostaje Niebieską").
       return B.t(e.gift ? "ev.gift_taken" : "ev.trade", {
         who,
         other: Board.seatName(table, e.proposer),
-        gave: Board.cardsText(e.gave),
-        got: Board.cardsText(e.got),
+        gave: Board.cardsText(e.gave, !e.gift),
+        got: Board.cardsText(e.got, true),
       });
     case "decline":
       return B.t(e.gift ? "ev.refuse_gift" : "ev.decline", { who, other: Board.seatName(table, e.proposer) });
@@ -225,6 +251,7 @@ Board.eventText = function (table, e) {
         field: f(e.field),
         n: e.cards ? e.cards.length : "?",
         card: e.cards && e.cards.length ? Board.cardText(e.cards[e.cards.length - 1]) : "",
+        beans: Board.fieldText(e.cards),
         coins: e.coins,
       });
     case "buy_field":

@@ -56,13 +56,23 @@ B.translateStatic = function (root) {
   }
 };
 
-// A variety's name; `acc`: as the object of a sentence ("Ola sadzi Śmierdzącą"), which in
-// Polish is the accusative (English has one form).
-B.bean = function (variety, acc) {
+// A variety's name as a sentence uses it; Polish declines it (English has one form).
+// `form`: true or "acc" as the object of a verb or "za" ("Ola sadzi Śmierdzącą"), "gen"
+// after "bez" ("bez Kawowej"), "few"/"many" after a number (B.beans); none: the name.
+// The forms come from the card data (cards.toml name_pl_forms, served as pl_<form>).
+B.bean = function (variety, form) {
   const b = B.strings && B.strings.beans[variety];
   if (!b) return variety;
   if (B.lang !== "pl") return b.en;
-  return acc && b.pl_acc ? b.pl_acc : b.pl;
+  const f = form === true ? "acc" : form;
+  return (f && b["pl_" + f]) || b.pl;
+};
+
+// `n` cards of a variety: "2× Blue"; in Polish the form the number asks for ("3 Niebieskie",
+// "5 Niebieskich", "2 Kowbojów"), one card as `acc` says (true: "1 Niebieską").
+B.beans = function (variety, n, acc) {
+  if (B.lang !== "pl") return n + "× " + B.bean(variety);
+  return n + " " + B.bean(variety, B.plural(n, [acc ? "acc" : "", "few", "many"]));
 };
 
 B.kind = function (kind) {
@@ -241,6 +251,13 @@ B.tokenKey = (table) => "bohnanza.token." + table;
 B.getToken = (table) => localStorage.getItem(B.tokenKey(table));
 B.setToken = (table, token) => localStorage.setItem(B.tokenKey(table), token);
 B.dropToken = (table) => localStorage.removeItem(B.tokenKey(table));
+
+// A time in seconds as people say it: 43200 -> "12 h", 90 -> "90 s", 600 -> "10 min".
+B.duration = function (seconds) {
+  if (seconds >= 3600 && seconds % 3600 === 0) return B.t("dur.h", { n: seconds / 3600 });
+  if (seconds >= 600 && seconds % 60 === 0) return B.t("dur.min", { n: seconds / 60 });
+  return B.t("dur.s", { n: seconds });
+};
 
 B.api = async function (method, path, body) {
   const res = await fetch(path, {

@@ -69,8 +69,19 @@ P.passkeysUsable = function () {
   return window.isSecureContext && window.PublicKeyCredential && PublicKeyCredential.parseCreationOptionsFromJSON;
 };
 
-P.createPasskey = async function (startBody) {
+// A passkey belongs to a name: on an address like 127.0.0.1 the browser only says "This is
+// an invalid domain.", so the page says what to open instead.
+P.passkeyCheck = function () {
+  const host = location.hostname;
+  if (/^[0-9.]+$/.test(host) || host.includes(":") || host.startsWith("[")) {
+    const local = host === "127.0.0.1" || host === "::1" || host === "[::1]";
+    throw new Error(B.t(local ? "acct.passkey_ip_local" : "acct.passkey_ip", { url: location.protocol + "//localhost" + (location.port ? ":" + location.port : "") + "/account" }));
+  }
   if (!P.passkeysUsable()) throw new Error(B.t("acct.passkey_none"));
+};
+
+P.createPasskey = async function (startBody) {
+  P.passkeyCheck();
   const start = await B.api("POST", "/api/account/passkey/register/start", startBody);
   const publicKey = PublicKeyCredential.parseCreationOptionsFromJSON(JSON.parse(start.options));
   const credential = await navigator.credentials.create({ publicKey });
@@ -78,7 +89,7 @@ P.createPasskey = async function (startBody) {
 };
 
 P.loginPasskey = async function () {
-  if (!P.passkeysUsable()) throw new Error(B.t("acct.passkey_none"));
+  P.passkeyCheck();
   const start = await B.api("POST", "/api/account/passkey/login/start");
   const publicKey = PublicKeyCredential.parseRequestOptionsFromJSON(JSON.parse(start.options));
   const credential = await navigator.credentials.get({ publicKey });
@@ -332,7 +343,7 @@ P.playerPage = async function () {
         mk(
           "table",
           { class: "recent-games" },
-          mk("thead", {}, mk("tr", {}, [B.t("acct.rank"), B.t("acct.coins"), B.t("acct.rating"), ""].map((h) => mk("th", { text: h })))),
+          mk("thead", {}, mk("tr", {}, [B.t("acct.date"), B.t("acct.opponents"), B.t("acct.rank"), B.t("acct.coins"), B.t("acct.rating"), ""].map((h) => mk("th", { text: h })))),
           mk(
             "tbody",
             {},
@@ -343,6 +354,8 @@ P.playerPage = async function () {
                 mk(
                   "tr",
                   {},
+                  mk("td", { class: "game-date", text: new Date(g.time * 1000).toLocaleDateString(B.lang === "pl" ? "pl-PL" : "en-GB") }),
+                  mk("td", { class: "opponents", text: (g.opponents || []).join(", ") }),
                   mk("td", { text: g.rank + (g.fresh ? " *" : ""), title: g.fresh ? B.t("acct.fresh") : undefined }),
                   mk("td", { text: g.coins }),
                   mk("td", { text: g.rating.toFixed(1) }),
@@ -351,6 +364,7 @@ P.playerPage = async function () {
               ),
           ),
         ),
+        mine.some((g) => g.fresh) ? mk("p", { class: "hint fresh-note", text: "* " + B.t("acct.fresh_note") }) : null,
       ),
     );
   }

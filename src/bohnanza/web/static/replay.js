@@ -64,7 +64,7 @@ function render() {
               "div",
               { class: "offer-what" },
               el("span", { class: "give" }, t("gives"), " ", o.give.map((c, i) => B.card(Object.assign({}, c, o.declared[i] ? { declared: o.declared[i] } : {}), { small: true }))),
-              el("span", { class: "want" }, o.want.length ? t("wants") + " " + Board.wantText(o.want) : t("as_gift"))
+              el("span", { class: "want" }, o.want.length ? t("wants") + " " + Board.wantText(o.want, true) : t("as_gift"))
             )
           )
         )

@@ -109,7 +109,26 @@ function answered(id) {
 }
 
 function act(action) {
+  clearRefusal(); // a refusal is about the last try: the next one replaces it
   return send({ type: "action", action });
+}
+
+// A refusal is shown until dismissed, the player's next action, or a change of the game
+// seen at least REFUSAL_MIN_MS after it (a refusal from turn 1 used to stay until turn 13,
+// even on a device that had become a spectator's).
+const REFUSAL_MIN_MS = 4000;
+function clearRefusal() {
+  if (!T.lastError) return;
+  if (T.lastError.toast) T.lastError.toast.remove();
+  T.lastError = null;
+  showLastError();
+}
+function staleRefusal() {
+  const e = T.lastError;
+  if (!e) return;
+  const left = REFUSAL_MIN_MS - (performance.now() - e.at);
+  if (left <= 0) clearRefusal();
+  else if (!e.timer) e.timer = setTimeout(() => T.lastError === e && clearRefusal(), left);
 }
 
 function setConn(state) {
@@ -185,6 +204,7 @@ function onMessage(msg) {
       T.seat = null;
       T.moved = true;
       T.returned = null;
+      clearRefusal();
       const dlg = document.getElementById("device-dialog");
       if (dlg) dlg.remove();
       if (msg.state) takeState(msg.state);
@@ -200,6 +220,7 @@ function onMessage(msg) {
     case "left":
       B.dropToken(T.id);
       T.seat = null;
+      clearRefusal();
       render();
       break;
     default:
@@ -234,7 +255,7 @@ function onError(msg) {
       showLastError();
     },
   });
-  T.lastError = { text, rule, toast };
+  T.lastError = { text, rule, toast, at: performance.now(), timer: null };
   showLastError();
 }
 
@@ -262,6 +283,7 @@ function showLastError() {
 function takeState(s) {
   if (s.cards) Board.cards = s.cards;
   const prevTurn = T.state && T.state.view.turn;
+  if (T.state && s.seq !== T.state.seq) staleRefusal();
   T.state = s;
   T.clockAt = performance.now();
   if (s.log) T.log = s.log.slice();
@@ -372,12 +394,13 @@ function renderLobby() {
       B.rulesName(tb.rules),
       " · ",
       t("players_n", { n: tb.players }),
-      tb.options && tb.options.remove ? " · " + t("without", { bean: B.bean(tb.options.remove) }) : "",
+      tb.options && tb.options.remove ? " · " + t("without", { bean: B.bean(tb.options.remove, "gen") }) : "",
       " · ",
-      tb.trade_limit ? t("trade_limit_s", { n: tb.trade_limit }) : t("no_trade_limit"),
+      tb.trade_limit ? t("trade_limit_is", { time: B.duration(tb.trade_limit) }) : t("no_trade_limit"),
       " · ",
       el("span", { class: "lobby-clock", text: t("clock") + ": " + (B.strings.ui[B.lang]["clock." + tb.clock] ? t("clock." + tb.clock) : tb.clock) }),
-      tb.stand_in_bot ? " · " + t("stand_in_is", { bot: tb.stand_in_bot }) : ""
+      tb.stand_in_bot ? " · " + t("stand_in_is", { bot: tb.stand_in_bot }) : "",
+      tb.rated && tb.rated !== "no" ? el("span", { class: "lobby-rated" }, " · ", t("rated." + tb.rated)) : ""
     ),
     el(
       "div",
@@ -1004,7 +1027,7 @@ async function harvest(i) {
   const body = el(
     "div",
     null,
-    el("p", { text: t("harvest_question", { n: f.length, bean: B.bean(f[f.length - 1].variety), field: i + 1 }) }),
+    el("p", { text: t("harvest_question", { n: f.length, bean: B.bean(f[f.length - 1].variety), beans: B.beans(f[f.length - 1].variety, f.length), field: i + 1 }) }),
     el("p", { class: "big", id: "harvest-payout", text: t("harvest_payout", { coins, rest: Math.max(0, f.length - coins) }) })
   );
   if (await B.confirm(t("harvest_title", { field: i + 1 }), body, t("harvest"))) act({ type: "harvest", field: i });
@@ -1042,7 +1065,7 @@ function renderTrading() {
       "div",
       { class: "offer-what" },
       el("span", { class: "give" }, t("gives"), " ", o.give.length ? o.give.map((g) => B.card(g, { small: true })) : t("nothing")),
-      el("span", { class: "want" }, o.want.length ? t("wants") + " " + Board.wantText(o.want) : t("as_gift"))
+      el("span", { class: "want" }, o.want.length ? t("wants") + " " + Board.wantText(o.want, true) : t("as_gift"))
     );
   if (T.seat !== null) {
     for (const o of incoming) {
@@ -1179,10 +1202,17 @@ function openBuilder(init) {
   render();
 }
 
+// A counter-offer starts from the offer turned around: I want what they gave, and I give
+// what they asked for, as far as my cards go (it pre-filled only the first half).
 function counter(o) {
   const want = {};
   for (const g of o.give) want[g.variety] = (want[g.variety] || 0) + 1;
-  openBuilder({ to: o.proposer, want, counterOf: o.offer_id });
+  const give = [];
+  const mine = tradeable();
+  for (const [variety, n] of o.want || []) {
+    for (const c of mine.filter((c) => c.variety === variety && !give.includes(c.id)).slice(0, n)) give.push(c.id);
+  }
+  openBuilder({ to: o.proposer, want, give, counterOf: o.offer_id });
 }
 
 function toggleGive(id) {

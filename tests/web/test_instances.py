@@ -1,0 +1,249 @@
+"""Several server instances on one PostgreSQL database (web/leases.py, web/forward.py): one
+owner per live table, fenced writes, forwarding, takeover after ``kill -9``; and one
+server per SQLite file. Real servers, a real PostgreSQL cluster, real sockets."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from sqlalchemy import select, update
+
+from bohnanza.web.leases import InstanceRow, LeaseLost, LeaseRow, Leases, Owner
+from bohnanza.web.store import Store, StoredSeat, StoredTable
+
+from .client import Client, simple_choice
+from .conftest import Postgres, ServerProcess, ServerThread
+
+THREE = [{"kind": "person"}, {"kind": "person"}, {"kind": "bot", "bot": "autarky"}]
+BOTS = [{"kind": "person"}, {"kind": "bot", "bot": "autarky"}, {"kind": "bot", "bot": "autarky"}]
+
+
+def _play(c: Client, acks: int, proposed: set[int]) -> list[tuple[int, dict[str, Any]]]:
+    """Play until ``acks`` actions of this client are acknowledged."""
+    done: list[tuple[int, dict[str, Any]]] = []
+    deadline = time.monotonic() + 60
+    while len(done) < acks:
+        assert time.monotonic() < deadline, "no progress"
+        c.drain(0.02)
+        if c.state is None or c.view["phase"] == "over":
+            break
+        choice = simple_choice(c, proposed)
+        if choice is None:
+            continue
+        answer = c.act(choice)
+        if answer["type"] == "ack":
+            done.append((answer["seq"], choice))
+    return done
+
+
+def _table(store: Store, table_id: str) -> None:
+    seats = [StoredSeat(0, "person", "", "Ada", "h0"), StoredSeat(1, "bot", "autarky", "", None)]
+    settings = {"rules": "classic", "players": 2, "options": {}}
+    store.create_table(StoredTable(table_id, time.time(), "lobby", settings, seats))
+
+
+def _stale(store: Store, leases: Leases) -> None:
+    """As if ``leases``' instance had stopped: its heartbeat and leases are old."""
+    with store.engine.begin() as conn:
+        conn.execute(update(InstanceRow).where(InstanceRow.id == leases.id).values(seen=0.0))
+        conn.execute(update(LeaseRow).where(LeaseRow.owner == leases.id).values(expires=0.0))
+
+
+@pytest.fixture
+def pg_url(postgres: Postgres) -> str:
+    return postgres.new_database()
+
+
+def test_a_stale_owner_can_never_write_again(pg_url: str) -> None:
+    """The fencing token: once another instance took the table over, the old owner's
+    next write is refused inside its own transaction, and nothing of it is stored."""
+    store_a, store_b = Store(pg_url), Store(pg_url)
+    try:
+        a, b = Leases(store_a, "http://a"), Leases(store_b, "http://b")
+        a.register()
+        b.register()
+        store_a.fence, store_b.fence = a.fence, b.fence
+        store_a.on_create.append(a.created)
+        _table(store_a, "t1")
+        assert a.held == {"t1": 1}
+        assert b.acquire("t1") == Owner(a.id, "http://a")  # a lives: b may not take it
+        store_a.start_game("t1", {"format": "bohnanza-record", "rules": "classic", "players": 2})
+        store_a.append_actions("t1", 0, [(0, {"type": "plant", "field": 0})])
+        _stale(store_a, a)
+        assert b.acquire("t1") is None and b.held == {"t1": 2}  # taken over
+        with pytest.raises(LeaseLost):
+            store_a.append_actions("t1", 1, [(0, {"type": "plant", "field": 1})])
+        with pytest.raises(LeaseLost):
+            store_a.save_settings("t1", {"rules": "classic", "players": 2})
+        store_b.append_actions("t1", 1, [(0, {"type": "stop_planting"})])
+        stored = store_b.load("t1")
+        assert stored is not None and [a for _s, a in stored.actions] == [
+            {"type": "plant", "field": 0},
+            {"type": "stop_planting"},
+        ]
+    finally:
+        store_a.close()
+        store_b.close()
+
+
+def test_two_instances_claiming_one_table_at_once_one_wins(pg_url: str) -> None:
+    """A takeover race: two instances ask for the same orphaned tables at the same time;
+    for every table exactly one owns it, the other is told who does (or lost the race)."""
+    stores = [Store(pg_url), Store(pg_url)]
+    try:
+        leases = [Leases(s, f"http://{i}") for i, s in enumerate(stores)]
+        for lease in leases:
+            lease.register()
+        for n in range(20):
+            _table(stores[0], f"r{n}")  # no lease row: orphans from the start
+        results: list[list[Any]] = [[], []]
+        barrier = threading.Barrier(2)
+
+        def race(i: int) -> None:
+            barrier.wait()
+            for n in range(20):
+                try:
+                    results[i].append(leases[i].acquire(f"r{n}"))
+                except LeaseLost:
+                    results[i].append("lost")
+
+        threads = [threading.Thread(target=race, args=(i,)) for i in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        with stores[0].engine.connect() as conn:
+            owners = dict(conn.execute(select(LeaseRow.table_id, LeaseRow.owner)).all())
+        for n in range(20):
+            won = [i for i in range(2) if results[i][n] is None]
+            assert len(won) == 1, (n, results[0][n], results[1][n])
+            assert owners[f"r{n}"] == leases[won[0]].id
+            assert set(leases[won[0]].held) >= {f"r{n}"}
+            assert f"r{n}" not in leases[1 - won[0]].held
+    finally:
+        for s in stores:
+            s.close()
+
+
+def test_a_table_owned_by_another_instance_is_served_through_it(
+    make_server: Callable[..., ServerThread], pg_url: str
+) -> None:
+    """Two instances on one database: a table made on A is joined, listed and played
+    through B, which forwards each request (and relays the socket) to A."""
+    a = make_server(pg_url)
+    b = make_server(pg_url)
+    for srv in (a, b):  # a test server's port is known once it runs: announced again
+        srv.app.state.manager.leases.url = srv.url
+        srv.app.state.manager.leases.register()
+    time.sleep(1.5)  # each has read the other's heartbeat
+    made = a.create(seats=THREE)
+    table = made["table"]["id"]
+    with b.http() as http:
+        joined = http.post(f"/api/tables/{table}/join", json={"name": "Bob"})
+        assert joined.status_code == 200, joined.text
+        assert http.get(f"/api/tables/{table}").json()["seats"][1]["name"] == "Bob"
+    assert table in a.app.state.manager.tables and table not in b.app.state.manager.tables
+    ada = Client(b.ws_url, table)
+    ada.hello(made["token"])
+    assert ada.request({"type": "start"})["type"] == "ack"
+    acked = _play(ada, 3, set())
+    assert len(acked) == 3
+    ada.close()
+    record = a.app.state.manager.tables[table].actions
+    assert len(record) >= 3
+
+
+def _wait(pred: Callable[[], bool], timeout: float, what: str) -> float:
+    started = time.monotonic()
+    while not pred():
+        assert time.monotonic() - started < timeout, what
+        time.sleep(0.05)
+    return time.monotonic() - started
+
+
+def test_kill_9_of_an_instance_its_tables_are_taken_over(postgres: Postgres) -> None:
+    """Instance A owns a table played through instance B; A is killed with SIGKILL. B
+    takes the table over within seconds, the player reconnects to B and plays on, and
+    every acknowledged action is in the record."""
+    url = postgres.new_database()
+    flags = ("--bot-delay", "0.02", "--bot-grace", "0")
+    a = ServerProcess(url, *flags)
+    b = ServerProcess(url, *flags)
+    try:
+        with httpx.Client(base_url=a.url, timeout=10) as http:
+            made = http.post(
+                "/api/tables",
+                json={"rules": "classic", "players": 3, "name": "Ada", "seats": BOTS, "seed": 5},
+            ).json()
+            table = made["table"]["id"]
+        time.sleep(1.5)  # B knows A's heartbeat
+        ada = Client(b.ws_url, table)  # through B, to A
+        ada.hello(made["token"])
+        assert ada.request({"type": "start"})["type"] == "ack"
+        proposed: set[int] = set()
+        acked = _play(ada, 4, proposed)
+        a.kill()
+        killed = time.monotonic()
+        ada.close()
+
+        def served() -> bool:
+            try:
+                c = Client(b.ws_url, table)
+            except Exception:
+                return False
+            try:
+                welcome = c.hello(made["token"])
+                ok = welcome.get("type") == "welcome" and welcome.get("seat") == 0
+            except Exception:
+                ok = False
+            c.close()
+            return ok
+
+        _wait(served, 15, "B never took the table over")
+        took = time.monotonic() - killed
+        print(f"taken over {took:.2f} s after the kill")
+        assert took <= 5.0, took
+        ada = Client(b.ws_url, table)
+        ada.hello(made["token"])
+        assert ada.seq >= acked[-1][0]
+        acked += _play(ada, 4, proposed)
+        ada.close()
+        store = Store(url)
+        try:
+            stored = store.load(table)
+        finally:
+            store.close()
+        assert stored is not None
+        for seq, action in acked:
+            assert stored.actions[seq - 1] == (0, action), seq
+    finally:
+        if a.proc.poll() is None:
+            a.kill()
+        b.stop()
+
+
+def test_a_second_server_on_one_sqlite_file_is_refused(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'games.db'}"
+    first = ServerProcess(db)
+    try:
+        second = subprocess.run(
+            [sys.executable, "-m", "bohnanza.web", "--port", "0", "--database-url", db],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert second.returncode != 0
+        assert "another bohnanza server uses" in second.stdout + second.stderr
+    finally:
+        first.stop()
+    # Once the first is gone the file is free again.
+    again = ServerProcess(db)
+    again.stop()
