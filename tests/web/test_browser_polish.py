@@ -162,9 +162,7 @@ def test_the_end_of_a_game_and_its_replay_on_a_phone(
     assert not errors, errors
 
 
-def test_a_passkey_on_a_numeric_address_says_what_to_open(
-    browser: Any, make_server: Any
-) -> None:
+def test_a_passkey_on_a_numeric_address_says_what_to_open(browser: Any, make_server: Any) -> None:
     """On 127.0.0.1 the browser only said "This is an invalid domain."."""
     server: ServerThread = make_server(accounts=FAST)
     errors: list[str] = []

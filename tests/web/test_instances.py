@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 import pytest
 from sqlalchemy import select, update
+from websockets.exceptions import ConnectionClosed
 
 from bohnanza.web.leases import InstanceRow, LeaseLost, LeaseRow, Leases, Owner
 from bohnanza.web.store import Store, StoredSeat, StoredTable
@@ -247,3 +248,38 @@ def test_a_second_server_on_one_sqlite_file_is_refused(tmp_path: Path) -> None:
     # Once the first is gone the file is free again.
     again = ServerProcess(db)
     again.stop()
+
+
+def test_a_table_moves_to_the_instance_its_players_come_through(
+    make_server: Callable[..., ServerThread], pg_url: str, monkeypatch: Any
+) -> None:
+    """Made on A, played through B (the proxy routes the table there): relaying every
+    frame costs both instances CPU, so once every socket of the table comes through B,
+    A hands the table off; the page reconnects (1012) and B serves it itself."""
+    monkeypatch.setattr("bohnanza.web.tables.HAND_OFF_AFTER", 0.0)
+    a = make_server(pg_url)
+    b = make_server(pg_url)
+    for srv in (a, b):
+        srv.app.state.manager.leases.url = srv.url
+        srv.app.state.manager.leases.register()
+    time.sleep(1.5)
+    made = a.create(seats=BOTS)
+    table = made["table"]["id"]
+    moved = Client(b.ws_url, table)
+    with pytest.raises(ConnectionClosed) as closed:
+        moved.hello(made["token"])
+        moved.recv(10)
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1012
+    ada = Client(b.ws_url, table)
+    ada.hello(made["token"])
+    assert table in b.app.state.manager.tables and table not in a.app.state.manager.tables
+    assert ada.request({"type": "start"})["type"] == "ack"
+    assert len(_play(ada, 3, set())) == 3
+    ada.close()
+    store = Store(pg_url)
+    try:
+        with store.engine.connect() as conn:
+            owner = conn.execute(select(LeaseRow.owner).where(LeaseRow.table_id == table))
+            assert owner.scalar() == b.app.state.manager.leases.id
+    finally:
+        store.close()

@@ -559,6 +559,12 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
                 return
             conn = manager.connect(table, websocket)
             conn.address = address
+            conn.peer = websocket.scope.get("bohnanza.peer")
+            if conn.peer is not None and manager.may_hand_off(table, conn.peer):
+                # Every socket of this table comes through one other instance (the proxy
+                # routes the table there): the table moves there; this socket is closed
+                # 1012 and the page connects again, to its new owner.
+                await manager.hand_off(table)
             await _serve_socket(manager, conn, websocket, settings.limits.hello_timeout)
         finally:
             manager.guard.close_socket(address)

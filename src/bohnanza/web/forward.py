@@ -86,7 +86,12 @@ class Forwarder:
             sender, _, secret = peer.partition(":")
             if secret and leases.peers.get(sender) == secret:
                 client = _header(scope, b"x-bohnanza-client") or "unknown"
-                scope = {**scope, "client": (client, 0), "bohnanza.forwarded": True}
+                scope = {
+                    **scope,
+                    "client": (client, 0),
+                    "bohnanza.forwarded": True,
+                    "bohnanza.peer": sender,
+                }
         found = _TABLE_PATH.match(scope.get("path", ""))
         if found is None or scope.get("bohnanza.forwarded") or found.group(1) in self.tables():
             await self.app(scope, receive, send)

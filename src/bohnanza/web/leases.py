@@ -49,6 +49,10 @@ LEASE_TTL = 4.0
 RENEW_EVERY = 1.0
 #: An instance whose heartbeat is older than this is gone.
 HEARTBEAT_DEAD = 3.0
+#: A table is handed to the instance its requests come through (web/tables.py:
+#: ``Manager.hand_off``) no sooner than this many seconds after it was taken: a proxy
+#: that spreads one table's sockets over several instances must not bounce it.
+HAND_OFF_AFTER = 10.0
 
 
 class LeaseRow(Base):
@@ -107,6 +111,7 @@ class Leases:
         self.id = f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(4)}"
         self.host = socket.gethostname()
         self.held: dict[str, int] = {}  # table id -> fencing token
+        self.since: dict[str, float] = {}  # table id -> when this instance took it
         self.secret = secrets.token_hex(24)
         self.peers: dict[str, str] = {}  # live instances' ids -> secrets (renew)
 
@@ -173,6 +178,7 @@ class Leases:
             )
         )
         self.held[table_id] = 1
+        self.since[table_id] = time.monotonic()
 
     def acquire(self, table_id: str) -> Owner | None:
         """Own ``table_id`` now (None), or the live instance that owns it; raises
@@ -201,6 +207,7 @@ class Leases:
                         )
                     )
                     self.held[table_id] = 1
+                    self.since[table_id] = time.monotonic()
                 return None
             if row.owner == self.id and self.held.get(table_id) == row.token:
                 conn.execute(
@@ -225,6 +232,7 @@ class Leases:
             if row.owner != self.id:
                 log.info("took over table %s from %s (token %d)", table_id, row.owner, token)
             self.held[table_id] = token
+            self.since[table_id] = time.monotonic()
             return None
 
     def fence(self, conn: Connection, table_id: str) -> None:
@@ -249,6 +257,7 @@ class Leases:
 
     def release(self, table_id: str) -> None:
         """Let the table go (it left this instance's memory)."""
+        self.since.pop(table_id, None)
         if self.held.pop(table_id, None) is None:
             return
         with contextlib.suppress(Exception), self.store.engine.begin() as conn:

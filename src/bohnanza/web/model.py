@@ -149,6 +149,7 @@ class Conn:
     closed: bool = False
     allowance: float = float(RATE_BURST)  # messages it may send now (a token bucket)
     address: str = ""  # the client's address (for the per-address limits)
+    peer: str | None = None  # relayed by this other server instance (web/forward.py)
     close_code: int = 1008  # what the writer closes the socket with when it stops
     checked: float = field(default_factory=time.monotonic)
     # A client id whose answer is being recorded (``Table.answers``), and that answer.

@@ -27,7 +27,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from .leases import RENEW_EVERY, Elsewhere, LeaseLost, Leases
+from .leases import HAND_OFF_AFTER, RENEW_EVERY, Elsewhere, LeaseLost, Leases
 from .limits import Guard
 from .lobby import KEEP_FINISHED, UNAVAILABLE, Lobby, fresh_game
 from .model import (
@@ -156,15 +156,45 @@ class Manager:
                     if table_id not in self.tables:
                         with contextlib.suppress(LeaseLost, Elsewhere):
                             await self.lobby.get(table_id)
+                for table in list(self.tables.values()):
+                    peers = {c.peer for c in table.conns}
+                    if len(peers) == 1 and None not in peers:
+                        (peer,) = peers
+                        if peer is not None and self.may_hand_off(table, peer):
+                            await self.hand_off(table)
             except asyncio.CancelledError:
                 raise
             except Exception:
                 log.exception("could not renew the leases; trying again")
 
-    def let_go(self, table: Table) -> None:
+    def may_hand_off(self, table: Table, peer: str) -> bool:
+        """Whether ``table`` should move to instance ``peer``: every socket of it comes
+        through that instance (the proxy sends the table's requests there), and this
+        instance has held it for HAND_OFF_AFTER seconds at least."""
+        if self.leases is None or not table.conns:
+            return False
+        taken = self.leases.since.get(table.id)
+        if taken is None or time.monotonic() - taken < HAND_OFF_AFTER:
+            return False
+        return all(c.peer == peer for c in table.conns)
+
+    async def hand_off(self, table: Table) -> None:
+        """Give ``table`` up for the instance its requests come through: the lease ends
+        now (the next instance to ask takes it, with a new fencing token), the table
+        leaves memory, its sockets are closed 1012 and reconnect to the new owner."""
+        assert self.leases is not None
+        async with table.lock:
+            if self.tables.get(table.id) is not table:
+                return
+            await asyncio.to_thread(self.leases.release, table.id)
+            log.info("table %s handed off to the instance its players come through", table.id)
+            self.let_go(table, quiet=True)
+
+    def let_go(self, table: Table, quiet: bool = False) -> None:
         """Another instance owns ``table`` now: forget it here and send its connections
         to reconnect (they are served by the owner)."""
-        log.warning("table %s is owned by another server instance now; letting it go", table.id)
+        if not quiet:
+            log.warning("table %s is owned by another server instance now; letting it go", table.id)
         if self.tables.get(table.id) is table:
             del self.tables[table.id]
         table.status = "broken"  # this copy: its pump stops at its next step
