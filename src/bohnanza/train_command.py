@@ -478,3 +478,75 @@ def plot_cmd(run: str) -> None:
     if not t.plot_curve(Path(run) / "learning_curve.csv", Path(run) / "learning_curve.png"):
         _fail("plotting needs matplotlib")
     click.echo(str(Path(run) / "learning_curve.png"))
+
+
+@train.command("value-data")
+@click.option("--out", required=True, type=click.Path(dir_okay=False), help="Data file (.npz).")
+@click.option("--games", type=int, default=700, show_default=True)
+@click.option(
+    "--seed", type=int, default=300_001, show_default=True, help="Seed of the first game."
+)
+@click.option("--rules", "-r", default="classic", show_default=True, help="Rule set.")
+@click.option(
+    "--players", default="3,4,5", show_default=True, help="Player counts, cycled over the games."
+)
+@click.option("--workers", "-w", type=int, default=1, show_default=True)
+@click.option(
+    "--backend",
+    type=click.Choice(["local", "ray"]),
+    default="local",
+    show_default=True,
+    help="ray: Ray tasks on the cluster ray.init() finds (large runs).",
+)
+def value_data_cmd(
+    out: str, games: int, seed: int, rules: str, players: str, workers: int, backend: str
+) -> None:
+    """Record positions and outcomes from seeded games of a varied pool of bots, for
+    bohnanza train value (issue 56, docs/value.md); numpy only."""
+    try:
+        from .value.data import generate
+
+        meta = generate(
+            out,
+            games=games,
+            seed=seed,
+            rules=rules,
+            players=[int(p) for p in players.split(",") if p.strip()],
+            workers=workers,
+            backend=backend,
+        )
+    except (BohnanzaError, ImportError, ValueError) as exc:
+        _fail(str(exc))
+    click.echo(json.dumps({k: v for k, v in meta.items() if k != "seats"}, indent=2))
+
+
+@train.command("value")
+@click.argument("data", nargs=-1, required=True, type=click.Path(dir_okay=False, exists=True))
+@click.option("--out", required=True, type=click.Path(dir_okay=False), help="Model file (.npz).")
+@click.option("--kind", type=click.Choice(["mlp", "ridge"]), default="mlp", show_default=True)
+@click.option("--hidden", type=int, default=32, show_default=True, help="Hidden units (mlp).")
+@click.option("--epochs", type=int, default=60, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--plot", type=click.Path(dir_okay=False), default=None, help="Calibration PNG.")
+def value_cmd(
+    data: tuple[str, ...],
+    out: str,
+    kind: str,
+    hidden: int,
+    epochs: int,
+    seed: int,
+    plot: str | None,
+) -> None:
+    """Train the value model that valuesearch scores its roll-outs with, from DATA files
+    (bohnanza train value-data): held-out errors (games whose seed % 5 == 0) against a
+    constant, ridge and the network, and a calibration plot (docs/value.md)."""
+    try:
+        from .value.train import train_value
+
+        meta = train_value(
+            list(data), out, kind=kind, hidden=hidden, epochs=epochs, seed=seed, plot=plot
+        )
+    except (BohnanzaError, ImportError, ValueError) as exc:
+        _fail(str(exc))
+    shown = ("heldout", "heldout_games", "train_rows", "heldout_rows", "commit", "train_cpu_s")
+    click.echo(json.dumps({k: meta[k] for k in shown}, indent=2))

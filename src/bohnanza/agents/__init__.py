@@ -30,6 +30,7 @@ from .specs import (
     resolve_agent,
     search_parameters,
 )
+from .valuesearch import ValueSearchAgent, valuesearch_parameters
 
 
 def _llm(seed: int, target: str = "") -> Agent:
@@ -54,6 +55,7 @@ AGENTS: dict[str, Callable[..., Agent]] = {
     "heuristic": HeuristicAgent,
     "heuristic-v1": HeuristicV1Agent,
     "search": SearchAgent,
+    "valuesearch": ValueSearchAgent,
     "probe-accept": AcceptAllAgent,
     "probe-spam": SpamAgent,
     "probe-shy": LeaderShyAgent,
@@ -64,6 +66,7 @@ AGENTS: dict[str, Callable[..., Agent]] = {
 PARAMETERS: dict[str, ParamReader] = {
     "heuristic": heuristic_parameters,
     "search": search_parameters,
+    "valuesearch": valuesearch_parameters,
     "llm": llm_parameters,
 }
 
@@ -77,6 +80,11 @@ DESCRIPTIONS: dict[str, str] = {
         "Monte Carlo search of each trading decision over heuristic play-outs, buys its "
         "third field sooner, keeps hand cards for ties, trades more: about 0.03 s a "
         "searched decision, wins 54% against three heuristic bots (parity: 25%)"
+    ),
+    "valuesearch": (
+        "search whose roll-outs stop at the end of the trading and are scored by a value "
+        "model learned from play, more candidates, opponents modelled by their refusals "
+        "(issue 56, docs/value.md; needs numpy)"
     ),
     "probe-accept": "test bot: heuristic that accepts every offer",
     "probe-spam": "test bot: heuristic that floods the table with random offers",
@@ -129,6 +137,7 @@ __all__ = [
     "HeuristicV1Agent",
     "RandomAgent",
     "SearchAgent",
+    "ValueSearchAgent",
     "agent_names",
     "check_agent",
     "describe_agents",

@@ -483,9 +483,30 @@ def _first_line(obj: Any) -> str:
     return text.strip().splitlines()[0] if text.strip() else ""
 
 
+#: The forms of a spec that are not one registered name, one line each for
+#: ``bohnanza agents``: the optional extras' agents (:data:`OPTIONAL`) and your own.
+OTHER_FORMS: dict[str, tuple[str, str]] = {
+    "rl:PATH": (
+        "optional",
+        "a trained policy file (bohnanza train export), greedy; rl:PATH:grouped, "
+        "rl:PATH:sample, rl:PATH:tT; numpy only (docs/rl.md)",
+    ),
+    "openspiel-ismcts:SIMS": (
+        "optional",
+        "OpenSpiel's information-set MCTS, SIMS simulations a decision (30 without); "
+        "needs open-spiel (docs/rl.md)",
+    ),
+    "MODULE:CLASS[:KEY=VALUE...]": (
+        "module",
+        "your own Agent class or factory, importable, with keyword parameters (docs/bots.md)",
+    ),
+}
+
+
 def describe_agents() -> list[dict[str, Any]]:
-    """Every agent a spec can name by itself: the registered ones and the published ones
-    (a published agent that fails to load is listed with the reason)."""
+    """Every form a spec can take: the registered agents (``form`` says how to give one
+    parameters), the published ones (a published agent that fails to load is listed
+    with the reason), then :data:`OTHER_FORMS`."""
     agents, readers, descriptions = _registry()
     out: list[dict[str, Any]] = []
     for name, factory in agents.items():
@@ -495,6 +516,7 @@ def describe_agents() -> list[dict[str, Any]]:
                 "source": "builtin",
                 "description": descriptions.get(name) or _first_line(factory),
                 "parameters": name in readers,
+                "form": f"{name}[:PARAMS]" if name in readers else name,
             }
         )
     for name, ep in sorted(entry_points().items()):
@@ -510,6 +532,18 @@ def describe_agents() -> list[dict[str, Any]]:
             item["description"] = ""
             item["error"] = str(exc)
         out.append(item)
+    for form, (source, text) in OTHER_FORMS.items():
+        first = form.partition(":")[0]
+        out.append(
+            {
+                "name": form,
+                "source": source,
+                "target": OPTIONAL.get(first, "your module"),
+                "description": text,
+                "parameters": True,
+                "form": form,
+            }
+        )
     return out
 
 

@@ -1,0 +1,273 @@
+"""The ``valuesearch`` bot: the ``search`` bot's determinised search, with roll-outs cut
+short and scored by a value model learned from play (issue 56, :mod:`bohnanza.value`).
+
+``search`` plays every candidate out with heuristic players to the end of the turn and
+scores the end by the heuristic's own sum (coins, field values, the hand's plan). This
+bot differs in three ways:
+
+1. **Short roll-outs, a learned leaf.** With ``cut="trade"`` (the default) a roll-out
+   stops as soon as the turn's trading is over, before the planting of phase 3 and the
+   draw; the position is then scored by the value model, which predicts every seat's
+   final coins from that seat's view (:mod:`bohnanza.value.features`); the score is the
+   predicted margin over the best other seat, in the units of
+   :func:`~bohnanza.agents.search.utility` (so the paired test's ``z`` means the same).
+   ``cut="turn"`` plays to the end of the turn as ``search`` does and scores that with
+   the model. A finished game is scored by its result, as ``search`` does.
+2. **More candidates.** A decision compares up to :data:`CANDIDATES` actions (``search``:
+   6) on the same budget of roll-outs. Roll-outs whose players trade as the real bots
+   do (``real``: six offers a turn, two-card offers, every trading round: the deeper
+   trading lines) are a spec away, but cost about 2.5 times as much: a roll-out's cost
+   is its trading, not the planting after it, so cutting at the trade saves little
+   (measured in docs/value.md).
+3. **An opponent model that learns.** Each other seat of a roll-out keeps its hand
+   cards as much as that seat has refused this bot's offers in this game (``adapt``):
+   a seat that takes what it is offered is played as ``heuristic`` (a hand card worth
+   nothing), one that refuses as a seat that values each hand card at up to
+   :data:`OPP_HAND_CARD` coins (as ``heuristic:hc0.1`` does at 0.1). The refusals are
+   what the bot's own play counts (:meth:`HeuristicAgent.chance`), so the model starts
+   neutral and learns from the first offers.
+
+Everything else (candidates, determinisation, paired comparison, its own play where it
+does not search) is ``search``'s, which stays the named baseline. The model file is
+:data:`DEFAULT_MODEL` unless the spec names another (``valuesearch:m=PATH``); numpy is
+needed to play (the ``rl`` extra), not to import this module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..actions import Action
+from ..errors import ConfigError, IllegalAction
+from ..game import Game
+from ..views import View
+from .search import MARGIN_SCALE, SearchAgent, _Rollout, _Stop, utility
+from .specs import search_parameters
+
+if TYPE_CHECKING:
+    from ..value.model import ValueModel
+
+#: The model shipped with the package (``bohnanza train value``; docs/value.md).
+DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "data" / "value" / "classic-mlp.npz"
+#: Candidates a decision compares at most (``search``: 6).
+CANDIDATES = 8
+#: Roll-outs a decision, shared by the candidates: ``search``'s budget. A roll-out's cost
+#: is its trading (the heuristic players' offer lists and answers), which a cut at the
+#: end of the trading keeps; the leaf's features cost about as much as ``search``'s own
+#: scoring of the turn's end. So the same budget costs about the same CPU, and the extra
+#: candidates share it (fewer samples each).
+ROLLOUTS = 60
+#: The most a refusing opponent values a hand card at, in its roll-out play.
+OPP_HAND_CARD = 0.2
+
+_MODELS: dict[str, ValueModel] = {}
+
+
+def load_model(path: str | Path) -> ValueModel:
+    """The model at ``path``, read once per process (every seat and game shares it)."""
+    key = str(Path(path).resolve())
+    got = _MODELS.get(key)
+    if got is None:
+        try:
+            from ..value.model import ValueModel
+        except ImportError as exc:  # numpy: the rl extra
+            raise ConfigError(
+                f"valuesearch needs numpy (pip install bohnanza[rl]): {exc}"
+            ) from None
+        if not Path(key).is_file():
+            raise ConfigError(
+                f"no value model at {key} (make one with bohnanza train value; docs/value.md)"
+            )
+        got = _MODELS[key] = ValueModel.load(key)
+    return got
+
+
+class _CutRollout(_Rollout):
+    """A roll-out player that also stops the roll-out once the turn's trading is over
+    (``cut``): the first decision outside phase 2 ends it."""
+
+    cut = False
+
+    def act(self, view: View, legal: Sequence[Action], required: bool) -> Action | None:
+        if self.cut and view.phase != "trade":
+            raise _Stop
+        return super().act(view, legal, required)
+
+
+class ValueSearchAgent(SearchAgent):
+    """``search`` with roll-outs cut short and scored by a learned value model."""
+
+    name = "valuesearch"
+
+    def __init__(
+        self,
+        seed: int = 0,
+        *,
+        model: str | Path | None = None,
+        cut: str = "trade",
+        adapt: bool = True,
+        rollouts: int | None = None,
+        max_candidates: int = CANDIDATES,
+        full: bool = False,
+        **kwargs: Any,
+    ) -> None:
+        if cut not in ("trade", "turn"):
+            raise ConfigError(f"valuesearch cut must be trade or turn, not {cut!r}")
+        if rollouts is None and kwargs.get("seconds") is None and kwargs.get("iterations") is None:
+            rollouts = ROLLOUTS
+        super().__init__(
+            seed, rollouts=rollouts, max_candidates=max_candidates, full=full, **kwargs
+        )
+        self.model_path = Path(model) if model is not None else DEFAULT_MODEL
+        #: The value model (one per process, shared by every seat).
+        self.model = load_model(self.model_path)
+        #: Where a roll-out stops: at the end of the turn's trading, or of the turn.
+        self.cut = cut
+        #: Whether the other seats of a roll-out keep their hand cards as much as they
+        #: refused this bot's offers (the opponent model; False: as ``heuristic``).
+        self.adapt = adapt
+        self.leaves = 0  # roll-outs scored by the model (for reports)
+
+    def __repr__(self) -> str:
+        return f"ValueSearchAgent(seed={self.seed}, rollouts={self.rollout_budget}, cut={self.cut})"
+
+    def stats(self) -> dict[str, float]:
+        out = super().stats()
+        out["leaves"] = self.leaves
+        return out
+
+    def opponent_keeps(self, seat: int) -> float:
+        """What ``seat`` values a hand card at in the roll-outs: 0 for a seat that takes
+        this bot's offers, up to :data:`OPP_HAND_CARD` as its refusals outweigh its
+        acceptances (:meth:`HeuristicAgent.chance`: 1 before any offer)."""
+        if not self.adapt:
+            return 0.0 if self.opponent_hand_card is None else self.opponent_hand_card
+        return OPP_HAND_CARD * (1.0 - self.heuristic.chance(seat))
+
+    def rollout_players(self, players: int, me: int, limit: int, seed: int) -> list[_Rollout]:
+        """``search``'s roll-out players (:meth:`SearchAgent.rollout_players`), that stop
+        at the end of the trading with ``cut="trade"``, the others modelled by what they
+        refused (:meth:`opponent_keeps`)."""
+        cache = self._cache
+        own = self.heuristic
+        cut = self.cut == "trade"
+        agents: list[_Rollout] = []
+        for s in range(players):
+            if s == me:
+                a = _CutRollout(
+                    seed + s,
+                    limit,
+                    self.full,
+                    self.field_gain,
+                    self.rivalry,
+                    self.hand_card,
+                    cache,
+                    wanted=self.wanted if self.wanted is not None else 3,
+                    eps=own.eps,
+                    forget=own.forget,
+                    accept_swap=own.accept_swap,
+                    accept_slope=own.accept_slope,
+                )
+            else:
+                hc = self.opponent_keeps(s)
+                a = _CutRollout(seed + s, limit, self.full, hand_card=hc or None, cache=cache)
+            a.cut = cut
+            agents.append(a)
+        agents[me].restore(own.snapshot())
+        return agents
+
+    def _playout(
+        self, g0: Game, me: int, action: Action | None, seed: int, depth: int | None
+    ) -> float:
+        from ..driver import play  # the driver imports the agents package
+
+        g = g0.clone()
+        if action is not None:
+            try:
+                g.apply(me, action)
+            except IllegalAction:
+                return -10.0
+        if depth == -1:
+            depth = 2 * g.players
+        limit = g.turn + depth if depth is not None else 1 << 30
+        agents = self.rollout_players(g.players, me, limit, seed)
+        try:
+            if not g.over:
+                play(g, agents, max_trade_rounds=self.trade_rounds)
+        except _Stop:
+            pass
+        return self.leaf_value(g, me)
+
+    def leaf_value(self, g: Game, me: int) -> float:
+        """A roll-out's end for ``me``: a finished game by its result
+        (:func:`~bohnanza.agents.search.utility`), else the predicted final coins'
+        margin over the best other seat, times ``MARGIN_SCALE``."""
+        if g.over:
+            return utility(g, me, True, False, self.hand_card)
+        self.leaves += 1
+        finals = predicted_finals(self.model, g)
+        best_other = max(v for k, v in enumerate(finals) if k != me)
+        return MARGIN_SCALE * (finals[me] - best_other)
+
+
+def predicted_finals(model: ValueModel, g: Game) -> list[float]:
+    """Every seat's predicted final coins in ``g``: its coins now plus what the model
+    expects it still to gain, from that seat's view."""
+    import numpy as np
+
+    from ..value.features import features
+
+    x = np.array([features(g.view(s)) for s in range(g.players)])
+    gain = model.predict(x)
+    return [len(g.treasury[s]) + float(gain[s]) for s in range(g.players)]
+
+
+#: ``valuesearch``'s own words (the rest of a spec is ``search``'s parameters).
+_WORDS: dict[str, tuple[str, Any]] = {
+    "tcut": ("cut", "trade"),
+    "turncut": ("cut", "turn"),
+    "adapt": ("adapt", True),
+    "noadapt": ("adapt", False),
+    "real": ("full", True),
+    "cheap": ("full", False),
+}
+
+
+def valuesearch_parameters(text: str) -> dict[str, Any]:
+    """``tcut`` (the default) stops roll-outs at the end of the turn's trading,
+    ``turncut`` at the end of the turn; ``adapt`` (the default) models each opponent's
+    acceptance from its refusals, ``noadapt`` plays them as ``heuristic``; ``real`` has
+    roll-outs trade as the real bots do, ``cheap`` (the default) as ``search``'s do;
+    ``cN`` compares up to N candidates (default 8); ``m=PATH`` reads the model from PATH;
+    everything else is a ``search`` parameter (``120ro``, ``z1.5``, ...), joined by ``:``."""
+    kwargs: dict[str, Any] = {}
+    rest: list[str] = []
+    for p in [p.strip() for p in text.split(":")]:
+        if p in _WORDS:
+            key, value = _WORDS[p]
+            kwargs[key] = value
+        elif p.startswith("m="):
+            kwargs["model"] = p[2:]
+        elif p.startswith("c") and p[1:].isdigit() and int(p[1:]) >= 1:
+            kwargs["max_candidates"] = int(p[1:])
+        elif p:
+            rest.append(p)
+    if rest:
+        try:
+            kwargs.update(search_parameters(":".join(rest)))
+        except ConfigError as exc:
+            raise ConfigError(
+                f"{exc}; or tcut, turncut, adapt, noadapt, real, cheap, cN, m=PATH"
+            ) from None
+    return kwargs
+
+
+__all__ = [
+    "DEFAULT_MODEL",
+    "ValueSearchAgent",
+    "load_model",
+    "predicted_finals",
+    "valuesearch_parameters",
+]

@@ -1,0 +1,224 @@
+"""The value model (issue 56): data with its seeds and commit, a model that beats a
+constant on held-out games, the ``valuesearch`` bot playing legal games of every rule
+set, and the agent listing's forms (numpy only: no torch)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from bohnanza.agents import AGENTS, describe_agents, lobby_agents, make_agent
+from bohnanza.agents.valuesearch import ValueSearchAgent, predicted_finals, valuesearch_parameters
+from bohnanza.driver import play
+from bohnanza.errors import ConfigError
+from bohnanza.game import Game
+from bohnanza.rules import all_rulesets
+from bohnanza.seeding import agent_seed
+from bohnanza.value.data import generate, load, play_recorded
+from bohnanza.value.features import FEATURES, features
+from bohnanza.value.model import ValueModel, fit_ridge
+from bohnanza.value.train import split, train_value
+
+#: Quick bots only: the tests' games take a fraction of a second each.
+QUICK = (("heuristic", 2.0), ("heuristic-v1", 1.0), ("autarky", 1.0))
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    """Twelve 3- and 4-player games, seeds 1-12 (5 and 10 held out)."""
+    path = tmp_path_factory.mktemp("value") / "d.npz"
+    meta = generate(path, games=12, seed=1, players=(3, 4), pool=QUICK)
+    return path, meta
+
+
+@pytest.fixture(scope="module")
+def model(data: tuple[Path, dict[str, Any]], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("model") / "m.npz"
+    train_value([data[0]], path, kind="mlp", hidden=8, epochs=15, plot=path.with_suffix(".png"))
+    return path
+
+
+def test_data_file_names_its_seeds_commit_and_rows(data: tuple[Path, dict[str, Any]]) -> None:
+    path, meta = data
+    cols, metas = load([path])
+    assert metas[0]["first_seed"] == 1 and metas[0]["last_seed"] == 12
+    assert metas[0]["commit"] and metas[0]["commit"] == meta["commit"]
+    assert set(cols["game"].tolist()) == set(range(1, 13))
+    assert cols["x"].shape == (meta["rows"], len(FEATURES))
+    # A seat's gain is its final coins less its coins then, never negative.
+    assert (cols["gain"] >= 0).all() and (cols["final"] >= cols["gain"]).all()
+    # Every game has rows at the turns' starts and after their trading.
+    after = cols["x"][:, FEATURES.index("after_trading")]
+    assert 0 < after.mean() < 1
+    # Each game's win shares add up to one per recorded position.
+    one = (cols["game"] == 1) & (cols["turn"] == 0)
+    assert cols["win"][one].sum() == pytest.approx(cols["win"][one].sum() // 1)
+
+
+def test_a_game_records_the_same_rows_again() -> None:
+    a = play_recorded("classic", 3, 7, QUICK)
+    b = play_recorded("classic", 3, 7, QUICK)
+    assert a.x == b.x and a.gain == b.gain and a.agents == b.agents
+
+
+def test_model_beats_a_constant_on_held_out_games(
+    data: tuple[Path, dict[str, Any]], model: Path
+) -> None:
+    m = ValueModel.load(model)
+    held = m.meta["heldout"]
+    assert m.meta["heldout_games"] == 2  # seeds 5 and 10
+    for kind in ("ridge", "mlp"):
+        assert held[kind]["rmse"] < 0.8 * held["constant"]["rmse"], (kind, held)
+    assert model.with_suffix(".png").stat().st_size > 1000
+    # The file's meta names its data's seeds and commit.
+    assert m.meta["data"][0]["first_seed"] == 1 and m.meta["commit"]
+    # Saved and read back, it predicts the same.
+    cols, _ = load([data[0]])
+    again = ValueModel.load(model)
+    assert np.allclose(m.predict(cols["x"][:50]), again.predict(cols["x"][:50]))
+
+
+def test_split_is_by_game_and_a_model_of_other_features_is_refused(tmp_path: Path) -> None:
+    games = np.array([1, 1, 5, 5, 10, 11])
+    assert split(games).tolist() == [False, False, True, True, True, False]
+    x = np.random.default_rng(0).random((40, len(FEATURES)))
+    m = fit_ridge(x, x[:, 0] * 3)
+    p = m.save(tmp_path / "r.npz")
+    with np.load(p) as z:
+        arrays = {k: z[k] for k in z.files}
+    meta = json.loads(str(arrays["meta"]))
+    meta["features"] = [*FEATURES, "more"]
+    arrays["meta"] = np.array(json.dumps(meta))
+    np.savez(tmp_path / "other.npz", **arrays)
+    with pytest.raises(ValueError, match="other features"):
+        ValueModel.load(tmp_path / "other.npz")
+
+
+def test_features_are_a_seats_own_view() -> None:
+    g = Game.new("classic", 4, seed=3, events=False)
+    x = features(g.view(1))
+    assert len(x) == len(FEATURES)
+    with pytest.raises(ValueError):
+        features(g.view(None))
+    # Another seat's hidden hand does not change seat 1's features.
+    g2 = g.clone()
+    g2.hands[2].reverse()
+    g2.invalidate_views()
+    assert features(g2.view(1)) == x
+
+
+@pytest.mark.parametrize("rules", [r["rules"] for r in all_rulesets()])
+def test_valuesearch_plays_legal_games_of_every_rule_set(rules: str, model: Path) -> None:
+    info = next(r for r in all_rulesets() if r["rules"] == rules)
+    n = info["min_players"]
+    g = Game.new(rules, n, seed=21, events=False)
+    bot = ValueSearchAgent(agent_seed(21, 0), model=model, rollouts=6, max_candidates=3)
+    agents = [bot] + [make_agent("heuristic", agent_seed(21, k)) for k in range(1, n)]
+    play(g, agents, contain=True)  # an illegal answer would raise AgentFailed
+    assert g.over
+    if n > 2:  # a duel has no trading phase to search
+        assert bot.stats()["searched"] > 0 and bot.stats()["leaves"] > 0
+
+
+def test_leaf_value_is_the_predicted_margin(model: Path) -> None:
+    g = Game.new("classic", 3, seed=4, events=False)
+    bot = ValueSearchAgent(0, model=model, rollouts=6)
+    finals = predicted_finals(bot.model, g)
+    assert len(finals) == 3
+    assert bot.leaf_value(g, 0) == pytest.approx(0.2 * (finals[0] - max(finals[1:])))
+
+
+def test_opponent_model_learns_from_refusals(model: Path) -> None:
+    bot = ValueSearchAgent(0, model=model, rollouts=6)
+    assert bot.opponent_keeps(1) == 0.0  # nothing seen: played as the heuristic
+    bot.heuristic._refused[1] = 3.0
+    bot.heuristic._accepted[2] = 2.0
+    assert 0.0 < bot.opponent_keeps(1) <= 0.2 and bot.opponent_keeps(2) == 0.0
+    assert ValueSearchAgent(0, model=model, adapt=False).opponent_keeps(1) == 0.0
+
+
+def test_valuesearch_spec_parameters(model: Path) -> None:
+    kw = valuesearch_parameters(f"turncut:noadapt:c5:40ro:z1.5:m={model}")
+    assert kw == {
+        "cut": "turn",
+        "adapt": False,
+        "max_candidates": 5,
+        "rollouts": 40,
+        "seconds": None,
+        "z": 1.5,
+        "model": str(model),
+    }
+    bot = make_agent(f"valuesearch:40ro:m={model}", 1)
+    assert isinstance(bot, ValueSearchAgent) and bot.rollout_budget == 40
+    with pytest.raises(ConfigError, match="tcut"):
+        valuesearch_parameters("nonsense")
+    with pytest.raises(ConfigError, match="no value model"):
+        ValueSearchAgent(0, model="/nonexistent/model.npz")
+
+
+def test_registered_listed_and_offered() -> None:
+    assert "valuesearch" in AGENTS and "valuesearch" in lobby_agents()
+    listed = {a["name"]: a for a in describe_agents()}
+    for form in ("valuesearch", "rl:PATH", "openspiel-ismcts:SIMS", "MODULE:CLASS[:KEY=VALUE...]"):
+        assert listed[form]["description"], form
+    assert listed["search"]["form"] == "search[:PARAMS]"
+
+
+def test_shipped_policy_names_its_commit() -> None:
+    folder = ROOT / "src" / "bohnanza" / "data" / "policies"
+    for js in folder.glob("*.json"):
+        card = json.loads(js.read_text(encoding="utf-8"))
+        with np.load(folder / card["policy"]) as z:
+            meta = json.loads(str(z["meta"]))
+        assert meta["commit"] == card["commit"] != "unknown"
+
+
+def test_the_examples_policy_plays_as_rl_path(tmp_path: Path) -> None:
+    spec = importlib.util.spec_from_file_location("train_rl", ROOT / "examples" / "train_rl.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["train_rl"] = mod  # its dataclasses look their module up
+    try:
+        spec.loader.exec_module(mod)
+    finally:
+        del sys.modules["train_rl"]
+    from bohnanza.rl import SingleAgentEnv
+
+    env = SingleAgentEnv("classic", 3, seat=0, opponents="random", seed=0)
+    params = mod.init_params(env.aec.obs_size, env.aec.n_actions, 8, np.random.default_rng(0))
+    args = type(
+        "A",
+        (),
+        {
+            "action_mode": "flat",
+            "memory": False,
+            "rules": "classic",
+            "players": 3,
+            "opponents": "random",
+        },
+    )()
+    path = mod.save_example_policy(tmp_path, params, args)
+    g = Game.new("classic", 3, seed=2, events=False)
+    play(g, [make_agent(f"rl:{path}", 1), make_agent("random", 2), make_agent("random", 3)])
+    assert g.over
+
+
+def test_train_value_command(data: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from bohnanza.cli import main
+
+    out = tmp_path / "m.npz"
+    args = ["train", "value", str(data[0]), "--out", str(out), "--kind", "ridge"]
+    got = CliRunner().invoke(main, [*args, "--plot", str(tmp_path / "c.png")])
+    assert got.exit_code == 0, got.output
+    shown = json.loads(got.output)
+    assert shown["heldout"]["ridge"]["rmse"] < shown["heldout"]["constant"]["rmse"]
+    assert ValueModel.load(out).kind == "ridge" and (tmp_path / "c.png").is_file()
