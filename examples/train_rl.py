@@ -61,6 +61,40 @@ EVAL_SEED_BASE = 1_000_000  # held-out game seeds: training uses seeds below thi
 # ---------------------------------------------------------------------- the network
 
 
+def save_example_policy(out: Path, params: Params, args: argparse.Namespace) -> Path:
+    """Write the trained network where the agent spec ``rl:PATH`` can play it: a policy
+    file (:func:`bohnanza.rl.policy.save_policy`: the hidden layer and the action head,
+    tanh, with the training's rule set, players, observation size and commit in its
+    meta) at ``policy.npz``. Only a flat policy without memory can play as an agent
+    (what :class:`~bohnanza.rl.policy.PolicyAgent` encodes); any other is written as
+    raw arrays to ``weights.npz``, for this script's own use."""
+    if args.action_mode != "flat" or args.memory:
+        path = out / "weights.npz"
+        np.savez(path, **params)  # type: ignore[arg-type]
+        return path
+    from bohnanza.rl.policy import save_policy
+    from bohnanza.rl.train import git_commit
+    from bohnanza.schedule import MAX_TRADE_ROUNDS
+
+    path = out / "policy.npz"
+    meta = {
+        "rules": args.rules,
+        "players": args.players,
+        "obs_size": int(params["W1"].shape[0]),
+        "action_mode": "flat",
+        "memory": False,
+        "max_trade_rounds": MAX_TRADE_ROUNDS,
+        "network": f"examples/train_rl.py: one hidden layer of {params['W1'].shape[1]} tanh units",
+        "commit": git_commit(),
+        "opponents": args.opponents,
+    }
+    save_policy(
+        path, [(params["W1"].T, params["b1"])], (params["W2"].T, params["b2"]), "tanh", meta
+    )
+    print(f"the policy plays as the agent spec rl:{path}")
+    return path
+
+
 def init_params(obs_size: int, n_actions: int, hidden: int, rng: np.random.Generator) -> Params:
     return {
         "W1": rng.normal(0.0, 1.0 / np.sqrt(obs_size), (obs_size, hidden)),
@@ -431,15 +465,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             f"(95% interval {lo:.1%} to {hi:.1%}), {r['coins']:.2f} coins"
         )
     (out / "results.json").write_text(json.dumps(result, indent=2), encoding="utf-8")
-    np.savez(out / "policy.npz", **params)  # type: ignore[arg-type]
+    weights = save_example_policy(out, params, args)
     print(
         f"final ({n} held-out games, seat 0 vs {args.players - 1} {evals[0]} bots): trained policy "
         f"wins {final_win:.1%} (95% lower bound {low:.1%}), {final_coins:.2f} coins; the random bot in the "
         f"same seat wins {rand_final:.1%}, {rand_coins:.2f} coins; chance {1 / args.players:.1%}"
     )
-    print(
-        f"learning curve: {png}; results and weights: {out / 'results.json'}, {out / 'policy.npz'}"
-    )
+    print(f"learning curve: {png}; results and weights: {out / 'results.json'}, {weights}")
     return result
 
 
