@@ -12,6 +12,7 @@ first line of its docstring describes it, and one in ``PARAMETERS`` if it takes 
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from collections.abc import Callable, Sequence
 
@@ -99,11 +100,14 @@ DEFAULT_BOT = "heuristic"
 def lobby_agents() -> list[str]:
     """The registered agents a web lobby offers: a language model only when the server
     was started with an endpoint in its environment (``BOHNANZA_LLM_URL`` and
-    ``BOHNANZA_LLM_MODEL``), since without one it cannot play."""
+    ``BOHNANZA_LLM_MODEL``), since without one it cannot play; ``valuesearch`` only
+    where numpy is installed."""
     configured = bool(os.environ.get("BOHNANZA_LLM_URL") and os.environ.get("BOHNANZA_LLM_MODEL"))
+    # valuesearch reads its model with numpy (the rl extra), which a server may lack.
+    numpy = importlib.util.find_spec("numpy") is not None
     # In the order of DESCRIPTIONS: the playing bots first, the test probes last.
     ordered = [b for b in DESCRIPTIONS if b in AGENTS] + sorted(set(AGENTS) - set(DESCRIPTIONS))
-    return [b for b in ordered if b != "llm" or configured]
+    return [b for b in ordered if (b != "llm" or configured) and (b != "valuesearch" or numpy)]
 
 
 def make_agent(spec: str, seed: int = 0) -> Agent:
