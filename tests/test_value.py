@@ -222,3 +222,12 @@ def test_train_value_command(data: tuple[Path, dict[str, Any]], tmp_path: Path) 
     shown = json.loads(got.output)
     assert shown["heldout"]["ridge"]["rmse"] < shown["heldout"]["constant"]["rmse"]
     assert ValueModel.load(out).kind == "ridge" and (tmp_path / "c.png").is_file()
+
+
+def test_worker_processes_write_the_same_rows(tmp_path: Path) -> None:
+    quick = (("heuristic-v1", 1.0), ("autarky", 1.0))
+    generate(tmp_path / "one.npz", games=4, seed=11, pool=quick, workers=1)
+    generate(tmp_path / "two.npz", games=4, seed=11, pool=quick, workers=2)
+    one, _ = load([tmp_path / "one.npz"])
+    two, _ = load([tmp_path / "two.npz"])
+    assert all(np.array_equal(one[k], two[k]) for k in one)
