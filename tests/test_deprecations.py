@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from bohnanza import Action, Game, IllegalAction
+from bohnanza import Action, ActionType, Game, IllegalAction
 from bohnanza.game import Pending
 from bohnanza.modules import duel, fasolufka
 from bohnanza.refusals import explain
@@ -115,3 +115,23 @@ def test_pending_still_reads_as_the_tuple_it_was() -> None:
         )
     with pytest.raises(TypeError, match="named arguments"):
         _warns(lambda: Pending(2, fasolufka.MOVE_LADY, 1), "Pending(")
+
+
+MEMBERS = [
+    ("MOVE_LADY", lambda: fasolufka.MOVE_LADY_TYPE),
+    ("PLACE_CHILD", lambda: fasolufka.PLACE_CHILD_TYPE),
+    ("DISCARD", lambda: duel.DISCARD_CARD),
+    ("SKIP_DISCARD", lambda: duel.SKIP_DISCARD),
+    ("PLANT_REVEALED", lambda: duel.PLANT_REVEALED),
+    ("END_REVEAL", lambda: duel.END_REVEAL),
+]
+
+
+@pytest.mark.parametrize(("old", "new"), MEMBERS)
+def test_the_removed_action_type_members_warn_and_answer_the_modules_types(
+    old: str, new: Callable[[], ActionType]
+) -> None:
+    found = _warns(lambda: getattr(ActionType, old), "bohnanza.modules.")
+    assert found is new() and found is ActionType(new().value)
+    # Not members again: the base game's types are what iterating the enumeration lists.
+    assert old not in ActionType.__members__ and found not in list(ActionType)

@@ -13,6 +13,7 @@ example module is ``tests/fixtures/module_toll.py``, docs/modules.md).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import StrEnum
 from typing import Any, NamedTuple
 
@@ -456,6 +457,39 @@ _HARVEST = [Action(ActionType.HARVEST, field=i) for i in range(_CACHED)]
 _STOP = Action(ActionType.STOP_PLANTING)
 _END_TRADING = Action(ActionType.END_TRADING)
 _BUY = Action(ActionType.BUY_FIELD)
+
+
+def _module_type(module: str, name: str) -> Callable[[], object]:
+    def load() -> object:
+        from importlib import import_module
+
+        return getattr(import_module(f"bohnanza.modules.{module}"), name)
+
+    return load
+
+
+def _deprecate_module_members() -> None:
+    """The Fasolufka and duel action types were members of :class:`ActionType` until
+    0.2.0; their modules hold them now. Reading ``ActionType.MOVE_LADY`` still answers
+    the module's type, with a DeprecationWarning (until 0.3.0); they are not members
+    again (iterating ``ActionType`` lists the base game's types)."""
+    from .deprecation import DeprecatedAttribute
+
+    moved = {
+        "MOVE_LADY": ("fasolufka", "MOVE_LADY_TYPE"),
+        "PLACE_CHILD": ("fasolufka", "PLACE_CHILD_TYPE"),
+        "DISCARD": ("duel", "DISCARD_CARD"),
+        "SKIP_DISCARD": ("duel", "SKIP_DISCARD"),
+        "PLANT_REVEALED": ("duel", "PLANT_REVEALED"),
+        "END_REVEAL": ("duel", "END_REVEAL"),
+    }
+    for old, (module, name) in moved.items():
+        new = f"bohnanza.modules.{module}.{name}"
+        attribute = DeprecatedAttribute(f"ActionType.{old}", new, _module_type(module, name))
+        setattr(ActionType, old, attribute)
+
+
+_deprecate_module_members()
 
 
 #: The public names (tests/test_public_api.py; CHANGELOG.md says when they change).

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sys
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 
 _PACKAGE = str(Path(__file__).resolve().parent)
@@ -35,3 +36,17 @@ def warn_deprecated(old: str, new: str, removed_in: str = "0.3.0") -> None:
         DeprecationWarning,
         stacklevel=_outside_stacklevel(),
     )
+
+
+class DeprecatedAttribute:
+    """A class attribute that warns when read and answers what replaced it: for names
+    that cannot be kept as they were, such as an enumeration's removed members (put back
+    as members, they would be listed with the others). ``load`` gives the value, imported
+    when first read."""
+
+    def __init__(self, old: str, new: str, load: Callable[[], object]) -> None:
+        self.old, self.new, self.load = old, new, load
+
+    def __get__(self, obj: object, owner: type | None = None) -> object:
+        warn_deprecated(self.old, self.new)
+        return self.load()
