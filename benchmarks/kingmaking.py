@@ -8,9 +8,16 @@ now with the cards it receives planted where they pay most (onto a field of thei
 variety, else an empty one). "The last 6 turns" are the turns within 6 of the game's
 last.
 
+The sole leader by coins is not always the seat ahead: at the end every field is
+harvested, and the bots judge the leader by coins plus what the fields pay (issue 53:
+most of the default's remaining "kingmaking" trades went to a coin leader that the
+fields put behind). So each line also counts the trades that feed the sole leader by
+score, coins plus what its fields would pay now (the final score were the game to end).
+
     PYTHONPATH=src python benchmarks/kingmaking.py --games 300 --seed 900001
     PYTHONPATH=src python benchmarks/kingmaking.py --before heuristic:king --after heuristic
     PYTHONPATH=src python benchmarks/kingmaking.py --parts after   # one line only
+    PYTHONPATH=src python benchmarks/kingmaking.py --games 200 --seed 970001 --parts before,after
 
 It prints, for 4x ``--before`` and 4x ``--after`` self-play, the kingmaking trades per game
 (a 95% interval of the mean), and the win share of one ``--after`` seat against three
@@ -51,8 +58,32 @@ def _payout_gain(game: Game, seat: int, cards: list[int]) -> int:
     return after - before
 
 
-def game_result(specs: list[str], seed: int, rules: str) -> tuple[int, list[float]]:
-    """(kingmaking trades, each seat's share of the win) of one seeded game."""
+def _scores(game: Game) -> list[int]:
+    """Per seat: coins plus what its fields would pay now."""
+    cfg = game.config
+    return [
+        len(game.treasury[s])
+        + sum(cfg.payout[cfg.card_variety[f[-1]]][len(f)] for f in game.fields[s] if f)
+        for s in range(game.players)
+    ]
+
+
+def _fed(
+    game: Game, scores: list[int], seat: int, proposer: int, give: list[int], cards: list[int]
+) -> bool:
+    """Whether a trade between ``proposer`` (giving ``give``) and ``seat`` (giving
+    ``cards``) gives the sole leader by ``scores`` a coin of immediate payout."""
+    top = max(scores)
+    if scores.count(top) != 1:
+        return False
+    leader = scores.index(top)
+    got = give if leader == seat else cards if leader == proposer else []
+    return bool(got) and _payout_gain(game, leader, got) >= 1
+
+
+def game_result(specs: list[str], seed: int, rules: str) -> tuple[int, list[float], int]:
+    """(kingmaking trades, each seat's share of the win, kingmaking trades by score) of
+    one seeded game."""
     game = Game.new(rules, len(specs), seed=seed, events=False)
     agents = [make_agent(spec, agent_seed(seed, i)) for i, spec in enumerate(specs)]
     log = play(game, agents, log=PlayLog())
@@ -60,25 +91,16 @@ def game_result(specs: list[str], seed: int, rules: str) -> tuple[int, list[floa
     last = game.turn
     shares = [1.0 / len(game.winners) if s in game.winners else 0.0 for s in range(len(specs))]
     replay = Game.new(rules, len(specs), seed=seed, events=False)
-    count = 0
+    count = by_score = 0
     for seat, action in log.actions:
         if action.type is ActionType.ACCEPT and replay.turn > last - LAST:
             coins = [len(t) for t in replay.treasury]
-            top = max(coins)
             proposer, offer = replay.offers[action.offer_id]  # type: ignore[index]
-            if coins.count(top) == 1:
-                leader = coins.index(top)
-                got = (
-                    list(offer.give)
-                    if leader == seat
-                    else list(action.cards)
-                    if leader == proposer
-                    else []
-                )
-                if got and _payout_gain(replay, leader, got) >= 1:
-                    count += 1
+            give, cards = list(offer.give), list(action.cards)
+            count += _fed(replay, coins, seat, proposer, give, cards)
+            by_score += _fed(replay, _scores(replay), seat, proposer, give, cards)
         replay.apply(seat, action)
-    return count, shares
+    return count, shares, by_score
 
 
 def main() -> None:
@@ -98,12 +120,16 @@ def main() -> None:
         s for part, s in (("before", args.before), ("after", args.after)) if part in parts
     ]:
         started = time.process_time()
-        counts = [game_result([spec] * PLAYERS, s, args.rules)[0] for s in seeds]
-        lo, hi = mean_ci([float(c) for c in counts])
+        results = [game_result([spec] * PLAYERS, s, args.rules) for s in seeds]
+        counts = [float(r[0]) for r in results]
+        scored = [float(r[2]) for r in results]
+        lo, hi = mean_ci(counts)
+        slo, shi = mean_ci(scored)
         took = time.process_time() - started
         print(
             f"4x {spec}: {sum(counts) / len(counts):.3f} kingmaking trades a game "
-            f"[{lo:.3f}, {hi:.3f}] over {args.games} games ({took:.0f} CPU-s)"
+            f"[{lo:.3f}, {hi:.3f}] (leader by score: {sum(scored) / len(scored):.3f} "
+            f"[{slo:.3f}, {shi:.3f}]) over {args.games} games ({took:.0f} CPU-s)"
         )
     if "share" not in parts:
         return

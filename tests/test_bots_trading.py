@@ -359,3 +359,74 @@ def test_a_trade_that_brings_the_trailer_level_with_the_leader_is_allowed() -> N
     assert bot._kingmaker(pos, 0, 1.0, 1.0)  # no closer to the leader
     assert not bot._kingmaker(pos, 0, 1.0, 3.0)  # catches the leader up
     assert not bot._kingmaker(pos, 2, 1.0, 0.0)  # seat 2 does not lead
+
+
+def feeding_position(late: bool, lead: int) -> Game:
+    """Seat 0, active, leads by ``lead`` coins, grows Red (3 cards) and Chili (1) and
+    holds a Chili; seat 1 grows Blue (3) and Chili (1), holds a Red, and may offer seat 0
+    its Red for a Chili: the leader's Red field pays a coin more, and the Chili it gives comes from
+    its hand. ``late``: the last cards of the last run-out."""
+    game = trade_phase()
+    for s in (0, 1):
+        for f in game.fields[s]:
+            while f:
+                game.discard.append(f.pop())
+    red, blue, chili = cards_of(game, "red"), cards_of(game, "blue"), cards_of(game, "chili")
+    for c in red[:3]:
+        put(game, c, game.fields[0][0])
+    put(game, chili[0], game.fields[0][1])
+    for c in blue[:3]:
+        put(game, c, game.fields[1][0])
+    put(game, chili[2], game.fields[1][1])
+    while game.hands[1]:
+        game.draw.append(game.hands[1].pop())
+    while game.drawn:
+        game.draw.append(game.drawn.pop())
+    put(game, blue[3], game.hands[1])
+    put(game, red[3], game.hands[1])
+    put(game, chili[1], game.hands[0])
+    garden, soy = cards_of(game, "garden"), cards_of(game, "soy")
+    put(game, garden[0], game.drawn)
+    put(game, soy[0], game.drawn)
+    spare = [c for c in game.draw if c not in red + blue + chili + garden + soy]
+    for c in spare[: lead + 2]:
+        put(game, c, game.treasury[0])
+    for c in spare[lead + 2 : lead + 4]:
+        put(game, c, game.treasury[1])
+    if late:
+        game.runouts = game.config.runouts_to_end - 1
+        while len(game.draw) > 6:
+            game.discard.append(game.draw.pop())
+    game.invalidate_views()
+    return game
+
+
+def test_a_trailing_seat_does_not_offer_the_leader_a_swap_that_feeds_it() -> None:
+    """Issue 53: the rule judged a swap by the leader's gain less a coin for each card
+    asked of a variety it grows, so a Red for a Chili from the leader's hand (its Red
+    field pays a coin more) came to nothing and passed; the rule weighs what the
+    leader's fields gain. Earlier in the game, or to a seat that does not lead, the
+    same swap is offered."""
+
+    def swaps_to_leader(game: Game) -> list[Offer]:
+        view = game.view(1)
+        bot = HeuristicAgent(1)
+        red = next(
+            c for c in game.hands[1] if view.config.varieties[view.config.card_variety[c]] == "red"
+        )
+        cands = bot._candidates(Position(view, tables_for(view.config)), (0,))
+        return [o for _s, o in cands if o.to == 0 and red in o.give and o.want]
+
+    assert swaps_to_leader(feeding_position(late=False, lead=12))
+    late = feeding_position(late=True, lead=12)
+    assert turns_left(late.view(1)) < 1.0
+    assert not swaps_to_leader(late)
+    # The same, late, when seat 2 leads: seat 0 is no king to make.
+    behind = feeding_position(late=True, lead=12)
+    spare = list(behind.draw[:4])
+    for c in spare:
+        behind.draw.remove(c)
+    behind.treasury[2] += behind.treasury[0] + spare
+    behind.treasury[0] = []
+    behind.invalidate_views()
+    assert swaps_to_leader(behind)

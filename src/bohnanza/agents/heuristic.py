@@ -111,6 +111,9 @@ ENDGAME = 1.5
 #: the leader (game 700153 of the issue). Measured with ``benchmarks/kingmaking.py``: a
 #: reach of 2 coins per own turn left let more such trades through than the old outright
 #: refusal (0.22 a game against 0.04), so only a trade that catches the leader passes.
+#: Issue 53: offers it makes are judged by what the leader's fields gain (a swap's card
+#: asked from the leader's hand no longer nets a coin off it), and so are requests for
+#: the leader's drawn cards; docs/notes/2026-12-07-kingmaking-coach-seats.md.
 KING_TURNS = 8.0
 #: A warier weighing of rivals' gains (``STANDING``, ``LEADER_MAX``, ``TRAILER_MIN``):
 #: twice as wary of a leader, and a seat behind never cheaper than an average rival
@@ -1780,11 +1783,16 @@ class HeuristicAgent(Agent):
                             has = 1.0 if len(lost) == count else pos.holds(p, v) ** count
                             got = asked[(v, count)] = (loss, has)
                         loss, has = got
+                        # What the leader's fields gain (the cards it receives, less a
+                        # drawn card it loses), not ``their2``: a card asked from a hand
+                        # costs its fields nothing this late, and netting a coin off for
+                        # it let the last turns' swaps feed the leader (issue 53).
+                        fed = their if loss is None else their + loss
+                        if self._kingmaker(pos, p, fed, gain):
+                            continue
                         their2 = their - count * (1.0 if v in grows else 0.0)
                         if loss is not None:
                             their2 += loss
-                        if self._kingmaker(pos, p, their2, gain):
-                            continue
                         offer = _offer(p, give, ((names[v], count),), declared)
                         score = HeuristicAgent._score(gain, their2, w, swap, slope, has)
                         cands.append((score, offer))
@@ -1803,6 +1811,8 @@ class HeuristicAgent(Agent):
                     if gw <= eps:
                         continue
                     their = pos.seat_gain(p, [], list(ask))
+                    if self._kingmaker(pos, p, their, gw):
+                        continue  # relieving the leader of cards it must plant feeds it too
                     want: dict[str, int] = {}
                     for v in vs:
                         want[names[v]] = want.get(names[v], 0) + 1
