@@ -117,6 +117,7 @@ def main() -> None:
         print(
             f"{n} instance(s): {load['actions']} actions, {load['actions_per_s']}/s, "
             f"latency p50 {lat['p50']} ms p99 {lat['p99']} ms, errors {load['errors']}, "
+            f"moved {load.get('moved', 0)} {load.get('errors_by_kind') or ''}, "
             f"server CPU s {[round(c, 1) for c in cpu]} "
             f"({1000 * sum(cpu) / max(1, load['actions']):.2f} ms per action), "
             f"client CPU {load['client_cpu']}",

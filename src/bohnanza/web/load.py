@@ -97,6 +97,9 @@ class Stats:
     in_flight_samples: list[int] = field(default_factory=list)
     loop_lag: list[float] = field(default_factory=list)
     trades: Counter[str] = field(default_factory=Counter)
+    # Sockets the server closed 1012 ("service restart": the table moved to another
+    # instance, web/leases.py) and that connected again, as a browser does.
+    moved: int = 0
 
     def error(self, kind: str, detail: str) -> None:
         self.errors[kind] += 1
@@ -279,9 +282,10 @@ class Run:
                         ping_interval=None,
                         compression="deflate" if cfg.deflate else None,
                     )
-                    seats.append(
-                        Seat(self, ws, seat, token, load_client_seed(cfg.seed, index, seat))
-                    )
+                    made_seat = Seat(self, ws, seat, token, load_client_seed(cfg.seed, index, seat))
+                    made_seat.url = f"{self.ws_base}/ws/{table_id}"
+                    made_seat.compression = "deflate" if cfg.deflate else None
+                    seats.append(made_seat)
                 for s in seats:
                     await s.hello()
                 await seats[0].start()
@@ -414,6 +418,7 @@ class Run:
                 "p99": ms(percentile(st.ack_latencies, 99)),
             },
             "errors": sum(st.errors.values()),
+            "moved": st.moved,
             "errors_by_kind": dict(st.errors),
             "error_samples": st.error_samples,
             "trades": dict(st.trades),
@@ -467,6 +472,9 @@ class Seat:
         self.over = False
         self.failed = False
         self.closing = False
+        self.moved = False  # closed 1012: connect again (the table moved)
+        self.url = ""  # the socket's address, to connect again
+        self.compression: str | None = None
         self.answer: asyncio.Future[dict[str, Any]] | None = None
         run.live.add(self)
 
@@ -535,7 +543,11 @@ class Seat:
                     if self.answer is not None and not self.answer.done():
                         self.answer.set_result(msg)
         except ConnectionClosed as exc:
-            if not self.closing:
+            if self.closing:
+                pass
+            elif getattr(exc.rcvd, "code", None) == 1012:
+                self.moved = True  # the page connects again (table.js: ws.onclose)
+            else:
                 stats.error("dropped", repr(exc))
                 self.failed = True
         finally:
@@ -545,9 +557,12 @@ class Seat:
 
     async def play(self) -> bool:
         """Play until the game is over (True) or the run stops / this seat fails."""
+        from websockets.exceptions import ConnectionClosed
+
         cfg = self.run.config
         while not self.over and not self.failed and not self.run.stopping.is_set():
-            if self.reader is not None and self.reader.done():
+            ended = self.reader is not None and self.reader.done()
+            if ended and (not self.moved or not await self.reconnect()):
                 return False
             await self.wake.wait()
             self.wake.clear()
@@ -567,7 +582,15 @@ class Seat:
             p = Pending(self.next_id, time.monotonic(), str(choice["type"]))
             self.next_id += 1
             self.pending = p
-            await self.ws.send(json.dumps({"type": "action", "id": p.msg_id, "action": choice}))
+            try:
+                await self.ws.send(json.dumps({"type": "action", "id": p.msg_id, "action": choice}))
+            except ConnectionClosed as exc:
+                if getattr(exc.rcvd, "code", None) != 1012:
+                    raise
+                self.moved, self.pending = True, None  # the table moved: connect again
+                if self.reader is not None:
+                    await asyncio.wait([self.reader])
+                continue
             try:
                 await asyncio.wait_for(p.done.wait(), cfg.stall)
             except TimeoutError:
@@ -576,6 +599,29 @@ class Seat:
             self.pending = None
             self.wake.set()
         return self.over and not self.failed
+
+    async def reconnect(self) -> bool:
+        """Connect again after a 1012 close, as the page does; False if that fails."""
+        from websockets.asyncio.client import connect
+
+        self.moved = False
+        self.reader = None
+        try:
+            self.ws = await connect(
+                self.url,
+                max_size=2**22,
+                open_timeout=30,
+                ping_interval=None,
+                compression=self.compression,
+            )
+            await self.hello()
+        except Exception as exc:
+            self.run.stats.error("reconnect", repr(exc))
+            self.failed = True
+            return False
+        self.run.stats.moved += 1
+        self.wake.set()
+        return True
 
     async def close(self) -> None:
         self.closing = True
