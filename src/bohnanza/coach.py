@@ -1,19 +1,32 @@
-"""Coach mode (issue 36): the ``search`` bot's three best actions for a seat, with the
-coin margins the search itself expects of them and a one-line reason in English and
-Polish; and a review of a finished game that marks the decisions that lost the most.
+"""Coach mode (issue 36): the ``search`` bot's candidate actions for a seat, ranked by
+the coin margin each one leads to, with a one-line reason in English and Polish; and a
+review of a finished game that marks the decisions that lost the most.
 
 Engine-side and free of I/O: the terminal's ``hint`` and the web table's hint button
-call :func:`advise`, the replay page :func:`review`. Nothing here recomputes a value
-with a heuristic of its own: the margins are the means of the search's roll-out values
-(:func:`~bohnanza.agents.search.utility`, the margin over the best other seat at the end
-of the turn, in coins of treasury plus field and hand value, divided by
-:data:`~bohnanza.agents.search.MARGIN_SCALE`), on the same sampled states and roll-out
-seeds for every candidate (:meth:`~bohnanza.agents.search.SearchAgent.search`). A
-fresh search is built for each question from the seat's view alone (what the seat saw
-earlier is not remembered), with ``trades_only=False`` so that planting and harvesting
-are searched too. The reasons describe what an action does (which field it grows and
-what that field would pay, a harvest's coins, the varieties a trade brings in); they
-are words about the action, not the reason the search ranks it so.
+call :func:`advise`, the replay page :func:`review`. The candidates are the search's
+(:meth:`~bohnanza.agents.search.SearchAgent.candidates`); each is played out by the
+search's roll-out players to the end of the turn and valued as the search values a
+roll-out (:func:`~bohnanza.agents.search.utility`: the margin over the best other seat,
+in coins of treasury plus field and hand value; reported in coins, divided by
+:data:`~bohnanza.agents.search.MARGIN_SCALE`).
+
+Options are compared under the same continuation (issue 53): every candidate is played
+out on the same sampled states with the same players and roll-out seeds (common random
+numbers: two options that leave the same position score the same, sample by sample),
+and the continuation takes none of the choices in :data:`HELD` (buying a third field).
+Such a choice is open after every option alike, and the end of the turn values it at
+its price only: when the continuation bought a field after one option but not another,
+the first looked 3 coins worse for a decision it was not about (a record's "plant on a
+second Soy field" ranked above growing the Soy field). Buying is an option of its own
+where it is legal now. Options whose difference is within :data:`TIE_Z` standard errors
+of their paired difference share a rank (:attr:`Advice.rank`): the coach cannot tell
+them apart, and says so.
+
+A fresh search is built for each question from the seat's view alone (what the seat
+saw earlier is not remembered), with ``trades_only=False`` so that planting and
+harvesting are candidates too. The reasons describe what an action does (which field it
+grows and what that field would pay, a harvest's coins, the varieties a trade brings
+in); they are words about the action, not the reason it ranks so.
 """
 
 from __future__ import annotations
@@ -21,14 +34,18 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from .actions import Action, ActionType, takes
-from .agents.search import MARGIN_SCALE, SearchAgent
+from .agents.base import Agent
+from .agents.search import MARGIN_SCALE, MIN_SAMPLES, SearchAgent, utility
 from .cards import polish_number
 from .coins import with_coins
+from .determinise import Determiniser
+from .driver import play
+from .errors import IllegalAction
 from .game import Game
 from .text import render_action_safe, variety_name
 from .views import View
@@ -38,9 +55,15 @@ _T = ActionType
 #: Roll-outs a hint plays (shared by its candidates), and the most seconds it takes.
 HINT_ROLLOUTS = 120
 HINT_SECONDS = 3.0
-#: Roll-outs per reviewed decision, and the seconds a whole review may take.
+#: Roll-outs per reviewed decision, and the CPU seconds a whole review may take (CPU
+#: time of the reviewing thread: on a busy server a review covers as many decisions as
+#: on an idle one, it only takes longer).
 REVIEW_ROLLOUTS = 24
 REVIEW_SECONDS = 20.0
+#: Choices the continuation after an option never takes (see the module docstring).
+HELD: frozenset[ActionType] = frozenset((_T.BUY_FIELD,))
+#: Options closer than this many standard errors of their paired difference are tied.
+TIE_Z = 2.0
 #: A reviewed decision is marked when it lost at least this many coins of margin.
 MARK_LOSS = 0.5
 
@@ -62,6 +85,11 @@ class Advice:
     #: The action as a command (``text``), and why, per language ("en", "pl").
     command: dict[str, str]
     reason: dict[str, str]
+    #: 1 + the number of options better than this one by more than :data:`TIE_Z`
+    #: standard errors of the paired difference; ``tied``: another option shown shares
+    #: the rank (the coach cannot tell them apart).
+    rank: int = 1
+    tied: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -69,6 +97,8 @@ class Advice:
             "margin": round(self.margin, 2),
             "error": round(self.error, 2),
             "samples": self.samples,
+            "rank": self.rank,
+            "tied": self.tied,
             "command": dict(self.command),
             "reason": dict(self.reason),
         }
@@ -97,6 +127,36 @@ def searcher(seed: int, rollouts: int, seconds: float | None) -> SearchAgent:
     return agent
 
 
+#: Builds a roll-out's players: (players, seat, roll-out seed) -> one agent per seat.
+Players = Callable[[int, int, int], list[Agent]]
+
+
+class _EndOfTurn(Exception):
+    """Raised by a continuation player once the roll-out's last turn is over."""
+
+
+class _Continuation(Agent):
+    """A roll-out player after an option: ``inner``'s play, stopped after turn ``limit``,
+    and never taking a choice in ``held`` (:data:`HELD`)."""
+
+    def __init__(self, inner: Agent, limit: int, held: frozenset[ActionType]) -> None:
+        super().__init__(inner.seed)
+        self.inner = inner
+        self.limit = limit
+        self.held = held
+
+    def wants_offers(self, turn: int) -> bool:
+        return self.inner.wants_offers(turn)
+
+    def act(self, view: View, legal: Sequence[Action], required: bool) -> Action | None:
+        if view.turn > self.limit:
+            raise _EndOfTurn
+        kept = [a for a in legal if a.type not in self.held] if self.held else list(legal)
+        if not kept and not required:
+            return None
+        return self.inner.act(view, kept or legal, required)
+
+
 def evaluate(
     agent: SearchAgent,
     view: View,
@@ -104,18 +164,126 @@ def evaluate(
     required: bool,
     extra: Action | None = None,
     with_extra: bool = False,
+    *,
+    held: frozenset[ActionType] = HELD,
+    players: Players | None = None,
+    cands: Sequence[Action | None] | None = None,
 ) -> list[tuple[Action | None, list[float]]]:
-    """The search's candidates for the decision (as :meth:`SearchAgent.act` lists them)
-    and each one's roll-out values; ``with_extra`` adds ``extra`` (a played action the
-    search did not list, for :func:`review`)."""
+    """The search's candidates for the decision (as :meth:`SearchAgent.act` lists them,
+    or ``cands``) and each one's roll-out values, one per sample, the same samples for
+    all (:func:`playouts`); ``with_extra`` adds ``extra`` (a played action the search
+    did not list, for :func:`review`). Empty where no state can be sampled."""
     agent.seen.update(view)
-    default = agent.heuristic.act(view, legal, required)
-    cands = agent.candidates(view, legal, required, default)
-    if with_extra and extra not in cands:
-        cands.append(extra)
-    agent.last_candidates, agent.last_values = [], []
-    agent.search(view, cands, default)
-    return list(zip(agent.last_candidates, agent.last_values, strict=True))
+    if cands is None:
+        default = agent.heuristic.act(view, legal, required)
+        options = agent.candidates(view, legal, required, default)
+    else:
+        options = list(cands)
+    if with_extra and extra not in options:
+        options.append(extra)
+    values = playouts(agent, view, options, held=held, players=players)
+    return list(zip(options, values, strict=True)) if values else []
+
+
+def playouts(
+    agent: SearchAgent,
+    view: View,
+    options: Sequence[Action | None],
+    *,
+    held: frozenset[ActionType] = HELD,
+    players: Players | None = None,
+) -> list[list[float]]:
+    """Each option's roll-out values (:func:`~bohnanza.agents.search.utility`) on
+    ``agent``'s budget: per sample one sampled state and one roll-out seed for every
+    option, its continuation played by the same players (``players``; None: the
+    search's :meth:`~bohnanza.agents.search.SearchAgent.rollout_players`) to the
+    search's horizon, none of them taking a choice in ``held``. [] where the view's
+    hidden cards cannot be dealt."""
+    me = view.seat
+    assert me is not None
+    try:
+        det = Determiniser(view, agent.seen)
+    except (ValueError, IllegalAction):
+        return []
+    n = len(options)
+    budget = agent.rollout_budget
+    if budget is not None:
+        limit = max(MIN_SAMPLES, budget // n)
+    elif agent.iterations is not None:
+        limit = agent.iterations
+    else:
+        limit = 1 << 30
+    seconds = agent.seconds
+    deadline = time.perf_counter() + seconds if seconds is not None else math.inf
+    depth = agent.rollout_depth(view)
+    values: list[list[float]] = [[] for _ in range(n)]
+    while len(values[0]) < limit:
+        if values[0] and time.perf_counter() >= deadline:
+            break
+        g0 = det.sample(agent.rng)
+        seed = agent.rng.getrandbits(32)
+        for k, option in enumerate(options):
+            values[k].append(_playout(agent, g0, me, option, seed, depth, held, players))
+    return values
+
+
+def _playout(
+    agent: SearchAgent,
+    g0: Game,
+    me: int,
+    option: Action | None,
+    seed: int,
+    depth: int | None,
+    held: frozenset[ActionType],
+    players: Players | None,
+) -> float:
+    """One option played out from a sampled state, as the search plays a roll-out, by
+    players wrapped in :class:`_Continuation`."""
+    g = g0.clone()
+    if option is not None:
+        try:
+            g.apply(me, option)
+        except IllegalAction:
+            return -10.0
+    if depth == -1:
+        depth = 2 * g.players
+    limit = g.turn + depth if depth is not None else 1 << 30
+    inner: list[Agent] = (
+        list(agent.rollout_players(g.players, me, 1 << 30, seed))
+        if players is None
+        else players(g.players, me, seed)
+    )
+    seats: list[Agent] = [_Continuation(p, limit, held) for p in inner]
+    try:
+        if not g.over:
+            play(g, seats, max_trade_rounds=agent.trade_rounds)
+    except _EndOfTurn:
+        pass
+    return utility(g, me, agent.hand_value, agent.mean, agent.hand_card)
+
+
+def ranks(values: Sequence[Sequence[float]], z: float = TIE_Z) -> list[int]:
+    """Per option, 1 + how many options beat it by more than ``z`` standard errors of
+    the paired difference (the same samples for all: the difference's spread is the
+    options', not the samples'). Options it cannot tell apart share a rank; one sample
+    tells nothing apart, and identical values are always tied."""
+    n = len(values)
+    out = [1] * n
+    for k in range(n):
+        for j in range(n):
+            if j == k:
+                continue
+            d = [a - b for a, b in zip(values[j], values[k], strict=True)]
+            m = len(d)
+            if m < 2:
+                continue
+            mean = sum(d, 0.0) / m
+            if mean <= 0.0:
+                continue
+            var = sum(((x - mean) ** 2 for x in d), 0.0) / (m - 1)
+            if mean > z * math.sqrt(var / m):
+                out[k] += 1
+    return out
 
 
 def advise(
@@ -126,20 +294,37 @@ def advise(
     rollouts: int = HINT_ROLLOUTS,
     seconds: float | None = HINT_SECONDS,
     top: int = 3,
+    held: frozenset[ActionType] = HELD,
 ) -> list[Advice]:
     """The ``top`` best of the search's candidates for ``seat``'s decision now, best
-    first (fewer where the search sees fewer; one where it has nothing to compare)."""
+    first (fewer where the search sees fewer; one where it has nothing to compare),
+    each with its rank (options it cannot tell apart share one)."""
     view, legal, required = decision(game, seat)
     agent = searcher(seed, rollouts, seconds)
-    scored = evaluate(agent, view, legal, required)
+    scored = evaluate(agent, view, legal, required, held=held)
     if not scored:  # the determiniser could not deal the hidden cards
         raise CoachError("the search could not evaluate this position")
-    out = [_advice(view, action, values) for action, values in scored]
-    out.sort(key=lambda a: -a.margin)
-    return out[:top]
+    rank = ranks([values for _a, values in scored])
+    out = [_advice(view, a, values, r) for (a, values), r in zip(scored, rank, strict=True)]
+    out.sort(key=lambda a: (a.rank, -a.margin))
+    out = out[:top]
+    shown = [a.rank for a in out]
+    return [
+        Advice(
+            a.action,
+            a.margin,
+            a.error,
+            a.samples,
+            a.command,
+            a.reason,
+            a.rank,
+            shown.count(a.rank) > 1,
+        )
+        for a in out
+    ]
 
 
-def _advice(view: View, action: Action | None, values: Sequence[float]) -> Advice:
+def _advice(view: View, action: Action | None, values: Sequence[float], rank: int) -> Advice:
     n = len(values)
     mean = sum(values, 0.0) / n
     var = sum(((v - mean) ** 2 for v in values), 0.0) / (n - 1) if n > 1 else 0.0
@@ -150,6 +335,7 @@ def _advice(view: View, action: Action | None, values: Sequence[float]) -> Advic
         n,
         {lang: _command(view, action, lang) for lang in ("en", "pl")},
         reason(view, action),
+        rank,
     )
 
 
@@ -160,13 +346,20 @@ def _command(view: View, action: Action | None, lang: str) -> str:
 
 
 def hint_lines(game: Game, seat: int, lang: str = "en", **kwargs: Any) -> list[str]:
-    """The advice as text lines, one per action: the command, the margin, the reason."""
+    """The advice as text lines, one per action: its rank ("1=" where shown options
+    share it), the command, the margin, the reason; in Polish with a decimal comma and
+    "monety" (a fraction of a coin takes the genitive singular)."""
     lang = "pl" if lang == "pl" else "en"
-    unit = "coins" if lang == "en" else "monet"
-    return [
-        f"{k}. {a.command[lang]}: {a.margin:+.1f} {unit} (±{a.error:.1f}) - {a.reason[lang]}"
-        for k, a in enumerate(advise(game, seat, **kwargs), 1)
-    ]
+    lines = []
+    for a in advise(game, seat, **kwargs):
+        mark = f"{a.rank}{'=' if a.tied else ''}."
+        margin, error = f"{a.margin:+.1f}", f"{a.error:.1f}"
+        unit = "coins"
+        if lang == "pl":
+            margin, error = margin.replace(".", ","), error.replace(".", ",")
+            unit = "monety"
+        lines.append(f"{mark} {a.command[lang]}: {margin} {unit} (±{error}) - {a.reason[lang]}")
+    return lines
 
 
 # ---------------------------------------------------------------- reasons
@@ -324,8 +517,9 @@ def review(
     """The decisions of ``seats`` in a game (``start``: its game before any action,
     ``actions`` all of them) that lost the most expected margin against the search's
     best candidate, at most ``per_seat`` each, worst first; with how many decisions
-    with a choice there were and how many were reviewed within ``seconds`` (in a
-    seeded random order, so that a cut-off review still covers the whole game)."""
+    with a choice there were and how many were reviewed within ``seconds`` of the
+    calling thread's CPU time (in a seeded random order, so that a cut-off review still
+    covers the whole game; CPU time, so that a loaded server reviews as much)."""
     wanted = set(seats)
     game = start.clone()
     game.record_events(False)
@@ -336,11 +530,11 @@ def review(
         game.apply(seat, action)
     order = list(range(len(states)))
     random.Random(seed).shuffle(order)
-    deadline = time.perf_counter() + seconds
+    deadline = time.thread_time() + seconds
     found: list[Mark] = []
     done = 0
     for k in order:
-        if done and time.perf_counter() >= deadline:
+        if done and time.thread_time() >= deadline:
             break
         step, g, seat, played = states[k]
         done += 1
