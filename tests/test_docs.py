@@ -207,3 +207,66 @@ def test_every_decision_names_the_passage_it_settles(lang: str) -> None:
     # Seed 000 calls a group of one colour a "bean race" (R-RACE-1).
     assert ("bean race" if lang == "en" else "fasolowy wyścig") in text
 
+
+@pytest.mark.parametrize("doc", ["docs/rules.md", "docs/rules.pl.md", "README.md"])
+def test_the_spider_is_spelt_with_its_accent(doc: str) -> None:
+    """Issue 54: pająk is a spider, so the module is Fasolkopająki and its card a
+    Fasolkopająk, in English too (as the card data names it, tests/test_polish.py); only
+    the identifiers (``fasolki+fasolkopajaki``) stay ASCII."""
+    text = (ROOT / doc).read_text(encoding="utf-8")
+    assert not re.search(r"Fasolkopajak", text)
+    if doc != "README.md":
+        assert "Fasolkopająki" in text
+
+
+# ------------------------------------------------------------------ guides and notes
+
+#: The pages that say how to use the program. No issue numbers, no commit hashes: a
+#: reader has neither the tracker nor the history in mind, and the text must stand on its
+#: own. Every Markdown page under docs/ is a guide unless it is listed below.
+GUIDES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+#: Pages of measurements, each figure named by the tree it was measured at: commit
+#: hashes allowed (a baseline is a commit), issue numbers not.
+FIGURES = {"performance.md", "reliability.md"}
+#: docs/notes/YYYY-MM-DD-topic.md: dated lab notes (experiments, what was tried, with the
+#: issues and commits they were made at): anything goes; CHANGELOG.md names no issues
+#: either, but is checked by tests/test_public_api.py for its form.
+NOTES = ROOT / "docs" / "notes"
+
+_ISSUE = re.compile(r"\bissues? \d+|(?<![\w&])#\d+\b", re.I)
+_HASH = re.compile(r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,40}\b")
+
+
+def _prose(text: str) -> str:
+    """The page without its code: fenced blocks and `code spans` (an offer `#0`, a
+    line-up position `#2`, a hash in a command a reader copies)."""
+    text = re.sub(r"^```.*?^```", "", text, flags=re.S | re.M)
+    return re.sub(r"`[^`\n]*`", "", text)
+
+
+@pytest.mark.parametrize("page", GUIDES, ids=lambda p: p.name)
+def test_guides_name_no_issues_and_no_commits(page: Path) -> None:
+    text = _prose(page.read_text(encoding="utf-8"))
+    issues = sorted({m[0] for m in _ISSUE.finditer(text)})
+    assert not issues, (
+        f"{page.name} names issues {issues}: say what changed, or move it to docs/notes/"
+    )
+    if page.name not in FIGURES:
+        hashes = sorted({m[0] for m in _HASH.finditer(text)})
+        assert not hashes, f"{page.name} names commits {hashes}: move it to docs/notes/"
+
+
+def test_the_checks_catch_what_they_look_for() -> None:
+    assert _ISSUE.search("as before issue 53, it") and _ISSUE.search("see #12.")
+    assert _HASH.search("at commit d39ce86, before") and _HASH.search("a" * 39 + "1")
+    assert not _HASH.search("seeds 9000001-9000400") and not _HASH.search("decade")
+    assert not _ISSUE.search(_prose("offer `#42` and\n```\n#3 issue 4\n```\n"))
+
+
+def test_notes_are_dated() -> None:
+    """docs/notes/YYYY-MM-DD-topic.md: the site lists them by that date, newest first
+    (buildtools/docs_hooks.py)."""
+    notes = sorted(NOTES.glob("*.md"))
+    assert len(notes) >= 4
+    for note in notes:
+        assert re.fullmatch(r"\d{4}-\d{2}-\d{2}-[a-z0-9-]+\.md", note.name), note.name
