@@ -123,7 +123,7 @@ def parse_lineups(text: str, candidate: str) -> list[tuple[str, ...]]:
             out += suite_lineups(candidate)
         elif part:
             out.append(tuple(x.strip() for x in part.split(",")))
-    return out
+    return list(dict.fromkeys(out))  # each once ("suite;self" both hold 4x heuristic)
 
 
 def markdown(table: SeatTable) -> str:

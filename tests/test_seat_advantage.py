@@ -28,6 +28,7 @@ def test_seat_advantage_counts_every_game_once_per_seat(
     assert module.suite_lineups("heuristic")[0] == ("heuristic", "random", "random", "random")
     assert ("heuristic",) * 4 in module.suite_lineups("heuristic")
     assert len(module.parse_lineups("self", "heuristic")) == 3
+    assert len(module.parse_lineups("suite;self", "heuristic")) == 8  # 4x heuristic once
 
 
 def test_seat_advantage_runs_from_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
