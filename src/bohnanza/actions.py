@@ -461,9 +461,11 @@ _BUY = Action(ActionType.BUY_FIELD)
 
 def _module_type(module: str, name: str) -> Callable[[], object]:
     def load() -> object:
-        from importlib import import_module
+        # Named imports, not a computed one: a bot's code fingerprint reads a computed
+        # import as "any module of the package" (tournament/fingerprint.py).
+        from .modules import duel, fasolufka
 
-        return getattr(import_module(f"bohnanza.modules.{module}"), name)
+        return getattr(fasolufka if module == "fasolufka" else duel, name)
 
     return load
 
