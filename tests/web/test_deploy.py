@@ -21,7 +21,8 @@ from bohnanza.web.store import Store
 
 from .client import Client
 from .conftest import Postgres, ServerProcess, free_port
-from .test_instances import BOTS, _play
+from .test_instances import BOTS, assert_stored
+from .test_restart import _play
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -145,14 +146,7 @@ def test_two_instances_behind_nginx_survive_a_kill(postgres: Postgres, tmp_path:
         assert ada.seq >= acked[-1][0]
         acked += _play(ada, 4, proposed)
         ada.close()
-        store = Store(url)
-        try:
-            stored = store.load(table)
-        finally:
-            store.close()
-        assert stored is not None
-        for seq, action in acked:
-            assert stored.actions[seq - 1] == (0, action), seq
+        assert_stored(url, table, acked)
     finally:
         proxy.terminate()
         proxy.wait(10)

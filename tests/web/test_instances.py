@@ -20,29 +20,24 @@ from websockets.exceptions import ConnectionClosed
 from bohnanza.web.leases import InstanceRow, LeaseLost, LeaseRow, Leases, Owner
 from bohnanza.web.store import Store, StoredSeat, StoredTable
 
-from .client import Client, simple_choice
+from .client import Client
 from .conftest import Postgres, ServerProcess, ServerThread
+from .test_restart import _play
 
 THREE = [{"kind": "person"}, {"kind": "person"}, {"kind": "bot", "bot": "autarky"}]
 BOTS = [{"kind": "person"}, {"kind": "bot", "bot": "autarky"}, {"kind": "bot", "bot": "autarky"}]
 
 
-def _play(c: Client, acks: int, proposed: set[int]) -> list[tuple[int, dict[str, Any]]]:
-    """Play until ``acks`` actions of this client are acknowledged."""
-    done: list[tuple[int, dict[str, Any]]] = []
-    deadline = time.monotonic() + 60
-    while len(done) < acks:
-        assert time.monotonic() < deadline, "no progress"
-        c.drain(0.02)
-        if c.state is None or c.view["phase"] == "over":
-            break
-        choice = simple_choice(c, proposed)
-        if choice is None:
-            continue
-        answer = c.act(choice)
-        if answer["type"] == "ack":
-            done.append((answer["seq"], choice))
-    return done
+def assert_stored(url: str, table: str, acked: list[tuple[int, dict[str, Any]]]) -> None:
+    """Every action seat 0 had acknowledged is in the table's record at its place."""
+    store = Store(url)
+    try:
+        stored = store.load(table)
+    finally:
+        store.close()
+    assert stored is not None
+    for seq, action in acked:
+        assert stored.actions[seq - 1] == (0, action), seq
 
 
 def _table(store: Store, table_id: str) -> None:
@@ -217,14 +212,7 @@ def test_kill_9_of_an_instance_its_tables_are_taken_over(postgres: Postgres) -> 
         assert ada.seq >= acked[-1][0]
         acked += _play(ada, 4, proposed)
         ada.close()
-        store = Store(url)
-        try:
-            stored = store.load(table)
-        finally:
-            store.close()
-        assert stored is not None
-        for seq, action in acked:
-            assert stored.actions[seq - 1] == (0, action), seq
+        assert_stored(url, table, acked)
     finally:
         if a.proc.poll() is None:
             a.kill()
