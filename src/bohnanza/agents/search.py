@@ -48,6 +48,8 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from ..actions import Action, ActionType, Offer
 from ..coins import with_coins
 from ..determinise import Determiniser, HandInference, SeenCards, determinise, unseen_cards
@@ -149,6 +151,9 @@ def _cands_key(player: HeuristicAgent, pos: Position, partners: tuple[int, ...])
     )
 
 
+# Both subclassed by valuesearch (agents/valuesearch.py), which is not compiled: mypyc
+# refuses interpreted subclasses of a compiled class unless told.
+@mypyc_attr(allow_interpreted_subclasses=True)
 class _Rollout(HeuristicAgent):
     """A heuristic player that stops the roll-out once the turn limit is passed (and,
     to keep roll-outs cheap, offers one card at a time). With a ``cache`` shared by the
@@ -209,6 +214,7 @@ class _Rollout(HeuristicAgent):
         return super().act(view, legal, required)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class SearchAgent(Agent):
     """Determinised Monte Carlo search over a few candidates, heuristic roll-outs."""
 
