@@ -18,6 +18,7 @@ from click.testing import CliRunner
 
 from bohnanza.web.command import serve
 from bohnanza.web.store import Store
+from scripts import load_script
 
 from .client import Client
 from .conftest import Postgres, ServerProcess, free_port
@@ -65,19 +66,8 @@ NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 
 
 def _nginx_conf(base: Path, ports: list[int], listen: int) -> Path:
-    """deploy/nginx.conf with this run's upstreams, port and files."""
-    text = (ROOT / "deploy" / "nginx.conf").read_text()
-    servers = "".join(f"\t\tserver 127.0.0.1:{p} max_fails=1 fail_timeout=5s;\n" for p in ports)
-    text = re.sub(r"(\t\tserver 127\.0\.0\.1:\d+[^\n]*\n)+", servers, text)
-    text = text.replace("listen 8080;", f"listen 127.0.0.1:{listen};")
-    text = text.replace(
-        "http {", f"http {{\n\taccess_log off;\n\tclient_body_temp_path {base}/body;"
-    )
-    text = text.replace(
-        "events {}", f"pid {base}/nginx.pid;\nerror_log {base}/error.log;\nevents {{}}"
-    )
-    conf = base / "nginx.conf"
-    conf.write_text(text)
+    """deploy/nginx.conf with this run's upstreams, port and files (the benchmark's)."""
+    conf: Path = load_script("benchmarks/instances_load.py").nginx_conf(base, ports, listen)
     return conf
 
 
