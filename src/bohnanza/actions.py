@@ -465,7 +465,8 @@ def _module_type(module: str, name: str) -> Callable[[], object]:
         # import as "any module of the package" (tournament/fingerprint.py).
         from .modules import duel, fasolufka
 
-        return getattr(fasolufka if module == "fasolufka" else duel, name)
+        holders = {m.__name__.rpartition(".")[2]: m for m in (duel, fasolufka)}
+        return getattr(holders[module], name)
 
     return load
 

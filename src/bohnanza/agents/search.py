@@ -230,7 +230,7 @@ class SearchAgent(Agent):
         rollouts: int | None = None,
         depth: int | None = 0,
         max_candidates: int = 6,
-        z: float = 2.0,
+        z: float | None = None,
         trade_rounds: int = ROLLOUT_TRADE_ROUNDS,
         hand_value: bool = True,
         strict: bool = False,
@@ -241,9 +241,9 @@ class SearchAgent(Agent):
         rivalry: tuple[float, float, float] | None = None,
         mean: bool = False,
         eager: bool = False,
-        endgame: float = 0.0,
+        endgame: float | None = None,
         counting: bool = False,
-        hand_card: float = HAND_CARD,
+        hand_card: float | None = None,
         kingmaking: bool = False,
         infer: bool = False,
         pairs: bool = False,
@@ -271,7 +271,9 @@ class SearchAgent(Agent):
         #: 0 the rest of the turn being played.
         self.depth = depth
         self.max_candidates = max_candidates
-        self.z = z
+        # float | None, not float with a default: allow_interpreted_subclasses classes
+        # take no float defaults (tests/test_compiled_build.py).
+        self.z = 2.0 if z is None else z
         #: Phase-2 rounds a roll-out's turn may last (the driver ends trading after them).
         self.trade_rounds = trade_rounds
         #: Whether a roll-out's end values the hands too (:func:`position_value`).
@@ -313,7 +315,7 @@ class SearchAgent(Agent):
         #: which a roll-out plays on to the end of the game, whatever ``depth`` says, and
         #: is valued by the win: near the end the rest of the game is short and a win is
         #: what counts (0: never).
-        self.endgame = endgame
+        self.endgame = 0.0 if endgame is None else endgame
         #: What the seat remembers of the cards it has seen (updated at every decision).
         self.seen = SeenCards()
         #: Whether its own play counts the cards it saw go to the discard pile or a
@@ -323,7 +325,7 @@ class SearchAgent(Agent):
         #: its own play, what giving one away costs beyond the plan; at a roll-out's
         #: end, added per card in hand to every seat's value (0: nothing; see
         #: :data:`HAND_CARD`).
-        self.hand_card = hand_card
+        self.hand_card = HAND_CARD if hand_card is None else hand_card
         #: Whether it may accept a trade that feeds the sole leader late in the game
         #: (:data:`~bohnanza.agents.heuristic.KING_TURNS`; False: such answers are no
         #: candidates, as the heuristic refuses them).
@@ -346,7 +348,7 @@ class SearchAgent(Agent):
             seed,
             field_gain=field_gain,
             rivalry=rivalry,
-            hand_card=hand_card,
+            hand_card=self.hand_card,
             memory=self.seen if counting else None,
             shed=6 if wide else 4,
             wanted=wanted if wanted is not None else 4 if wide else WANTED,

@@ -63,7 +63,10 @@ class Hooks:
         self._base_planting = type(self).can_plant is Hooks.can_plant
         self._base_payout = type(self).field_coins is Hooks.field_coins
         self._shown: dict[tuple[int, str | None], FrozenDict[str, Any]] = {}
-        self._offered_card = type(self).offered_card
+        # The function's name, not the function: a test that replaces ``offered_card`` may
+        # build hooks (cached per configuration) while it is replaced, and a stored local
+        # function would make every later game of that configuration unpicklable.
+        self._offered_card = _name_of(type(self).offered_card)
         #: One rule object per action type.
         self.rules: dict[ActionType, Rule] = {}
         for cls in self.rule_classes:
@@ -311,7 +314,7 @@ class Hooks:
     def shown_card(self, game: Game, card: int, declared: str | None) -> FrozenDict[str, Any]:
         """:meth:`offered_card` as the read-only value views hold, built once per card and
         claim (``offered_card`` depends on nothing else)."""
-        if type(self).offered_card is not self._offered_card:  # replaced since (a test)
+        if _name_of(type(self).offered_card) != self._offered_card:  # replaced since (a test)
             return FrozenDict(self.offered_card(game, card, declared))
         key = (card, declared)
         got = self._shown.get(key)
@@ -478,6 +481,11 @@ class Hooks:
             if part:  # most rules have nothing to list at most moments
                 acts.extend(part)
         return acts
+
+
+def _name_of(function: object) -> str:
+    """Where a function was defined (module and qualified name), to tell a replaced one."""
+    return f"{getattr(function, '__module__', '')}.{getattr(function, '__qualname__', '')}"
 
 
 def _with_declared(offer: Offer) -> list[tuple[int, str | None]]:
