@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -13,7 +13,13 @@ from . import notice_pure_core
 from .agents import DEFAULT_BOT, DESCRIPTIONS, agent_names, describe_agents
 from .errors import BohnanzaError
 from .rules import all_rulesets, make_config
-from .run_options import cycled_warning, fail_fast_option, llm_fallback_option
+from .run_options import (
+    cycled_warning,
+    fail,
+    fail_fast_option,
+    llm_fallback_option,
+    parse_options,
+)
 
 if TYPE_CHECKING:
     from .actions import Action
@@ -23,21 +29,6 @@ if TYPE_CHECKING:
 _BOTS_HELP = "; ".join(f"{name}: {text}" for name, text in DESCRIPTIONS.items()) + "."
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-
-def fail(message: str) -> NoReturn:
-    click.echo(f"error: {message}", err=True)
-    sys.exit(2)
-
-
-def parse_options(items: Sequence[str]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            fail(f"--option takes KEY=VALUE, got {item!r}")
-        out[key.strip()] = value.strip()
-    return out
 
 
 def game_options(f: F) -> F:

@@ -1,12 +1,34 @@
-"""The command-line options that ``simulate`` and ``tournament`` share: what a run does
-when a bot fails, and the warning for a short agent list repeated over the seats. One
-definition, so that the two commands cannot drift apart."""
+"""What the commands share: the options of ``simulate`` and ``tournament`` (what a run
+does when a bot fails, the warning for a short agent list repeated over the seats), and
+the one error line (``fail``) and ``--option KEY=VALUE`` parsing of ``cli`` and
+``train_command``. One definition, so that the commands cannot drift apart; and the
+lowest module of the command line, so that the commands import it, not each other."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 import click
+
+
+def fail(message: str) -> NoReturn:
+    """Exit 2 with one line on standard error: a bad argument."""
+    click.echo(f"error: {message}", err=True)
+    sys.exit(2)
+
+
+def parse_options(items: Sequence[str]) -> dict[str, str]:
+    """``--option KEY=VALUE`` items as a dict; a malformed one fails."""
+    out: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            fail(f"--option takes KEY=VALUE, got {item!r}")
+        out[key.strip()] = value.strip()
+    return out
+
 
 #: ``--llm-fallback``: a language model's endpoint failing too often in a row (docs/llm.md).
 llm_fallback_option = click.option(

@@ -14,12 +14,8 @@ from typing import Any
 import click
 
 from .errors import BohnanzaError
-
-
-def _fail(message: str) -> Any:
-    from .cli import fail
-
-    return fail(message)
+from .run_options import fail as _fail
+from .run_options import parse_options
 
 
 def _train_module() -> Any:
@@ -245,8 +241,6 @@ def ppo_cmd(
 ) -> None:
     """MaskablePPO on the CPU against a league of opponents; checkpoints, CSV (and
     TensorBoard) logs, a learning curve on held-out seeds."""
-    from .cli import parse_options
-
     if (out is None) == (resume is None):
         _fail("give either --out DIR (a new run) or --resume DIR")
     t = _train_module()
@@ -360,8 +354,6 @@ def bc_cmd(
     policy network to imitate them and report the held-out imitation accuracy. Start
     PPO from it with bohnanza train ppo --init OUT/bc_policy.pt (same --hidden)."""
     from pathlib import Path
-
-    from .cli import parse_options
 
     t = _train_module()
     cfg = t.RunConfig(
