@@ -51,6 +51,7 @@ from .refusals import explain, render
 from .schedule import MAX_TRADE_ROUNDS, AskLoop, TradeScheduler
 from .shapes import BASE_SHAPES, ParamKind
 from .simulate import agent_seed, seat_record
+from .text import event_note as module_event_note
 from .text import event_text as module_event_text
 from .views import OfferView, SeatView, View
 
@@ -629,7 +630,7 @@ class TerminalGame:
         me = view.me()
         if not 0 <= action.field < len(me.fields) or me.payouts[action.field] > 0:
             return True  # the engine refuses a bad field with its own words
-        if all(a.type is _T.HARVEST for a in legal) or self._gains_field(view, action.field):
+        if all(a.type is _T.HARVEST for a in legal) or self._gains_field(view, action):
             return True
         cards = self._field(me.fields[action.field])
         self.say(
@@ -640,17 +641,20 @@ class TerminalGame:
         answer = self.read("Harvest it anyway? (y/N)")  # a prompt is not wrapped: short
         return answer.strip().lower() in ("y", "yes")
 
-    def _gains_field(self, view: View, field: int) -> bool:
-        """R-FARM-1: exactly two Farmers harvested give a free third field (no coins) to a
-        player without one, while the supply lasts."""
-        me = view.me()
-        cards = me.fields[field]
-        return (
-            len(cards) == 2
-            and self.config.variety_of(cards[-1]) == "farmer"
-            and len(me.fields) < 3
-            and view.third_fields_left > 0
-        )
+    def _gains_field(self, view: View, action: Action) -> bool:
+        """Whether the harvest brings a field instead of coins (R-FARM-1: exactly two
+        Farmers give a free third field to a player without one, while the supply
+        lasts): tried on a copy of the game, so the terminal need not know the rule."""
+        seat = view.seat
+        if seat is None:
+            return False
+        game = self.game.clone()
+        before = len(game.fields[seat])
+        try:
+            game.apply(seat, action)
+        except IllegalAction:
+            return False
+        return len(game.fields[seat]) > before
 
     def _ask_coins(self, view: View) -> Action | None:
         """Fasolufka (R-LADY-10): which three treasury coins pay for the field, in the order
@@ -1407,9 +1411,15 @@ class TerminalGame:
             cards = [int(c) for c in e["cards"]]
             coins = int(e["coins"])
             final = " (final harvest)" if e.get("final") else ""
-            extra = " (Gardener lady)" if e.get("gardener_lady") else ""
-            if e.get("farmer_field"):
-                extra = " and a free third field (R-FARM-1)"
+            # What the module adds (a free third field, R-FARM-1): ModuleInfo.event_notes.
+            note = module_event_note(
+                self.config,
+                e,
+                who=self._seat(seat, True) if seat is not None else None,
+                card=self._card,
+                you=seat is not None and seat == self.human,
+            )
+            extra = f" {note}" if note else ""
             return (
                 f"{who(seat, 'harvest')} field {int(e['field']) + 1}{final}: {self._field(cards)} → "
                 + _count(coins, "coin")

@@ -275,6 +275,9 @@ class DuelHooks(Hooks):
                 offer_phase=OFFER,
                 discard_phase=DISCARD,
                 reveal_phase=REVEAL,
+                plant=PLANT_REVEALED.value,
+                discard=DISCARD_CARD.value,
+                keep=(SKIP_DISCARD.value, END_REVEAL.value),
             )
         ),
     )

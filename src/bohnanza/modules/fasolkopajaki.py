@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from mypy_extensions import mypyc_attr
 
 from .base import Hooks
-from .info import EncodingHints, EventLabel, ModuleInfo
+from .info import CardKind, EncodingHints, EventLabel, ModuleInfo
 
 if TYPE_CHECKING:
     from ..game import Game
@@ -42,6 +42,12 @@ class FasolkopajakiHooks(Hooks):
             "jako czerwone.",
         ),
         declarations=True,
+        # R-RACE-1: the colours.
+        kinds={
+            "red": CardKind(("red", "czerwony"), "●"),
+            "black": CardKind(("black", "czarny"), "●"),
+        },
+        variety_notes={"fasolkopajak": ("groups pay", "płacą grupy")},
         # R-BLUFF-2: the true colour of a declared card, shown once the offer is taken.
         event_labels={
             "reveal": (
@@ -63,7 +69,9 @@ class FasolkopajakiHooks(Hooks):
         },
         encoding=EncodingHints(
             # R-BLUFF-1: red cards, black cards told truly, black cards declared red.
-            give_classes={"fasolkopajak": (("red", None), ("black", None), ("black", "red"))}
+            give_classes={"fasolkopajak": (("red", None), ("black", None), ("black", "red"))},
+            # R-RACE-2: a field of them pays by its bean races.
+            paid_by_kinds={"fasolkopajak": race_coins},
         ),
     )
 

@@ -22,7 +22,7 @@ from ..errors import Refusal
 from ..game import Pending, declare_decision
 from ..shapes import ActionShape, Param, ParamKind
 from .base import Hooks
-from .info import ModuleInfo
+from .info import CardKind, EventLabel, ModuleInfo
 from .operations import BuyFieldRule, Rule, with_rules
 
 if TYPE_CHECKING:
@@ -117,6 +117,19 @@ class FasolufkaHooks(Hooks):
         own_treasury_visible=True,
         top_card_pays=True,
         cards_traceable=False,
+        # R-LADY-1: the kinds; a lady pays by her own beanometer (R-LADY-4), a child on
+        # top pays nothing (R-LADY-3).
+        kinds={
+            "man": CardKind(("man", "pan"), "♂"),
+            "lady": CardKind(("lady", "pani"), "♀", lady_beanometers()),
+            "child": CardKind(("child", "dziecko"), "☺", pays_on_top=False),
+        },
+        # R-LADY-5: the Gardener lady's harvest.
+        event_notes={
+            "harvest": (
+                EventLabel(("(Gardener lady)", "(pani Ogrodnik)"), when=("gardener_lady",)),
+            )
+        },
     )
 
     def __init__(self, config: GameConfig) -> None:

@@ -9,7 +9,7 @@ base game's info is :data:`BASE_INFO`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,6 +54,38 @@ class EventLabel:
 
 
 @dataclass(frozen=True, slots=True)
+class CardKind:
+    """A kind of card a module's cards carry (``GameConfig.card_kind``: Fasolufka's man,
+    lady and child, R-LADY-1; Fasolkopająki's red and black, R-RACE-1), as the front ends
+    show it (``ModuleInfo.kinds``).
+
+    ``label``: its word (EN, PL), after a card's name ("Cowboy (lady)") and in event
+    texts; ``mark``: a symbol drawn on the web page's card; ``beanometers``: per variety
+    key, the beanometer that pays a field topped by a card of this kind instead of the
+    variety's (R-LADY-4: a lady's own); ``pays_on_top``: False where a field topped by
+    such a card pays nothing (R-LADY-3: a child), so the page shows no next step."""
+
+    label: Label
+    mark: str = ""
+    beanometers: Mapping[str, tuple[int, ...]] = field(default_factory=_frozen)
+    pays_on_top: bool = True
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "beanometers", _frozen(self.beanometers))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "label": list(self.label),
+            "mark": self.mark,
+            "beanometers": {k: list(v) for k, v in self.beanometers.items()},
+            "pays_on_top": self.pays_on_top,
+        }
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:  # compiled: see dataclass_reduce
+        return dataclass_reduce(self)
+
+
+@dataclass(frozen=True, slots=True)
 class PileTurn:
     """A turn that plants from public piles instead of trading (R-DUEL-3): the bots play
     it (the RL encoding and the web read the piles from ``View.public`` and the actions
@@ -61,13 +93,19 @@ class PileTurn:
 
     ``offer`` is the pile left by the opponent (planted or discarded in ``offer_phase``),
     ``revealed`` the pile turned up in ``reveal_phase``; in ``discard_phase`` the active
-    seat may discard one hand card or skip."""
+    seat may discard one hand card or skip. The turn's own actions, by their type's value
+    (``ActionType(value)``), so that a bot plays them without importing the module:
+    ``plant`` plants a pile card on a field, ``discard`` discards a card, ``keep`` are
+    those that move on without a card (keep the hand, leave the rest as the offer)."""
 
     offer: str
     revealed: str
     offer_phase: str
     discard_phase: str
     reveal_phase: str
+    plant: str = ""
+    discard: str = ""
+    keep: tuple[str, ...] = ()
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:  # compiled: see dataclass_reduce
         return dataclass_reduce(self)
@@ -80,6 +118,9 @@ class EncodingHints:
     ``give_classes``: per variety key, the (kind, declared) classes a trade offer template
     may give instead of "any card of the variety" (R-BLUFF-1: red, black told truly, black
     declared red). ``pile_turn``: see :class:`PileTurn` (the bots' pile turn).
+    ``paid_by_kinds``: per variety key whose field pays by its cards' kinds in planting
+    order rather than by its beanometer, the coins such a field pays, given the kinds
+    bottom first (R-RACE-2: Fasolkopająki's bean races); the bots value fields with it.
 
     A module's own actions and pending decisions need no hint: the encoding lays out one
     segment per action shape and observes the decisions its rules declare
@@ -89,9 +130,11 @@ class EncodingHints:
         default_factory=_frozen
     )
     pile_turn: PileTurn | None = None
+    paid_by_kinds: Mapping[str, Callable[[list[str]], int]] = field(default_factory=_frozen)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "give_classes", _frozen(self.give_classes))
+        object.__setattr__(self, "paid_by_kinds", _frozen(self.paid_by_kinds))
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:  # compiled: see dataclass_reduce
         return dataclass_reduce(self)
@@ -109,6 +152,15 @@ class ModuleInfo:
         ``event_labels``: per event type the module emits (``game.emit``) that is not an
         action's own (those are worded from the action's shape), its wordings
         (:class:`EventLabel`), tried in order.
+        ``event_notes``: per event type of the base game that the module's hooks emit with
+        keys of their own (a ``harvest`` with ``farmer_field``, R-FARM-1), words that
+        follow the base wording when the keys fit (:class:`EventLabel`, the first that
+        fits), e.g. ``"and a free third field"``.
+        ``kinds``: per card kind the module's cards carry, how it is shown
+        (:class:`CardKind`: its word, its mark, its own beanometers).
+        ``variety_notes``: per variety the module brings whose beanometer does not say what
+        it pays (a Farmer pair, R-FARM-1; a bean race, R-RACE-2), a short note (EN, PL)
+        that the web page's card shows instead.
         ``source_labels``: per ``source`` of a ``plant`` event (a pile the module plants
         from), the words that follow the card, e.g. ``("from the offer", "z oferty")``.
         ``action_labels``: per added action type (``ActionType`` value), its name (EN, PL);
@@ -149,6 +201,9 @@ class ModuleInfo:
     hints: Mapping[str, Label] = field(default_factory=_frozen)
     source_labels: Mapping[str, Label] = field(default_factory=_frozen)
     event_labels: Mapping[str, tuple[EventLabel, ...]] = field(default_factory=_frozen)
+    event_notes: Mapping[str, tuple[EventLabel, ...]] = field(default_factory=_frozen)
+    kinds: Mapping[str, CardKind] = field(default_factory=_frozen)
+    variety_notes: Mapping[str, Label] = field(default_factory=_frozen)
     action_labels: Mapping[str, Label] = field(default_factory=_frozen)
     pile_tokens: Mapping[str, str] = field(default_factory=_frozen)
     pile_names: Mapping[str, Label] = field(default_factory=_frozen)
@@ -173,6 +228,9 @@ class ModuleInfo:
             "hints",
             "source_labels",
             "event_labels",
+            "event_notes",
+            "kinds",
+            "variety_notes",
             "action_labels",
             "pile_tokens",
             "pile_names",
@@ -189,6 +247,11 @@ class ModuleInfo:
             "event_labels": {
                 k: [label.to_json() for label in v] for k, v in self.event_labels.items()
             },
+            "event_notes": {
+                k: [label.to_json() for label in v] for k, v in self.event_notes.items()
+            },
+            "kinds": {k: v.to_json() for k, v in self.kinds.items()},
+            "variety_notes": {k: list(v) for k, v in self.variety_notes.items()},
             "hint_phases": list(self.hint_phases),
             "hand_discard_phases": list(self.hand_discard_phases),
             "public": list(self.public),
@@ -206,4 +269,12 @@ class ModuleInfo:
 #: The base game (and every rule set without a module).
 BASE_INFO = ModuleInfo()
 
-__all__ = ["BASE_INFO", "EncodingHints", "EventLabel", "Label", "ModuleInfo", "PileTurn"]
+__all__ = [
+    "BASE_INFO",
+    "CardKind",
+    "EncodingHints",
+    "EventLabel",
+    "Label",
+    "ModuleInfo",
+    "PileTurn",
+]

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from mypy_extensions import mypyc_attr
 
 from .base import Hooks
-from .info import ModuleInfo
+from .info import EventLabel, ModuleInfo
 
 if TYPE_CHECKING:
     from ..game import Game
@@ -29,6 +29,16 @@ class NewVarietiesHooks(Hooks):
             "Biznesmen, Imprezowicz, Łakomczuch i Rolnik (dwóch Rolników zebranych: darmowe "
             "trzecie pole).",
         ),
+        # R-FARM-1: what two Farmers bring instead of coins.
+        variety_notes={"farmer": ("2 = a 3rd field", "2 = trzecie pole")},
+        event_notes={
+            "harvest": (
+                EventLabel(
+                    ("and a free third field (R-FARM-1)", "i darmowe trzecie pole (R-FARM-1)"),
+                    when=("farmer_field",),
+                ),
+            )
+        },
     )
 
     def __init__(self, config: GameConfig) -> None:

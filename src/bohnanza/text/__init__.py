@@ -38,9 +38,6 @@ from ._words import (
     _KEYWORD as _KEYWORD,
 )
 from ._words import (
-    _KINDS as _KINDS,
-)
-from ._words import (
     _SAY as _SAY,
 )
 from ._words import (
@@ -72,6 +69,9 @@ from ._words import (
 )
 from ._words import (
     _fold as _fold,
+)
+from ._words import (
+    _kind_labels as _kind_labels,
 )
 from ._words import (
     _kind_word as _kind_word,
@@ -218,6 +218,9 @@ from .render import (
     _want_text as _want_text,
 )
 from .render import (
+    event_note as event_note,
+)
+from .render import (
     event_text as event_text,
 )
 from .render import (
@@ -252,6 +255,7 @@ __all__ = [
     "card_token",
     "check_answer",
     "clean_line",
+    "event_note",
     "event_text",
     "game_facts",
     "is_command",

@@ -147,11 +147,32 @@ def card_name(view: View, card: int, lang: Lang = "en", form: PlForm = "nom") ->
     return f"{text} ({_kind_word(kind, lang)})" if kind else text
 
 
-_KINDS = {"lady": "dama", "child": "dziecko", "red": "czerwony", "black": "czarny"}
+_KIND_LABELS: dict[tuple[str, ...], dict[str, tuple[str, str]]] = {}
+
+
+def _kind_labels() -> dict[str, tuple[str, str]]:
+    """Every card kind the modules declare (``ModuleInfo.kinds``), by kind: its word in
+    English and Polish (computed again when a module is registered)."""
+    from ..modules import module_info, module_names
+
+    names = tuple(module_names())
+    labels = _KIND_LABELS.get(names)
+    if labels is None:
+        labels = {}
+        for name in names:
+            for kind, info in module_info(name).kinds.items():
+                labels.setdefault(kind, info.label)
+        _KIND_LABELS.clear()
+        _KIND_LABELS[names] = labels
+    return labels
 
 
 def _kind_word(kind: str, lang: Lang) -> str:
-    return _KINDS.get(kind, kind) if lang == "pl" else kind
+    """A card kind in words, as its module declares it (the kind itself where none does)."""
+    labels = _kind_labels().get(kind)
+    if labels is None:
+        return kind
+    return labels[1] if lang == "pl" else labels[0]
 
 
 def parse_variety(view: View, name: str, lang: Lang = "en") -> str:

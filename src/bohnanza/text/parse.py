@@ -12,7 +12,6 @@ from ..shapes import ActionShape, Param, ParamKind
 from ..views import View
 from ._words import (
     _KEYWORD,
-    _KINDS,
     _T,
     CommandError,
     Lang,
@@ -21,6 +20,7 @@ from ._words import (
     _action_words,
     _field_number,
     _fold,
+    _kind_labels,
     _say,
     parse_card,
     parse_variety,
@@ -33,7 +33,7 @@ def _parse_claim(word: str) -> str:
     low = _fold(word)
     if low in ("-", ""):
         return ""
-    back = {_fold(pl): en for en, pl in _KINDS.items()}
+    back = {_fold(word): kind for kind, words in _kind_labels().items() for word in words}
     return back.get(low, low)
 
 

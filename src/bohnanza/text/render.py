@@ -14,6 +14,7 @@ from ..shapes import CARD_KINDS, Param, ParamKind
 from ..views import OfferView, View
 
 if TYPE_CHECKING:
+    from ..modules.info import EventLabel
     from ..rules import GameConfig
 from ._words import (
     _T,
@@ -404,6 +405,37 @@ def event_text(
     from ..modules import module_info
 
     labels = module_info(config.module).event_labels.get(str(event.get("type")), ())
+    return _worded(config, labels, event, lang, who, card, you)
+
+
+def event_note(
+    config: GameConfig,
+    event: Mapping[str, Any],
+    lang: Lang = "en",
+    *,
+    who: str | None = None,
+    card: Callable[[int], str] | None = None,
+    you: bool = False,
+) -> str | None:
+    """The words a module adds to a base event its hooks emit with keys of their own
+    (``ModuleInfo.event_notes``: "and a free third field" after a harvest of two Farmers,
+    R-FARM-1); None when none fits. Arguments as :func:`event_text`'s."""
+    from ..modules import module_info
+
+    labels = module_info(config.module).event_notes.get(str(event.get("type")), ())
+    return _worded(config, labels, event, lang, who, card, you)
+
+
+def _worded(
+    config: GameConfig,
+    labels: Iterable[EventLabel],
+    event: Mapping[str, Any],
+    lang: Lang,
+    who: str | None,
+    card: Callable[[int], str] | None,
+    you: bool,
+) -> str | None:
+    """The first of ``labels`` that fits ``event``, its placeholders filled."""
     label = next((x for x in labels if x.fits(event)), None)
     if label is None:
         return None
