@@ -32,7 +32,7 @@ from bohnanza.agents import make_agent
 from bohnanza.driver import PlayLog, play
 from bohnanza.game import Game
 from bohnanza.records import make_record, replay
-from bohnanza.web import migrations
+from bohnanza.web import migrations, schema
 from bohnanza.web.store import Store, normalise_url
 
 from .conftest import ROOT, ServerThread
@@ -176,7 +176,7 @@ def _legacy_database(url: str) -> dict[str, Any]:
 def _schema_diff(store: Store) -> list[Any]:
     with store.engine.connect() as conn:
         context = MigrationContext.configure(conn, opts={"version_table": migrations.VERSION_TABLE})
-        return list(compare_metadata(context, migrations.metadata()))
+        return list(compare_metadata(context, schema.metadata()))
 
 
 # ---------------------------------------------------------------- tests

@@ -24,7 +24,6 @@ from fastapi import FastAPI, Request, WebSocket
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..game import TRADE
 from ..rules import all_rulesets
 from .accounts import (
     CLAIM_MAX,
@@ -42,10 +41,11 @@ from .leases import Elsewhere
 from .limits import RateLimiter
 from .lobby import stored_info
 from .mail import CONFIRM_PER_HOUR, MailBook, MailSettings, Notifier, check_address
-from .model import Settings, Table, hash_token
+from .model import Settings, hash_token
 from .passkeys import Passkeys
 from .ratings import leaderboard, player, rate_finished
 from .store import Store
+from .waiting import your_turn
 
 log = logging.getLogger("bohnanza.web")
 STATIC = Path(str(resources.files("bohnanza.web").joinpath("static")))
@@ -202,16 +202,6 @@ async def claim_for_session(request: Request, table_id: str, seat: int, token: s
             )
     except Exception:
         log.warning("could not link a seat of table %s to its account", table_id, exc_info=True)
-
-
-def your_turn(table: Table, seat: int) -> bool:
-    """Whether the game waits for this seat now (its decision, or its phase 2)."""
-    game = table.game
-    if table.status != "playing" or game is None or game.over:
-        return False
-    if game.pending is None and game.phase == TRADE:
-        return game.active == seat
-    return seat in game.waiting_for()
 
 
 def install_accounts(

@@ -48,6 +48,7 @@ from sqlalchemy.orm import Mapped, mapped_column, sessionmaker
 from .accounts import AccountError
 from .clocks import turn_based
 from .store import Base, Store
+from .waiting import your_turn  # the same rule as "your games"
 
 log = logging.getLogger("bohnanza.web")
 
@@ -492,8 +493,6 @@ class Notifier:
                 log.exception("e-mail notifications: a look at the tables failed")
 
     async def scan(self) -> None:
-        from .account_routes import your_turn  # the same rule as "your games"
-
         for table in list(self.manager.tables.values()):
             game = table.game
             if table.status == "playing" and game is not None:

@@ -7,6 +7,9 @@ upgraded like any other: so an existing file or PostgreSQL database upgrades in 
 with its games. The revisions are written by hand (``versions/``), one per change, each
 with its downgrade; ``docs/web.md`` ("Migrations and backups") says how to run them
 by hand and how to back up first.
+
+This package knows no model: ``Store`` runs ``migrate``, and the models import the store.
+The models' metadata, for Alembic's environment, is ``bohnanza.web.schema.metadata``.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import MetaData, inspect, text
+from sqlalchemy import inspect, text
 from sqlalchemy.engine import Connection, Engine
 
 #: Alembic's bookkeeping table, named like ours: the database may be shared.
@@ -29,14 +32,6 @@ BASELINE = "0001"
 _LOCK_KEY = 0x6F686E616E7A61
 
 HERE = Path(__file__).resolve().parent
-
-
-def metadata() -> MetaData:
-    """Every table the models describe (the modules that define them imported)."""
-    from .. import accounts, leases, mail, passkeys, ratings  # noqa: F401  (their models join Base.metadata)
-    from ..store import Base
-
-    return Base.metadata
 
 
 def config(connection: Connection | None = None) -> Config:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from alembic import context
 
-from bohnanza.web.migrations import VERSION_TABLE, metadata
+from bohnanza.web.migrations import VERSION_TABLE
+from bohnanza.web.schema import metadata
 
 connection = context.config.attributes.get("connection")
 if connection is None:
