@@ -12,7 +12,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from ..cards import PL_FORMS, lady_beanometers, varieties
+from ..cards import PL_FORMS, varieties
 from ..refusals import REASONS
 
 EN: dict[str, str] = {
@@ -120,11 +120,6 @@ EN: dict[str, str] = {
     "front": "front",
     "declared": "declared {colour}",
     "beanometer": "beanometer",
-    "kind.red": "red",
-    "kind.black": "black",
-    "kind.man": "man",
-    "kind.lady": "lady",
-    "kind.child": "child",
     "drawn_cards": "Drawn cards",
     "your_choices": "Your choices",
     "stop_planting": "Stop planting",
@@ -218,7 +213,6 @@ EN: dict[str, str] = {
     "ev.keep_drawn": "{who} keeps {cards}",
     "ev.harvest": "{who} harvests field {field} ({n} × {card}): {coins} coin(s)",
     "ev.harvest_final": "Final harvest: {who}, field {field} ({n} × {card}): {coins} coin(s)",
-    "ev.harvest_farmer": "{who} harvests two Farmers from field {field}: a free third field",
     "ev.buy_field": "{who} buys a third field for {price} coins",
     "ev.buy_field_coins": "{who} buys a third field for {price} coins, discarding {cards}",
     "ev.draw": "{who} draws a card",
@@ -335,11 +329,6 @@ PL: dict[str, str] = {
     "front": "pierwsza",
     "declared": "zgłoszony jako {colour}",
     "beanometer": "fasolometr",
-    "kind.red": "czerwony",
-    "kind.black": "czarny",
-    "kind.man": "pan",
-    "kind.lady": "pani",
-    "kind.child": "dziecko",
     "drawn_cards": "Odkryte karty",
     "your_choices": "Twoje możliwości",
     "stop_planting": "Koniec sadzenia",
@@ -433,7 +422,6 @@ PL: dict[str, str] = {
     "ev.keep_drawn": "{who} zatrzymuje {cards}",
     "ev.harvest": "{who} zbiera pole {field} ({beans}): monet {coins}",
     "ev.harvest_final": "Zbiór końcowy: {who}, pole {field} ({beans}): monet {coins}",
-    "ev.harvest_farmer": "{who} zbiera dwóch Rolników z pola {field}: darmowe trzecie pole",
     "ev.buy_field": "{who} kupuje trzecie pole za {price} monety",
     "ev.buy_field_coins": "{who} kupuje trzecie pole za {price} monety, odrzucając {cards}",
     "ev.draw": "{who} dobiera kartę",
@@ -467,17 +455,31 @@ def _strings(modules: tuple[str, ...]) -> dict[str, Any]:
             "beanometer": list(v.beanometer),
             "count": v.count,
         }
+    from ..modules import module_info
+
+    # What the modules declare of their cards (ModuleInfo.kinds, .variety_notes): a card
+    # kind's word, mark and own beanometers; a note for a variety its beanometer does not
+    # describe. The page draws every card from these, whatever the table's module.
+    kinds: dict[str, Any] = {}
+    notes: dict[str, list[str]] = {}
+    for name in modules:
+        info = module_info(name)
+        for kind, card_kind in info.kinds.items():
+            kinds.setdefault(kind, card_kind.to_json())
+        for variety, note in info.variety_notes.items():
+            notes.setdefault(variety, list(note))
     return {
         "ui": _with_module_strings(),
         "beans": beans,
-        "lady_beanometers": {k: list(b) for k, b in lady_beanometers().items()},
+        "kinds": kinds,
+        "variety_notes": notes,
     }
 
 
 def _with_module_strings() -> dict[str, dict[str, str]]:
     """EN and PL, plus the names each module gives itself in its ModuleInfo (its title,
-    note, phase labels and hints; the built-in modules' too, which have no line here)
-    where the tables above have none."""
+    note, phase labels, hints and card kinds, ``kind.<kind>``; the built-in modules' too,
+    which have no line here) where the tables above have none."""
     from ..modules import module_info, module_names, module_shapes
     from ..rules import MODULE_BASE
 
@@ -493,6 +495,8 @@ def _with_module_strings() -> dict[str, dict[str, str]]:
             extra[f"phase.{phase}"] = label
         for phase, label in info.hints.items():
             extra[f"hint.{phase}"] = label
+        for kind, card_kind in info.kinds.items():
+            extra.setdefault(f"kind.{kind}", card_kind.label)
         # A refusal names the action it refused (act.<type>): a module's by its shape.
         for shape in module_shapes(rules):
             extra.setdefault(f"act.{shape['type']}", tuple(shape["label"]))
@@ -605,8 +609,6 @@ EN_MORE: dict[str, str] = {
     "accept_title": "Accept this trade?",
     "next_step": "{more} more for {coins|coin|coins}",
     "top_step": "top of the beanometer",
-    "card_special.farmer": "2 = a 3rd field",
-    "card_special.fasolkopajak": "groups pay",
     "rule_ref": "Rule {rule}",
     "ev.clock_timeout": "Time ran out: the bot plays for {who}",
     "ev.trade_time_up": "Time ran out: trading ends",
@@ -716,8 +718,6 @@ PL_MORE: dict[str, str] = {
     "accept_title": "Przyjąć tę wymianę?",
     "next_step": "jeszcze {more} za {coins|monetę|monety|monet}",
     "top_step": "koniec fasolometru",
-    "card_special.farmer": "2 = trzecie pole",
-    "card_special.fasolkopajak": "płacą grupy",
     "rule_ref": "Zasada {rule}",
     "ev.clock_timeout": "Koniec czasu: bot gra za {who}",
     "ev.trade_time_up": "Koniec czasu: handel się kończy",

@@ -245,15 +245,18 @@ Board.eventText = function (table, e) {
     case "keep_drawn":
       return B.t("ev.keep_drawn", { who, cards: Board.cardsText(e.cards, true) });
     case "harvest":
-      if (e.farmer_field) return B.t("ev.harvest_farmer", { who, field: f(e.field) });
-      return B.t(e.final ? "ev.harvest_final" : "ev.harvest", {
-        who,
-        field: f(e.field),
-        n: e.cards ? e.cards.length : "?",
-        card: e.cards && e.cards.length ? Board.cardText(e.cards[e.cards.length - 1]) : "",
-        beans: Board.fieldText(e.cards),
-        coins: e.coins,
-      });
+      return Board.withNote(
+        table,
+        e,
+        B.t(e.final ? "ev.harvest_final" : "ev.harvest", {
+          who,
+          field: f(e.field),
+          n: e.cards ? e.cards.length : "?",
+          card: e.cards && e.cards.length ? Board.cardText(e.cards[e.cards.length - 1]) : "",
+          beans: Board.fieldText(e.cards),
+          coins: e.coins,
+        })
+      );
     case "buy_field":
       if (e.cards && e.cards.length) return B.t("ev.buy_field_coins", { who, price: e.price, cards: e.cards.map((c) => Board.cardText(c, true)).join(" → ") });
       return B.t("ev.buy_field", { who, price: e.price });
@@ -278,7 +281,18 @@ Board.eventText = function (table, e) {
 // `when` keys are all set in the event, its placeholders filled ({who}, {card}, {cards},
 // their _acc forms as objects, {field} from 1, any other key by value, a kind in words).
 Board.moduleEventText = function (table, e) {
-  const labels = ((table && table.module_info && table.module_info.event_labels) || {})[e.type];
+  return Board.worded(table, e, ((table && table.module_info && table.module_info.event_labels) || {})[e.type]);
+};
+
+// A base event's text with the words its module adds when the event carries the module's
+// keys (ModuleInfo.event_notes: "and a free third field" after two Farmers, R-FARM-1).
+Board.withNote = function (table, e, text) {
+  const note = Board.worded(table, e, ((table && table.module_info && table.module_info.event_notes) || {})[e.type]);
+  return note ? text + " " + note : text;
+};
+
+// The first of a module's wordings (EventLabel) that fits the event, filled in.
+Board.worded = function (table, e, labels) {
   if (!labels) return null;
   const label = labels.find((l) => (l.when || []).every((k) => e[k]));
   if (!label) return null;
@@ -290,7 +304,7 @@ Board.moduleEventText = function (table, e) {
     if (key === "field" && typeof e.field === "number") return String(e.field + 1);
     if (!(key in e)) return all;
     const value = e[key];
-    return typeof value === "string" && B.strings && B.strings.ui.en["kind." + value] ? B.kind(value) : String(value);
+    return typeof value === "string" && B.kindInfo(value) ? B.kind(value) : String(value);
   });
 };
 

@@ -75,8 +75,17 @@ B.beans = function (variety, n, acc) {
   return n + " " + B.bean(variety, B.plural(n, [acc ? "acc" : "", "few", "many"]));
 };
 
+// A card kind as its module declares it (ModuleInfo.kinds, sent in B.strings.kinds): its
+// word, its mark on a big card, its own beanometers, whether a field topped by it pays.
+B.kindInfo = function (kind) {
+  return (kind && B.strings && B.strings.kinds && B.strings.kinds[kind]) || null;
+};
+
 B.kind = function (kind) {
-  return kind ? B.t("kind." + kind) : "";
+  if (!kind) return "";
+  const k = B.kindInfo(kind);
+  if (!k) return kind;
+  return (B.lang === "pl" ? k.label[1] : k.label[0]) || k.label[0];
 };
 
 B.rulesName = function (rules) {
@@ -138,10 +147,11 @@ function svgEl(tag, attrs, text) {
   return e;
 }
 
-// The beanometer that pays for a card: a lady's own (R-LADY-4), else the variety's.
+// The beanometer that pays for a card: its kind's own (a lady's, R-LADY-4), else the
+// variety's.
 B.beanometerOf = function (variety, kind) {
-  const ladies = B.strings && B.strings.lady_beanometers;
-  if (kind === "lady" && ladies && ladies[variety]) return ladies[variety];
+  const k = B.kindInfo(kind);
+  if (k && k.beanometers && k.beanometers[variety]) return k.beanometers[variety];
   const b = B.strings && B.strings.beans[variety];
   return b ? b.beanometer : [];
 };
@@ -153,8 +163,8 @@ B.cardSvg = function (card) {
   svg.append(svgEl("rect", { x: 1, y: 1, width: 62, height: 20, rx: 6, class: "c-band" }));
   svg.append(svgEl("circle", { cx: 11, cy: 11, r: 8, class: "c-count-bg" }));
   svg.append(svgEl("text", { x: 11, y: 14.5, class: "c-count", "text-anchor": "middle" }, b.count !== undefined ? String(b.count) : "?"));
-  const marks = { lady: "♀", man: "♂", child: "☺", red: "●", black: "●" };
-  if (card.kind && marks[card.kind]) svg.append(svgEl("text", { x: 54, y: 15, class: "c-kind c-kind-" + card.kind, "text-anchor": "middle" }, marks[card.kind]));
+  const mark = (B.kindInfo(card.kind) || {}).mark;
+  if (mark) svg.append(svgEl("text", { x: 54, y: 15, class: "c-kind c-kind-" + card.kind, "text-anchor": "middle" }, mark));
   svg.append(svgEl("ellipse", { cx: 32, cy: 38, rx: 11, ry: 14, class: "c-bean" }));
   const name = B.bean(card.variety);
   const t = svgEl("text", { x: 32, y: 62, class: "c-name", "text-anchor": "middle" }, name);
@@ -172,7 +182,9 @@ B.cardSvg = function (card) {
       svg.append(svgEl("text", { x, y: 83.2, class: "c-coins", "text-anchor": "middle" }, String(i + 1)));
     });
   } else {
-    svg.append(svgEl("text", { x: 32, y: 78, class: "c-special", "text-anchor": "middle" }, B.t("card_special." + card.variety)));
+    // What its module says it pays instead (ModuleInfo.variety_notes: a Farmer pair, a race).
+    const note = B.strings && B.strings.variety_notes && B.strings.variety_notes[card.variety];
+    svg.append(svgEl("text", { x: 32, y: 78, class: "c-special", "text-anchor": "middle" }, note ? (B.lang === "pl" ? note[1] : note[0]) : ""));
   }
   return svg;
 };
@@ -182,7 +194,8 @@ B.nextStep = function (cards) {
   if (!cards.length) return null;
   const top = cards[cards.length - 1];
   const meter = B.beanometerOf(top.variety, top.kind);
-  if (!meter || !meter.some((x) => x) || top.kind === "child") return null;
+  const k = B.kindInfo(top.kind);
+  if (!meter || !meter.some((x) => x) || (k && !k.pays_on_top)) return null;
   const n = cards.length;
   for (let i = 0; i < meter.length; i++) {
     if (meter[i] && meter[i] > n) return B.t("next_step", { more: meter[i] - n, coins: i + 1 });
