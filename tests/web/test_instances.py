@@ -17,7 +17,9 @@ import pytest
 from sqlalchemy import select, update
 from websockets.exceptions import ConnectionClosed
 
+from bohnanza.web.accounts import AccountLimits
 from bohnanza.web.leases import InstanceRow, LeaseLost, LeaseRow, Leases, Owner
+from bohnanza.web.pump import clock_view
 from bohnanza.web.store import Store, StoredSeat, StoredTable
 
 from .client import Client
@@ -271,3 +273,126 @@ def test_a_table_moves_to_the_instance_its_players_come_through(
             assert owner.scalar() == b.app.state.manager.leases.id
     finally:
         store.close()
+
+
+# ------------------------------------------------------------------ state across a takeover
+
+
+def _clock_of(srv: ServerThread, table: str) -> dict[str, Any]:
+    """The table's clocks and countdown on ``srv`` (which holds it), as a state says."""
+    return clock_view(srv.app.state.manager.tables[table])
+
+
+def _to_trading(c: Client) -> None:
+    """Play this client's phase 1 until its phase 2 (the game waits on nobody's bank)."""
+    deadline = time.monotonic() + 20
+    while True:
+        c.drain(0.05)
+        v = c.view
+        if v["phase"] == "trade" and v["active"] == c.seat:
+            return
+        assert time.monotonic() < deadline, "never got to trading"
+        kinds = {a["type"] for a in c.legal}
+        fields = v["seats"][c.seat]["fields"]
+        plants = [a for a in c.legal if a["type"] == "plant"]
+        growing = [a for a in plants if fields[a["field"]]]
+        if growing:
+            choice = growing[0]
+        elif "stop_planting" in kinds:
+            choice = {"type": "stop_planting"}
+        elif plants:
+            choice = plants[0]
+        else:
+            continue
+        assert c.act(choice)["type"] == "ack"
+
+
+def test_clocks_and_the_trading_countdown_go_on_after_a_takeover(
+    make_server: Callable[..., ServerThread], pg_url: str
+) -> None:
+    """A takes Ada's bank down, stops; B takes the table over with her bank as it was
+    less the time without a server (not a fresh bank); the phase-2 countdown B starts
+    keeps its deadline when C takes over from B."""
+    a = make_server(pg_url)
+    made = a.create(clock="custom:30,1,20", seats=BOTS, seed=5)
+    table, token = made["table"]["id"], made["token"]
+    ada = a.client(table, token)
+    assert ada.request({"type": "start"})["type"] == "ack"
+    started = time.time()
+    assert 0 in _clock_of(a, table)["clock"]["running"]  # the game waits on Ada
+    time.sleep(2.0)
+    ada.close()
+    a.stop()
+    b = make_server(pg_url)
+    time.sleep(1.0)  # nobody runs the table
+    ada = b.client(table, token)
+    clock = _clock_of(b, table)["clock"]
+    assert 0 in clock["running"]
+    expected = 30.0 - (time.time() - started)
+    assert abs(clock["bank"][0] - expected) < 1.0, (clock, expected)
+
+    _to_trading(ada)  # on B: the countdown starts
+    trading = time.time()
+    bank = _clock_of(b, table)["clock"]["bank"][0]
+    assert _clock_of(b, table)["trade_left"] > 19.0
+    time.sleep(1.5)
+    ada.close()
+    b.stop()
+    c = make_server(pg_url)
+    time.sleep(1.0)
+    ada = c.client(table, token)
+    view = _clock_of(c, table)
+    expected = 20.0 - (time.time() - trading)
+    assert abs(view["trade_left"] - expected) < 1.0, (view, expected)
+    assert abs(view["clock"]["bank"][0] - bank) < 0.5, (view, bank)  # no bank runs in phase 2
+    ada.close()
+
+
+def test_a_seat_voted_to_its_stand_in_stays_so_after_a_takeover(
+    make_server: Callable[..., ServerThread], pg_url: str
+) -> None:
+    a = make_server(pg_url, idle_timeout=0.3)
+    made = a.create(seats=THREE, seed=3)
+    table = made["table"]["id"]
+    joined = a.join(table, "Bob")
+    ada = a.client(table, made["token"])
+    bob = a.client(table, joined["token"])
+    ada.request({"type": "start"})
+    bob.wait_for(lambda m: m["type"] == "table" and m["table"]["seats"][0]["idle"], timeout=5)
+    assert bob.request({"type": "stand_in", "seat": 0})["type"] == "done"
+    for c in (ada, bob):
+        c.close()
+    a.stop()
+    b = make_server(pg_url, idle_timeout=0.3)
+    with b.http() as http:
+        seats = http.get(f"/api/tables/{table}").json()["seats"]
+    assert seats[0]["stand_in"] and not seats[1]["stand_in"]
+    assert b.app.state.manager.tables[table].seats[0].stand_in
+
+
+def test_your_games_marks_your_turn_at_a_table_another_instance_owns(
+    make_server: Callable[..., ServerThread], pg_url: str
+) -> None:
+    """Ada's and Bob's table is played on A; their accounts look at "your games" on B,
+    which reads whose decision the game waits for from the table's row."""
+    fast = AccountLimits(hash_time_cost=1, hash_memory_kib=8192)
+    a = make_server(pg_url, accounts=fast)
+    b = make_server(pg_url, accounts=fast)
+    made = a.create(seats=THREE, seed=3)
+    table = made["table"]["id"]
+    joined = a.join(table, "Bob")
+    ada = a.client(table, made["token"])
+    assert ada.request({"type": "start"})["type"] == "ack"  # Ada is to plant
+    time.sleep(1.5)  # B has read A's heartbeat: A owns the table
+    turns = {}
+    for name, token in (("Ada", made["token"]), ("Bob", joined["token"])):
+        with b.http() as http:
+            reply = http.post("/api/account/register", json={"name": name, "password": "pw pw pw"})
+            assert reply.status_code == 200, reply.text
+            claim = {"seats": [{"table": table, "token": token}]}
+            assert http.post("/api/account/claim", json=claim).json()["claimed"]
+            games = http.get("/api/account/games").json()["games"]
+            turns[name] = [(g["table"]["id"], g["your_turn"]) for g in games]
+    assert table not in b.app.state.manager.tables  # read as stored, not taken over
+    assert turns == {"Ada": [(table, True)], "Bob": [(table, False)]}
+    ada.close()

@@ -249,14 +249,14 @@ def stored_seat(store: Store, table_id: str, token_hash: str) -> int | None:
 
 
 def stored_game(store: Store, table_id: str, seat: int, token_hash: str) -> dict[str, Any] | None:
-    """A game of "your games" that another instance owns: its stored facts ("your
-    turn" is known to its owner only)."""
+    """A game of "your games" that another instance owns: its stored facts, and "your
+    turn" as stored with its last action (web/turns.py: ``to_move``)."""
     stored = store.load(table_id)
     if stored is None or stored.status not in ("lobby", "playing"):
         return None
     if not any(s.seat == seat and s.token_hash == token_hash for s in stored.seats):
         return None
-    return {"table": stored_info(stored), "seat": seat, "your_turn": False}
+    return {"table": stored_info(stored), "seat": seat, "your_turn": stored.waits_for(seat)}
 
 
 def _install_games(app: FastAPI) -> None:

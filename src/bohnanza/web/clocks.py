@@ -9,8 +9,11 @@ bank is empty, the table's stand-in bot plays the seat (its trades too) until th
 player's next turn or until they are back (any action, or "I'm back": the bank then holds
 at least one increment, once a turn), and the log says so; phase 2's countdown is shortened to
 ``out_trade`` seconds (5) while the active player is timed out, so that an absent
-player's turns do not each wait out the whole countdown. Banks live in memory: a
-restarted server starts them afresh.
+player's turns do not each wait out the whole countdown. A live table's banks are kept
+in memory and stored with every action it stores (web/turns.py, in wall-clock times): a
+restarted server, or another instance taking the table over, goes on with each bank as
+it was less the time the table was without a server (a bank that ran out meanwhile
+hands its seat to the stand-in), and with the countdown's deadline.
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ PRESETS: dict[str, ClockSpec] = {
 #: Games at your own pace: a seat waits for its player (closing the tab hands nothing to a
 #: bot) and only an empty bank hands it to the stand-in, until the player is back. The
 #: bank starts at two moves' time and grows by one move's time each turn; phase 2 waits
-#: at most one move's time. Their banks survive a restart (web/turns.py).
+#: at most one move's time. A restart charges nobody for the time it took (web/turns.py).
 TURN_PRESETS: dict[str, ClockSpec] = {
     "turn12h": ClockSpec(24 * 3600.0, 12 * 3600.0, 12 * 3600),
     "turn3d": ClockSpec(6 * 86400.0, 3 * 86400.0, 3 * 86400),

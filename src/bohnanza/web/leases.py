@@ -137,8 +137,13 @@ class Leases:
         now = time.time()
         with self.store.engine.begin() as conn:
             conn.execute(update(InstanceRow).where(InstanceRow.id == self.id).values(seen=now))
+            # Not the leases given up (``release``: expires 0): renewed, a table handed
+            # off was this instance's again for the next instance to ask, which was
+            # forwarded back here and the table handed off a second time.
             conn.execute(
-                update(LeaseRow).where(LeaseRow.owner == self.id).values(expires=now + self.ttl)
+                update(LeaseRow)
+                .where(LeaseRow.owner == self.id, LeaseRow.expires > 0.0)
+                .values(expires=now + self.ttl)
             )
             live = conn.execute(
                 select(InstanceRow.id, InstanceRow.secret).where(

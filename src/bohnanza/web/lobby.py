@@ -27,13 +27,13 @@ from .leases import Elsewhere, LeaseLost, Leases
 from .limits import Guard
 from .model import Conn, LobbyError, Seat, Settings, Table, ban_key, hash_token, new_id
 from .protocol import ClientMessage, ProtocolError, clean_name
-from .pump import Pump, clock_tick
+from .pump import Pump, TradeState, clock_tick
 from .ratings import RATED_BOTS
 from .replays import rebuild, record_seats
 from .session import Session
 from .standin import NOT_STAND_INS, stand_in_bot
 from .store import Store, StoredTable
-from .turns import resumed_clocks
+from .turns import live_state, resume_live, to_move
 
 log = logging.getLogger("bohnanza.web")
 
@@ -84,7 +84,8 @@ class Lobby:
                     continue
             table = self.from_stored(stored)
             for seat in table.seats:
-                if seat.kind == "person" and seat.token_hash is not None:
+                # (A seat the stand-in played keeps its time away: resume_live.)
+                if seat.kind == "person" and seat.token_hash is not None and not seat.replaced:
                     seat.away_since = now
             self.tables[table.id] = table
             if table.status == "playing":
@@ -112,7 +113,9 @@ class Lobby:
         if stored.setup is not None:
             try:
                 table.game, table.actions, table.events = rebuild(stored.setup, stored.actions)
-                table.clocks = resumed_clocks(table, stored)  # at your own pace: kept
+                trade = resume_live(table, stored)  # clocks, countdown, stand-ins: as they were
+                if trade is not None:
+                    table.trade = TradeState(*trade)
             except RecordError as exc:
                 log.error("table %s cannot be resumed: %s", stored.id, exc)
                 table.status = "broken"
@@ -345,7 +348,8 @@ class Lobby:
                     # Taken over from an instance that is gone: its people reconnect.
                     now = time.monotonic()
                     for seat in table.seats:
-                        if seat.kind == "person" and seat.token_hash is not None:
+                        person = seat.kind == "person" and seat.token_hash is not None
+                        if person and not seat.replaced:
                             seat.away_since = now
                     self.pump.start(table)
         return table
@@ -399,7 +403,9 @@ class Lobby:
             game = fresh_game(table.settings)
             setup = make_record(game, [], record_seats(table))
             try:
-                await asyncio.to_thread(self.store.start_game, table.id, setup)
+                await asyncio.to_thread(
+                    self.store.start_game, table.id, setup, live_state(table), to_move(game)
+                )
             except Exception:
                 log.exception("table %s: could not start", table.id)
                 raise ProtocolError("server_error", "could not save the game", msg.id) from None

@@ -35,6 +35,7 @@ from .pump import clock_tick, clock_view
 from .replays import card_table, stored_record
 from .standin import person_back, track
 from .store import Store
+from .turns import live_state, to_move
 from .upkeep import chatter_id, check_chat, spectator_may_join
 
 log = logging.getLogger("bohnanza.web")
@@ -317,6 +318,8 @@ class Session:
         events = game.apply(seat, action)
         result = game.result() if game.over else None
         try:
+            # With the table's clocks, countdown and stand-ins as the action found them,
+            # and whose decision the game waits for after it (web/turns.py).
             await asyncio.to_thread(
                 self.store.append_actions,
                 table.id,
@@ -324,6 +327,8 @@ class Session:
                 [(seat, action.to_json())],
                 result,
                 auto,
+                live_state(table),
+                to_move(game),
             )
         except LeaseLost:
             if self.on_lease_lost is not None:

@@ -22,15 +22,20 @@ or any action of theirs).
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from typing import TYPE_CHECKING, Any
 
 from ..events import Event
 from .clocks import turn_based
 from .protocol import ClientMessage, ProtocolError
+from .turns import live_state
 
 if TYPE_CHECKING:
     from .model import Conn, Seat, Table
     from .tables import Manager
+
+log = logging.getLogger("bohnanza.web")
 
 
 #: How long a person's last connection has been closed before a bot plays for them, as a
@@ -181,6 +186,7 @@ async def stand_in_vote(manager: Manager, conn: Conn, msg: ClientMessage) -> Non
             manager.session.broadcast_state(table, [note])
             manager.session.track_stand_ins(table)
             table.kick.set()
+            await save_live(manager, table)
         done(conn, msg)
         manager.session.broadcast_info(table)
 
@@ -194,7 +200,20 @@ async def come_back(manager: Manager, conn: Conn, msg: ClientMessage) -> None:
             manager.session.track_stand_ins(table)
             manager.session.broadcast_info(table)
             table.kick.set()
+            await save_live(manager, table)
         done(conn, msg)
+
+
+async def save_live(manager: Manager, table: Table) -> None:
+    """Store the table's stand-ins and clocks as they are now (web/turns.py), so that a
+    server taking the table over goes on with them. Not worth refusing the vote or the
+    return for: a failure is logged (the next action stores them again)."""
+    if table.game is None or table.status != "playing":
+        return
+    try:
+        await asyncio.to_thread(manager.store.save_live, table.id, live_state(table))
+    except Exception:
+        log.warning("table %s: could not store its stand-ins", table.id, exc_info=True)
 
 
 def done(conn: Conn, msg: ClientMessage) -> None:

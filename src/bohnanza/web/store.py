@@ -68,6 +68,13 @@ class TableRow(Base):
     settings: Mapped[str] = mapped_column(Text)  # JSON: rules, players, options, trade_limit
     rematch_of: Mapped[str | None] = mapped_column(String(32), nullable=True)
     rematch: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    # JSON: a game's clocks, trading countdown and stand-ins as of one of its actions
+    # (web/turns.py: ``live_state``), written with every action; a server that takes the
+    # table over (or restarts) goes on from them.
+    live: Mapped[str | None] = mapped_column(Text, nullable=True)
+    # JSON list: the seats whose decision the game waits for ("your turn"), as of its
+    # last action; "your games" reads it for a table another instance owns.
+    to_move: Mapped[str | None] = mapped_column(String(64), nullable=True)
 
 
 class SeatRow(Base):
@@ -143,6 +150,13 @@ class StoredTable:
     result: dict[str, Any] | None = None
     actions: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     times: list[float] = field(default_factory=list)  # when each action was stored
+    autos: list[bool] = field(default_factory=list)  # which the server chose (ActionRow.auto)
+    live: dict[str, Any] | None = None  # TableRow.live (web/turns.py)
+    to_move: list[int] = field(default_factory=list)  # TableRow.to_move
+
+    def waits_for(self, seat: int) -> bool:
+        """Whether the stored game waits for this seat's decision ("your turn")."""
+        return self.status == "playing" and seat in self.to_move
 
 
 def normalise_url(url: str) -> str:
@@ -282,14 +296,23 @@ class Store:
                 for hook in self.on_seat_moved:
                     hook(s.connection(), table_id, seat.seat, old_hash, seat.token_hash)
 
-    def start_game(self, table_id: str, setup: dict[str, Any]) -> None:
-        """The game's setup, and the table's status ``playing``, in one transaction."""
+    def start_game(
+        self,
+        table_id: str,
+        setup: dict[str, Any],
+        live: dict[str, Any] | None = None,
+        to_move: Sequence[int] = (),
+    ) -> None:
+        """The game's setup, and the table's status ``playing``, in one transaction
+        (with the clocks' start, ``live``, and whose decision it waits for)."""
         with self._tx() as s:
             self._fenced(s.connection(), table_id)
             row = s.get(TableRow, table_id)
             if row is None:
                 raise KeyError(table_id)
             row.status = "playing"
+            row.live = _dump(live) if live is not None else None
+            row.to_move = _dump(list(to_move))
             s.add(RecordRow(table_id=table_id, setup=_dump(setup), result=None))
 
     def append_actions(
@@ -299,10 +322,14 @@ class Store:
         actions: Sequence[tuple[int, dict[str, Any]]],
         result: dict[str, Any] | None = None,
         auto: bool = False,
+        live: dict[str, Any] | None = None,
+        to_move: Sequence[int] | None = None,
     ) -> None:
         """Store actions ``first_seq, first_seq + 1, ...`` (``auto``: chosen by the server,
         not a person); with ``result``, also mark the game over. A sequence number that
-        exists already makes the whole write fail."""
+        exists already makes the whole write fail. ``live`` (the clocks, countdown and
+        stand-ins as of ``first_seq``) and ``to_move`` (the seats the game waits for
+        after the actions) are stored with the table row in the same transaction."""
         # The hot path of play (one call per move): SQLAlchemy Core statements, compiled
         # once and cached, on a plain connection - the ORM's unit of work cost 3-4 times
         # as much per move. One transaction all the same, committed before returning.
@@ -322,6 +349,13 @@ class Store:
             self._fenced(conn, table_id)
             if rows:
                 conn.execute(_INSERT_ACTION, rows)
+            values: dict[str, Any] = {}
+            if live is not None:
+                values["live"] = _dump(live)
+            if to_move is not None:
+                values["to_move"] = _dump(list(to_move))
+            if values and result is None:
+                conn.execute(update(TableRow).where(TableRow.id == table_id).values(**values))
             if result is not None:
                 done = conn.execute(
                     update(RecordRow)
@@ -329,7 +363,7 @@ class Store:
                     .values(result=_dump(result))
                 ).rowcount
                 done += conn.execute(
-                    update(TableRow).where(TableRow.id == table_id).values(status="over")
+                    update(TableRow).where(TableRow.id == table_id).values(status="over", **values)
                 ).rowcount
                 if done != 2:
                     raise KeyError(table_id)
@@ -389,6 +423,13 @@ class Store:
             s.execute(
                 update(TableRow).where(TableRow.id == table_id).values(settings=_dump(settings))
             )
+
+    def save_live(self, table_id: str, live: dict[str, Any]) -> None:
+        """A live table's clocks, countdown and stand-ins (``TableRow.live``) changed
+        without an action (a stand-in voted in, a person back)."""
+        with self._tx() as s:
+            self._fenced(s.connection(), table_id)
+            s.execute(update(TableRow).where(TableRow.id == table_id).values(live=_dump(live)))
 
     def delete_lobby_table(self, table_id: str) -> bool:
         """Delete a table that is still in the lobby (no game, nothing worth keeping)."""
@@ -451,18 +492,27 @@ class Store:
             rematch=row.rematch,
             setup=json.loads(record.setup) if record is not None else None,
             result=json.loads(record.result) if record is not None and record.result else None,
+            live=json.loads(row.live) if row.live else None,
+            to_move=[int(x) for x in json.loads(row.to_move)] if row.to_move else [],
         )
         if actions and record is not None:
             acts = s.execute(
-                select(ActionRow.seq, ActionRow.seat, ActionRow.action, ActionRow.created)
+                select(
+                    ActionRow.seq,
+                    ActionRow.seat,
+                    ActionRow.action,
+                    ActionRow.created,
+                    ActionRow.auto,
+                )
                 .where(ActionRow.table_id == row.id)
                 .order_by(ActionRow.seq)
             ).all()
-            for i, (seq, seat, action, created) in enumerate(acts):
+            for i, (seq, seat, action, created, auto) in enumerate(acts):
                 if seq != i:
                     raise ValueError(f"table {row.id}: action {i} is missing (found {seq})")
                 out.actions.append((seat, json.loads(action)))
                 out.times.append(created)
+                out.autos.append(bool(auto))
         return out
 
 
