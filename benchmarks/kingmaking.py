@@ -14,6 +14,12 @@ most of the default's remaining "kingmaking" trades went to a coin leader that t
 fields put behind). So each line also counts the trades that feed the sole leader by
 score, coins plus what its fields would pay now (the final score were the game to end).
 
+Which trades feed the king is the bot's own definition,
+:func:`bohnanza.agents.heuristic.feeds_king` (with ``scores_now``, ``sole_leader`` and
+``payout_gain`` beside it): the default ``heuristic`` refuses, in its last turns, every
+trade that gives the sole leader by either measure a coin of payout, and this script
+counts with the same function (issue 53: the rule and the count had drifted apart).
+
     PYTHONPATH=src python benchmarks/kingmaking.py --games 300 --seed 900001
     PYTHONPATH=src python benchmarks/kingmaking.py --before heuristic:king --after heuristic
     PYTHONPATH=src python benchmarks/kingmaking.py --parts after   # one line only
@@ -32,6 +38,7 @@ import time
 
 from bohnanza.actions import ActionType
 from bohnanza.agents import make_agent
+from bohnanza.agents.heuristic import feeds_king
 from bohnanza.driver import PlayLog, play
 from bohnanza.game import Game
 from bohnanza.seeding import agent_seed
@@ -41,44 +48,21 @@ LAST = 6
 PLAYERS = 4
 
 
-def _payout_gain(game: Game, seat: int, cards: list[int]) -> int:
-    """How much more ``seat``'s fields pay now with ``cards`` planted where they pay most."""
-    cfg = game.config
-    fields = [list(f) for f in game.fields[seat]]
-    before = sum(cfg.payout[cfg.card_variety[f[-1]]][len(f)] for f in fields if f)
-    for c in cards:
-        v = cfg.card_variety[c]
-        same = [f for f in fields if f and cfg.card_variety[f[-1]] == v]
-        empty = [f for f in fields if not f]
-        if same:
-            max(same, key=len).append(c)
-        elif empty:
-            empty[0].append(c)
-    after = sum(cfg.payout[cfg.card_variety[f[-1]]][len(f)] for f in fields if f)
-    return after - before
-
-
-def _scores(game: Game) -> list[int]:
-    """Per seat: coins plus what its fields would pay now."""
-    cfg = game.config
-    return [
-        len(game.treasury[s])
-        + sum(cfg.payout[cfg.card_variety[f[-1]]][len(f)] for f in game.fields[s] if f)
-        for s in range(game.players)
-    ]
-
-
 def _fed(
-    game: Game, scores: list[int], seat: int, proposer: int, give: list[int], cards: list[int]
+    replay: Game, by_score: bool, proposer: int, give: list[int], seat: int, cards: list[int]
 ) -> bool:
     """Whether a trade between ``proposer`` (giving ``give``) and ``seat`` (giving
-    ``cards``) gives the sole leader by ``scores`` a coin of immediate payout."""
-    top = max(scores)
-    if scores.count(top) != 1:
-        return False
-    leader = scores.index(top)
-    got = give if leader == seat else cards if leader == proposer else []
-    return bool(got) and _payout_gain(game, leader, got) >= 1
+    ``cards``) feeds the king: the sole leader by coins (by ``by_score``: coins plus
+    what the fields pay now) receives cards that make its fields pay a coin more now.
+    The bot's own test (:func:`bohnanza.agents.heuristic.feeds_king`, which the bot
+    applies to both leaders at once; here each is counted apart)."""
+    cfg = replay.config
+    coins = [len(t) for t in replay.treasury]
+    fields = replay.fields
+    by_coins = not by_score
+    return feeds_king(cfg, coins, fields, proposer, cards, by_coins, by_score) or feeds_king(
+        cfg, coins, fields, seat, give, by_coins, by_score
+    )
 
 
 def game_result(specs: list[str], seed: int, rules: str) -> tuple[int, list[float], int]:
@@ -94,11 +78,10 @@ def game_result(specs: list[str], seed: int, rules: str) -> tuple[int, list[floa
     count = by_score = 0
     for seat, action in log.actions:
         if action.type is ActionType.ACCEPT and replay.turn > last - LAST:
-            coins = [len(t) for t in replay.treasury]
             proposer, offer = replay.offers[action.offer_id]  # type: ignore[index]
             give, cards = list(offer.give), list(action.cards)
-            count += _fed(replay, coins, seat, proposer, give, cards)
-            by_score += _fed(replay, _scores(replay), seat, proposer, give, cards)
+            count += _fed(replay, False, proposer, give, seat, cards)
+            by_score += _fed(replay, True, proposer, give, seat, cards)
         replay.apply(seat, action)
     return count, shares, by_score
 

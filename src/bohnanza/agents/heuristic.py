@@ -114,7 +114,19 @@ ENDGAME = 1.5
 #: Issue 53: offers it makes are judged by what the leader's fields gain (a swap's card
 #: asked from the leader's hand no longer nets a coin off it), and so are requests for
 #: the leader's drawn cards; docs/notes/2026-12-07-kingmaking-coach-seats.md.
+#: Issue 53 again: the rule still let through about as many trades as ``kingmaking``
+#: did by the benchmark's count, which judged the leader otherwise (by coins, or coins
+#: plus what the fields pay now, where the rule used half the payouts) and counted a
+#: coin of payout whatever the trading seat gained. So in the same turns a trade that
+#: feeds the king as :func:`feeds_king` defines it (the sole leader's fields pay at
+#: least ``KING_COIN`` more now) is refused outright, whatever the seat gains;
+#: benchmarks/kingmaking.py counts with that same function. The window covers the
+#: benchmark's last 6 table turns: in 100 classic 4-player self-play games the estimate
+#: read at most 1.4 own turns in them (the window: below 2). Payouts are the base
+#: game's (``GameConfig.payout``), whatever modules pay on top.
 KING_TURNS = 8.0
+#: Coins of immediate payout to the sole leader that make a trade feed the king.
+KING_COIN = 1
 #: A warier weighing of rivals' gains (``STANDING``, ``LEADER_MAX``, ``TRAILER_MIN``):
 #: twice as wary of a leader, and a seat behind never cheaper than an average rival
 #: (``rivalry``, spec ``wary``). Against three heuristic bots, a heuristic that buys its
@@ -295,6 +307,96 @@ def turns_left(view: View) -> float:
     cards = view.draw_size + (runs_left - 1) * max(15, view.discard_size + view.draw_size // 2)
     t = tables_for(cfg)
     return cards / t.per_turn / cfg.players
+
+
+# ------------------------------------------------------------ feeding the king (issue 53)
+# What a trade that "makes a king" is, one definition for the bot's rule (the trades it
+# refuses in the last turns, :meth:`HeuristicAgent._feeds_king`) and for
+# benchmarks/kingmaking.py (the trades it counts), so that the two cannot drift apart.
+
+
+def scores_now(
+    cfg: GameConfig, coins: Sequence[int], fields: Sequence[Sequence[Sequence[int]]]
+) -> list[int]:
+    """Per seat: its coins plus what its fields would pay now (the final score were the
+    game to end now: every field is harvested at the end)."""
+    pay = cfg.payout
+    cv = cfg.card_variety
+    out: list[int] = []
+    for s in range(len(coins)):
+        total = coins[s]
+        for f in fields[s]:
+            if f:
+                total += pay[cv[f[-1]]][len(f)]
+        out.append(total)
+    return out
+
+
+def sole_leader(scores: Sequence[int]) -> int:
+    """The one seat with the highest score, or -1 where two or more share it."""
+    top = max(scores)
+    best = -1
+    for s, x in enumerate(scores):
+        if x == top:
+            if best >= 0:
+                return -1
+            best = s
+    return best
+
+
+def payout_gain(cfg: GameConfig, fields: Sequence[Sequence[int]], cards: Sequence[int]) -> int:
+    """How much more ``fields`` pay now with ``cards`` planted where they pay most: each
+    onto the longest field of its variety, else an empty field (else it is not planted:
+    it would take a harvest)."""
+    pay = cfg.payout
+    cv = cfg.card_variety
+    grown = [list(f) for f in fields]
+    before = 0
+    for f in grown:
+        if f:
+            before += pay[cv[f[-1]]][len(f)]
+    for c in cards:
+        v = cv[c]
+        best: list[int] | None = None
+        empty: list[int] | None = None
+        for f in grown:
+            if f:
+                if cv[f[-1]] == v and (best is None or len(f) > len(best)):
+                    best = f
+            elif empty is None:
+                empty = f
+        if best is not None:
+            best.append(c)
+        elif empty is not None:
+            empty.append(c)
+    after = 0
+    for f in grown:
+        if f:
+            after += pay[cv[f[-1]]][len(f)]
+    return after - before
+
+
+def feeds_king(
+    cfg: GameConfig,
+    coins: Sequence[int],
+    fields: Sequence[Sequence[Sequence[int]]],
+    seat: int,
+    cards: Sequence[int],
+    by_coins: bool,
+    by_score: bool,
+) -> bool:
+    """Whether ``seat`` receiving ``cards`` in a trade feeds the king: ``seat`` is the
+    sole leader on coins (``by_coins``) or on :func:`scores_now` (``by_score``), and
+    ``cards`` make its fields pay at least :data:`KING_COIN` more now
+    (:func:`payout_gain`). (No defaults: see :meth:`HeuristicAgent._score`.)"""
+    if not cards:
+        return False
+    if not (
+        (by_coins and sole_leader(coins) == seat)
+        or (by_score and sole_leader(scores_now(cfg, coins, fields)) == seat)
+    ):
+        return False
+    return payout_gain(cfg, fields[seat], cards) >= KING_COIN
 
 
 class Position:
@@ -1517,6 +1619,24 @@ class HeuristicAgent(Agent):
         standing = self._standing(pos, seat)
         return standing == 0 or (standing > 0 and self.kingmaking)
 
+    def _king_late(self, pos: Position) -> bool:
+        """Whether the no-kingmaking rule applies: the last :data:`KING_TURNS` table
+        turns (at least the last :data:`ENDGAME` own turns), estimated, and not
+        ``kingmaking``."""
+        return not self.kingmaking and pos.left < max(ENDGAME, KING_TURNS / pos.view.players)
+
+    def _feeds_king(self, pos: Position, partner: int, cards: Sequence[int]) -> bool:
+        """Whether handing ``partner`` ``cards`` is refused late in the game whatever
+        we gain: it feeds the king (:func:`feeds_king`, the trades
+        benchmarks/kingmaking.py counts)."""
+        if not cards or not self._king_late(pos):
+            return False
+        view = pos.view
+        seats = view.seats
+        coins = [s.coins for s in seats]
+        fields = [s.fields for s in seats]
+        return feeds_king(view.config, coins, fields, partner, cards, True, True)
+
     def _kingmaker(self, pos: Position, partner: int, their: float, gain: float) -> bool:
         """Whether a trade that gives ``partner`` ``their`` and us ``gain`` (both in coins
         of field value) would make a king: late in the game (:data:`KING_TURNS`), the
@@ -1546,7 +1666,9 @@ class HeuristicAgent(Agent):
         gain = self.trade_gain(pos, action.cards, self._incoming(pos, o))
         lost = [c for c in o.give if c is not None and c in view.drawn]
         theirs = pos.seat_gain(o.proposer, list(action.cards), lost)
-        return self._kingmaker(pos, o.proposer, theirs, gain)
+        return self._feeds_king(pos, o.proposer, action.cards) or self._kingmaker(
+            pos, o.proposer, theirs, gain
+        )
 
     def _state(self, pos: Position) -> tuple[list[int], list[int]]:
         """(cards to plant this turn, hand): the trade area plus, when active, the drawn.
@@ -1625,8 +1747,10 @@ class HeuristicAgent(Agent):
             gain = self.trade_gain(pos, a.cards, get, base)
             lost = [c for c in o.give if c is not None and c in view.drawn]
             theirs = pos.seat_gain(o.proposer, list(a.cards), lost)
-            if self._feeds_leader(pos, o.proposer, theirs) or self._kingmaker(
-                pos, o.proposer, theirs, gain
+            if (
+                self._feeds_leader(pos, o.proposer, theirs)
+                or self._kingmaker(pos, o.proposer, theirs, gain)
+                or self._feeds_king(pos, o.proposer, a.cards)
             ):
                 val = -1.0
             else:
@@ -1766,7 +1890,7 @@ class HeuristicAgent(Agent):
                 declared = self._declare(pos, p, give[0]) if spider and len(give) == 1 else ()
                 stand = [t.rep.get((cv[c], "red"), c) for c in give] if declared else list(give)
                 their = pos.seat_gain(p, stand, [])
-                if self._feeds_leader(pos, p, their):
+                if self._feeds_leader(pos, p, their) or self._feeds_king(pos, p, give):
                     continue
                 if g > eps and not self._kingmaker(pos, p, their, g):
                     score = HeuristicAgent._score(g, their, w, ACCEPT_GIFT, slope, 1.0)
@@ -1897,4 +2021,15 @@ def offer_key(offer: Offer) -> tuple[Any, ...]:
     return (offer.to, offer.give, offer.want, offer.declared)
 
 
-__all__ = ["HeuristicAgent", "Position", "Tables", "offer_key", "tables_for", "turns_left"]
+__all__ = [
+    "HeuristicAgent",
+    "Position",
+    "Tables",
+    "feeds_king",
+    "offer_key",
+    "payout_gain",
+    "scores_now",
+    "sole_leader",
+    "tables_for",
+    "turns_left",
+]
