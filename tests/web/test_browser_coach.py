@@ -42,6 +42,14 @@ def test_the_hint_button_shows_three_actions_at_a_coach_table(
     hints = page.locator("#hint-box li.hint")
     assert 1 <= hints.count() <= 3
     assert "coins" in hints.first.inner_text()
+    # Each option shows its rank; options the coach cannot tell apart share one, marked
+    # "1=" (issue 53, item 6: ties shown as ties, in the page as in the command line).
+    ranks = [int(hints.nth(i).get_attribute("data-rank") or 0) for i in range(hints.count())]
+    assert ranks[0] == 1 and ranks == sorted(ranks)
+    for i, rank in enumerate(ranks):
+        label = hints.nth(i).locator(".hint-rank").inner_text().strip()
+        tied = ranks.count(rank) > 1
+        assert label == f"{rank}{'=' if tied else ''}.", (label, ranks)
     other = open_started(browser, server, False, errors)
     other.wait_for_timeout(500)  # coach.js has asked for the table and found no coach
     assert other.locator("#btn-hint").count() == 0

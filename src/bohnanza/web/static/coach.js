@@ -35,11 +35,13 @@
     try {
       const res = await B.api("POST", url("/hint"), { token });
       const box = hintBox();
-      const lines = res.hints.map((h) => B.el("li", { class: "hint" },
+      // Options the search cannot tell apart share a rank, shown as "1=" (coach.py, ranks).
+      const lines = res.hints.map((h) => B.el("li", { class: h.tied ? "hint tied" : "hint", "data-rank": String(h.rank) },
+        B.el("span", { class: "hint-rank", text: String(h.rank) + (h.tied ? "=" : "") + ". " }),
         B.el("b", { class: "hint-command", text: command(h) }),
         B.el("span", { class: "hint-margin", text: " " + (h.margin >= 0 ? "+" : "") + h.margin.toFixed(1) + " " + B.t("coach.coins") + " " }),
         B.el("span", { class: "hint-reason", text: "- " + (B.lang === "pl" ? h.reason.pl : h.reason.en) })));
-      box.replaceChildren(B.el("ol", { class: "hints" }, ...lines));
+      box.replaceChildren(B.el("ul", { class: "hints" }, ...lines));
       box.hidden = false;
     } catch (e) {
       B.toast(B.errorText(e), "error");
