@@ -211,9 +211,7 @@ def test_no_module_words_in_code_outside_modules() -> None:
 #: The module files a generic file may import (kept minimal): the deprecated
 #: ``Action.move_lady()``… and ``ActionType.MOVE_LADY``… forward to the modules that own
 #: them now (until they are removed, 0.3.0); heuristic-v1 is a frozen baseline.
-ALLOWED_IMPORTS = {"actions.py", "agents/heuristic_v1.py", "agents/heuristic.py"}
-# agents/heuristic.py: until its change to ModuleInfo (EncodingHints.pile_turn's actions
-# and paid_by_kinds) lands; another change to the file was under way.
+ALLOWED_IMPORTS = {"actions.py", "agents/heuristic_v1.py"}
 
 
 def test_front_ends_and_bots_import_no_module_of_their_own() -> None:

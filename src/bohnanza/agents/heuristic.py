@@ -33,7 +33,7 @@ discarded.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
@@ -43,9 +43,6 @@ from ..cards import lady_beanometers, varieties
 from ..coins import with_coins
 from ..determinise import SeenCards
 from ..modules import module_info
-from ..modules.duel import DISCARD_CARD, END_REVEAL, PLANT_REVEALED, SKIP_DISCARD
-from ..modules.fasolkopajaki import race_coins
-from ..modules.fasolufka import MOVE_LADY_TYPE, PLACE_CHILD_TYPE
 from ..pickling import rebuilt
 from ..rules import GameConfig
 from ..shuffle import COMPILED
@@ -205,6 +202,16 @@ class Tables:
         #: The module's own phases (a pile turn, R-DUEL-3), played by ``_pile_turn``.
         self.module_phases = frozenset(info.phases)
         self.pile_turn = info.encoding.pile_turn
+        # The pile turn's own actions, by their types' values (the module's declaration).
+        pt = self.pile_turn
+        self.pile_plant = ActionType(pt.plant) if pt is not None else None
+        self.pile_discard = ActionType(pt.discard) if pt is not None else None
+        self.pile_keep = tuple(ActionType(k) for k in pt.keep) if pt is not None else ()
+        #: What a Fasolkopająk field pays by its bean races (R-RACE-2), as its module says.
+        paid = info.encoding.paid_by_kinds
+        self.race_coins: Callable[[list[str]], int] = (
+            paid[keys[self.spider]] if self.spider >= 0 and keys[self.spider] in paid else _no_race
+        )
         # Plans by field codes (issue 34): where a field's value and payout depend on its
         # variety, its size and the kinds of its top three cards alone (base payouts, and
         # Fasolufka's top-card payouts; not a Fasolkopajaki race nor a Farmer pair), a
@@ -234,6 +241,11 @@ class Tables:
         self.seen_key: tuple[int, ...] = ()
         #: Memos per valuation context (:meth:`Position.__init__`).
         self.contexts: dict[tuple[Any, ...], _Context] = {}
+
+
+def _no_race(kinds: list[str]) -> int:
+    """No field pays by its kinds in this rule set."""
+    return 0
 
 
 def _CODE1(v: int, k: int) -> int:
@@ -552,7 +564,7 @@ class Position:
             q = self.q[v]
             if n == 1:
                 return q * 0.8
-            coins = race_coins([t.kind[c] for c in f])
+            coins = t.race_coins([t.kind[c] for c in f])
             return coins + (q * 0.6 if coins < 4 else 0.0)
         if v == t.farmer:
             field = self.third_field_worth()
@@ -598,7 +610,7 @@ class Position:
         top = f[-1]
         v = t.cv[top]
         if v == t.spider:
-            return float(race_coins([t.kind[c] for c in f]))
+            return float(t.race_coins([t.kind[c] for c in f]))
         if v == t.farmer:
             if n == 2:
                 return self.third_field_worth()
@@ -1433,14 +1445,16 @@ class HeuristicAgent(Agent):
         fields = pos.fields
         best = legal[0]
         best_v = -1e18
+        p = pos.view.pending
+        assert p is not None
         for a in legal:
-            if a.type is PLACE_CHILD_TYPE:
+            if a.type.value != p.kind:
+                continue  # not an answer to the decision
+            if a.field is not None:  # the decision's card placed on a field (R-LADY-7)
                 g = [f[:] for f in fields]
-                g[a.field].append(a.card)  # type: ignore[index,arg-type]
-                val = pos.fval(g[a.field]) - pos.fval(fields[a.field])  # type: ignore[index]
-            elif a.type is MOVE_LADY_TYPE:
-                p = pos.view.pending
-                assert p is not None
+                g[a.field].append(a.card)  # type: ignore[arg-type]
+                val = pos.fval(g[a.field]) - pos.fval(fields[a.field])
+            elif "field" in p.args:  # a card of the decision's field moved up (R-LADY-8)
                 field = p["field"]
                 f = fields[field][:]
                 if a.card is not None:
@@ -1471,9 +1485,10 @@ class HeuristicAgent(Agent):
         best = legal[0]
         best_v = -1e18
         base = pos.plan(fields, [], hand)
+        plant_t, discard_t, keep_t = pos.t.pile_plant, pos.t.pile_discard, pos.t.pile_keep
         for a in legal:
             t = a.type
-            if t is PLANT_REVEALED:
+            if t is plant_t:
                 g = [f[:] for f in fields]
                 g[a.field].append(a.card)  # type: ignore[index,arg-type]
                 val = pos.fval(g[a.field]) - pos.fval(fields[a.field])  # type: ignore[index]
@@ -1481,13 +1496,13 @@ class HeuristicAgent(Agent):
                 if view.phase == pt.reveal_phase:
                     # Planting it also keeps it from the opponent.
                     val += 0.5 * max(0.0, pos.seat_gain(opp, [a.card], []))  # type: ignore[list-item]
-            elif t is DISCARD_CARD:
+            elif t is discard_t:
                 if view.phase == pt.discard_phase:
                     rest = [c for c in hand if c != a.card]
                     val = pos.plan(fields, [], rest) - base - 0.3
                 else:
                     val = 0.0
-            elif t in (SKIP_DISCARD, END_REVEAL):
+            elif t in keep_t:
                 val = 0.0
             elif t is _T.HARVEST:
                 g = [f[:] for f in fields]
