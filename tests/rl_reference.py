@@ -185,13 +185,29 @@ def reference_observe(enc: Encoding, view: View, trade_round: int = 0) -> NDArra
             if kind == pend.kind:
                 out[s] = 1.0
             s += 1
-            for arg in names:
-                width = FIELDS if arg == "field" else n if arg == "seat" else enc.c
-                if kind == pend.kind:
-                    if arg == "field":
+            for arg, arg_kind in names:  # by the kinds the decision declared
+                width = (
+                    FIELDS
+                    if arg_kind == "field"
+                    else n
+                    if arg_kind == "seat"
+                    else OFFER_SLOTS
+                    if arg_kind == "offer_id"
+                    else enc.v
+                    if arg_kind == "variety"
+                    else enc.c
+                )
+                if kind == pend.kind and arg in pend.args:
+                    if arg_kind == "field":
                         out[s + pend[arg]] = 1.0
-                    elif arg == "seat":
+                    elif arg_kind == "seat":
                         out[s + (pend[arg] - me) % n] = 1.0
+                    elif arg_kind == "offer_id":
+                        ids = [o.offer_id for o in view.offers[:OFFER_SLOTS]]
+                        if pend[arg] in ids:
+                            out[s + ids.index(pend[arg])] = 1.0
+                    elif arg_kind == "variety":
+                        out[s + pend[arg]] = 1.0
                     else:
                         out[s : s + enc.c] = enc._card_feats[pend[arg]]
                 s += width

@@ -58,6 +58,7 @@ NOT_REACHED = {
     "bohnanza.views._SEAT_VIEW": "a type alias",
     "bohnanza.shuffle.Shuffler": "a Protocol: the generators are random.Random and DeckRandom",
     "bohnanza.modules.duel.DuelStepRule": "an abstract base of the duel's steps",
+    "bohnanza.modules.operations.DecisionRule": "the abstract base of a decision's answer",
     "bohnanza.refusals.Explanation": "built for a refusal's message: checked apart below",
     "bohnanza.modules.info.EventLabel": "module metadata: checked apart below",
     "bohnanza.modules.info.PileTurn": "module metadata: checked apart below",

@@ -13,6 +13,11 @@ from __future__ import annotations
 #: This release's version (pyproject.toml's; docs/releasing.md: when it changes, and how).
 __version__ = "0.1.0"
 
+# The layers above the core that plug into it when imported (issue 55: the core imports
+# downward only): the built-in modules (their action types, ActionType's look-up of a
+# module's type) and the determiniser (Game.determinise).
+from . import determinise as _determinise  # noqa: F401
+from . import modules as _modules  # noqa: F401
 from .actions import Action, ActionType, Offer
 from .errors import (
     BohnanzaError,

@@ -46,8 +46,10 @@ class ActionType(StrEnum):
         read first, an action unpickled in a worker process)."""
         if not isinstance(value, str):
             return None
-        from . import modules  # noqa: F401  (imports every built-in module: their types)
-
+        # The modules are a layer above this one: bohnanza.modules registers its loader
+        # of the built-in modules here when imported (the package imports it).
+        for load in _TYPE_LOADERS:
+            load()
         found = cls._value2member_map_.get(value)
         return found if isinstance(found, ActionType) else None
 
@@ -86,6 +88,19 @@ class ActionType(StrEnum):
         _SHAPES[name] = shape
         _TAKES[name] = shape.fields
         return member
+
+
+#: Called when a value names no known action type, to load the modules that may declare
+#: it: bohnanza.modules adds the loader of the built-in modules when it is imported (a
+#: layer above this one, which this one does not import).
+_TYPE_LOADERS: list[Callable[[], object]] = []
+
+
+def add_type_loader(load: Callable[[], object]) -> None:
+    """Let ``load`` declare more action types when a value names none yet
+    (:meth:`ActionType._missing_`)."""
+    if load not in _TYPE_LOADERS:
+        _TYPE_LOADERS.append(load)
 
 
 _T = ActionType
@@ -194,6 +209,8 @@ def _unused(a: Any) -> list[str]:
         out.append("cards")
     if a.offer is not None and "offer" not in own:
         out.append("offer")
+    if a.target is not None and "target" not in own:
+        out.append("target")
     return out
 
 
@@ -212,7 +229,7 @@ def shape_error(action: Action) -> str | None:
     a: Any = action
     if not isinstance(a.type, ActionType):
         return f"{a.type!r} is not an action type"
-    for key in ("field", "card", "offer_id"):
+    for key in ("field", "card", "offer_id", "target"):
         value = getattr(a, key)
         if value is not None and not _is_int(value):
             return f"{key} must be an integer or None, not {value!r}"
@@ -251,6 +268,9 @@ class Action(NamedTuple):
     offer_id: int | None = None
     cards: tuple[int, ...] = ()
     offer: Offer | None = None
+    #: The seat the action names (a parameter of kind SEAT: the seat a card goes to).
+    #: Not ``seat``: a record's action carries its acting seat under that key.
+    target: int | None = None
 
     # Constructors, one per type, so callers never build an inconsistent action.
     @classmethod
@@ -324,68 +344,62 @@ class Action(NamedTuple):
         return cls(t, **values)
 
     # Deprecated since 0.2.0, removed in 0.3.0 (CHANGELOG.md): the modules' constructors
-    # moved to the modules that own their actions. Each still builds the same action,
-    # after a DeprecationWarning naming its replacement. Imported when called: the
-    # modules import this one.
+    # moved to the modules that own their actions. Each still builds the same action
+    # (from its type's shape, Action.of), after a DeprecationWarning naming its
+    # replacement; the modules are a layer above this one, and are not imported here.
     @classmethod
     def move_lady(cls, card: int | None) -> Action:
         """Deprecated: :func:`bohnanza.modules.fasolufka.move_lady`."""
         from .deprecation import warn_deprecated
-        from .modules import fasolufka
 
         warn_deprecated("Action.move_lady(card)", "bohnanza.modules.fasolufka.move_lady(card)")
-        return fasolufka.move_lady(card)
+        return cls.of("move_lady", card)
 
     @classmethod
     def place_child(cls, card: int, field: int) -> Action:
         """Deprecated: :func:`bohnanza.modules.fasolufka.place_child`."""
         from .deprecation import warn_deprecated
-        from .modules import fasolufka
 
         warn_deprecated(
             "Action.place_child(card, field)",
             "bohnanza.modules.fasolufka.place_child(card, field)",
         )
-        return fasolufka.place_child(card, field)
+        return cls.of("place_child", card, field)
 
     @classmethod
     def discard(cls, card: int) -> Action:
         """Deprecated: :func:`bohnanza.modules.duel.discard`."""
         from .deprecation import warn_deprecated
-        from .modules import duel
 
         warn_deprecated("Action.discard(card)", "bohnanza.modules.duel.discard(card)")
-        return duel.discard(card)
+        return cls.of("discard", card)
 
     @classmethod
     def skip_discard(cls) -> Action:
         """Deprecated: :func:`bohnanza.modules.duel.skip_discard`."""
         from .deprecation import warn_deprecated
-        from .modules import duel
 
         warn_deprecated("Action.skip_discard()", "bohnanza.modules.duel.skip_discard()")
-        return duel.skip_discard()
+        return cls.of("skip_discard")
 
     @classmethod
     def plant_revealed(cls, card: int, field: int) -> Action:
         """Deprecated: :func:`bohnanza.modules.duel.plant_revealed`."""
         from .deprecation import warn_deprecated
-        from .modules import duel
 
         warn_deprecated(
             "Action.plant_revealed(card, field)",
             "bohnanza.modules.duel.plant_revealed(card, field)",
         )
-        return duel.plant_revealed(card, field)
+        return cls.of("plant_revealed", card, field)
 
     @classmethod
     def end_reveal(cls) -> Action:
         """Deprecated: :func:`bohnanza.modules.duel.end_reveal`."""
         from .deprecation import warn_deprecated
-        from .modules import duel
 
         warn_deprecated("Action.end_reveal()", "bohnanza.modules.duel.end_reveal()")
-        return duel.end_reveal()
+        return cls.of("end_reveal")
 
     def __repr__(self) -> str:
         # Derived from the shape: every parameter is shown, in the constructor's order.
@@ -395,7 +409,8 @@ class Action(NamedTuple):
         if not isinstance(t, ActionType) or _unused(a):
             return (
                 f"Action({t!r}, field={a.field!r}, card={a.card!r}, offer_id={a.offer_id!r}, "
-                f"cards={a.cards!r}, offer={a.offer!r})"
+                f"cards={a.cards!r}, offer={a.offer!r}"
+                + (f", target={a.target!r})" if a.target is not None else ")")
             )
         params = _SHAPES[t.value].params
         args = [repr(getattr(a, p.fills)) for p in params]
@@ -417,6 +432,8 @@ class Action(NamedTuple):
             out["cards"] = list(self.cards)
         if self.offer is not None:
             out["offer"] = self.offer.to_json()
+        if self.target is not None:
+            out["target"] = self.target
         return out
 
     @classmethod
@@ -429,10 +446,10 @@ class Action(NamedTuple):
         except ValueError:
             known = ", ".join(_SHAPES)
             raise RecordError(f"unknown action type {data.get('type')!r}; known: {known}") from None
-        extra = set(data) - {"type", "field", "card", "offer_id", "cards", "offer"}
+        extra = set(data) - {"type", "field", "card", "offer_id", "cards", "offer", "target"}
         if extra:
             raise RecordError(f"unexpected key(s) {', '.join(sorted(extra))} in action {data!r}")
-        for key in ("field", "card", "offer_id"):
+        for key in ("field", "card", "offer_id", "target"):
             if key in data and data[key] is not None and not _is_int(data[key]):
                 raise RecordError(f"{key} must be an integer in action {data!r}")
         cards = data.get("cards", [])
@@ -446,6 +463,7 @@ class Action(NamedTuple):
             offer_id=data.get("offer_id"),
             cards=tuple(cards),
             offer=offer,
+            target=data.get("target"),
         )
 
 
@@ -459,14 +477,9 @@ _END_TRADING = Action(ActionType.END_TRADING)
 _BUY = Action(ActionType.BUY_FIELD)
 
 
-def _module_type(module: str, name: str) -> Callable[[], object]:
+def _module_type(value: str) -> Callable[[], object]:
     def load() -> object:
-        # Named imports, not a computed one: a bot's code fingerprint reads a computed
-        # import as "any module of the package" (tournament/fingerprint.py).
-        from .modules import duel, fasolufka
-
-        holders = {m.__name__.rpartition(".")[2]: m for m in (duel, fasolufka)}
-        return getattr(holders[module], name)
+        return ActionType(value)  # a module's own type, found through _TYPE_LOADERS
 
     return load
 
@@ -479,16 +492,16 @@ def _deprecate_module_members() -> None:
     from .deprecation import DeprecatedAttribute
 
     moved = {
-        "MOVE_LADY": ("fasolufka", "MOVE_LADY_TYPE"),
-        "PLACE_CHILD": ("fasolufka", "PLACE_CHILD_TYPE"),
-        "DISCARD": ("duel", "DISCARD_CARD"),
-        "SKIP_DISCARD": ("duel", "SKIP_DISCARD"),
-        "PLANT_REVEALED": ("duel", "PLANT_REVEALED"),
-        "END_REVEAL": ("duel", "END_REVEAL"),
+        "MOVE_LADY": ("fasolufka", "MOVE_LADY_TYPE", "move_lady"),
+        "PLACE_CHILD": ("fasolufka", "PLACE_CHILD_TYPE", "place_child"),
+        "DISCARD": ("duel", "DISCARD_CARD", "discard"),
+        "SKIP_DISCARD": ("duel", "SKIP_DISCARD", "skip_discard"),
+        "PLANT_REVEALED": ("duel", "PLANT_REVEALED", "plant_revealed"),
+        "END_REVEAL": ("duel", "END_REVEAL", "end_reveal"),
     }
-    for old, (module, name) in moved.items():
+    for old, (module, name, value) in moved.items():
         new = f"bohnanza.modules.{module}.{name}"
-        attribute = DeprecatedAttribute(f"ActionType.{old}", new, _module_type(module, name))
+        attribute = DeprecatedAttribute(f"ActionType.{old}", new, _module_type(value))
         setattr(ActionType, old, attribute)
 
 
@@ -501,6 +514,7 @@ __all__ = [
     "ActionType",
     "Offer",
     "action_type",
+    "add_type_loader",
     "all_shapes",
     "shape_error",
     "shape_of",

@@ -42,8 +42,10 @@ from mypy_extensions import mypyc_attr
 
 from .actions import Offer
 from .errors import RecordError
+from .game import register_determiniser
 from .modules import module_info
 from .rules import GameConfig
+from .shapes import ParamKind
 
 if TYPE_CHECKING:
     from .game import Game
@@ -181,7 +183,9 @@ class SeenCards:
         if p is not None and _another_game(p, view):
             self.reset()
             p = None
-        visible = view.visible_cards()
+        # The cards whose place the view shows: a card a decision shows the seat
+        # (View.visible_cards) lies where the seat does not see, and stays in play.
+        visible = view.placed_cards()
         if p is not None:
             self._learn(p, view, visible)
         for c in visible:  # a card in sight is in no hidden place
@@ -423,16 +427,39 @@ class Determiniser:
         self.weights = {s: w for s, w in (weights or {}).items() if s != view.seat}
         self.view = view
         self.me = me = view.seat
-        self.unseen = unseen_cards(view)
         hand_sizes = [s.hand_size for s in view.seats]
         hand_sizes[me] = 0
         self.hand_sizes = hand_sizes
+        #: Cards the seat knows without seeing their place (Hooks.private_cards: the card
+        #: its open decision is about), kept by id: in the hand of a seat the decision
+        #: names (its arguments of kind SEAT), else dealt as any unseen card.
+        self.held: dict[int, list[int]] = {}
+        loose: list[int] = []
+        pending = view.pending
+        if pending is not None:
+            placed = view.placed_cards()
+            kinds = pending.kinds()
+            seats = [
+                v
+                for name, v in pending.args.items()
+                if kinds[name] is ParamKind.SEAT and v != me and 0 <= v < view.players
+            ]
+            for card in pending.cards():
+                if card in placed:
+                    continue
+                for s in seats:
+                    if len(self.held.get(s, ())) < hand_sizes[s]:
+                        self.held.setdefault(s, []).append(card)
+                        break
+                else:
+                    loose.append(card)
+        self.unseen = sorted(unseen_cards(view) + loose)
         self.coins = [s.coins for s in view.seats]
         if view.treasury is not None:  # its own coins are known (R-LADY-10), not dealt
             self.coins[me] = 0
         self.below = view.discard_size - (1 if view.discard_top is not None else 0)
         hidden = view.draw_size + self.below + sum(hand_sizes) + sum(self.coins)
-        self.out = len(self.unseen) - hidden
+        self.out = len(self.unseen) + sum(len(v) for v in self.held.values()) - hidden
         if self.out < 0:
             raise ValueError("the view's counts do not add up: more hidden places than cards")
         # Cards other seats offer from their hands: (proposer, offer index, slot, claim).
@@ -476,7 +503,8 @@ class Determiniser:
         gone = sorted(seen.gone & unseen)
         room = self.below + sum(self.coins) + self.out - len(self.known_discard)
         room -= sum(len(v) for v in self.known_treasury.values())
-        placed = len(self.unseen) - len(self.known_discard) - len(gone)
+        placed = len(self.unseen) + sum(len(v) for v in self.held.values())
+        placed -= len(self.known_discard) + len(gone)
         placed -= sum(len(v) for v in self.known_treasury.values())
         needed = sum(self.hand_sizes) + self.view.draw_size
         if len(gone) <= room and placed >= needed:
@@ -516,7 +544,7 @@ class Determiniser:
         pool = self.free[:]
         rng.shuffle(pool)
         n = cfg.players
-        hands: list[list[int]] = [[] for _ in range(n)]
+        hands: list[list[int]] = [list(self.held.get(p, ())) for p in range(n)]
 
         # Hand cards shown in offers now or earlier (R-TRADE-3) go into their hands first,
         # the most restrictive claims first (a card declared black must be black; one
@@ -660,6 +688,9 @@ class Determiniser:
 def determinise(view: View, rng: random.Random, seen: SeenCards | None = None) -> Game:
     """One sampled full state consistent with ``view`` and what ``seen`` remembers."""
     return Determiniser(view, seen).sample(rng)
+
+
+register_determiniser(determinise)  # Game.determinise (the engine does not import this)
 
 
 __all__ = ["Determiniser", "HandInference", "SeenCards", "determinise", "unseen_cards"]

@@ -49,6 +49,8 @@ class ParamKind(StrEnum):
     COINS = "coins"
     #: A seat at the table.
     SEAT = "seat"
+    #: A variety (its index in the configuration's varieties).
+    VARIETY = "variety"
     #: A whole trade offer (its own sub-language in text).
     OFFER = "offer"
     #: The number of an open offer.
@@ -58,7 +60,7 @@ class ParamKind(StrEnum):
 
 
 #: The :class:`~bohnanza.actions.Action` fields a parameter may fill.
-ACTION_FIELDS = frozenset({"field", "card", "offer_id", "cards", "offer"})
+ACTION_FIELDS = frozenset({"field", "card", "offer_id", "cards", "offer", "target"})
 
 #: The places (text-token prefixes, ``h`` for the hand) a card of each kind may come
 #: from, unless the parameter names its own.
@@ -87,7 +89,9 @@ _FILLS: dict[str, frozenset[str]] = {
     **{k: frozenset({"card"}) for k in CARD_KINDS},
     ParamKind.FIELD: frozenset({"field"}),
     ParamKind.COINS: frozenset({"cards"}),
-    ParamKind.SEAT: frozenset({"field", "card", "offer_id"}),
+    # A seat fills ``target`` (the older modules' seats ride in another number).
+    ParamKind.SEAT: frozenset({"target", "field", "card", "offer_id"}),
+    ParamKind.VARIETY: frozenset({"field", "card", "offer_id"}),
     ParamKind.OFFER: frozenset({"offer"}),
     ParamKind.OFFER_ID: frozenset({"offer_id"}),
     ParamKind.PAYMENT: frozenset({"cards"}),
@@ -209,11 +213,12 @@ def shape_from_fields(value: str, fields: tuple[str, ...] | frozenset[str]) -> A
         "offer_id": ParamKind.OFFER_ID,
         "cards": ParamKind.COINS,
         "offer": ParamKind.OFFER,
+        "target": ParamKind.SEAT,
     }
     wanted = frozenset(fields)
     if not wanted <= ACTION_FIELDS:
         raise ValueError(f"an action names only {sorted(ACTION_FIELDS)}, not {tuple(fields)!r}")
-    order = ("card", "field", "offer_id", "cards", "offer")
+    order = ("card", "field", "offer_id", "cards", "offer", "target")
     return ActionShape(
         value,
         tuple(

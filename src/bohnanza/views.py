@@ -25,7 +25,8 @@ from .rules import GameConfig
 from .shuffle import COMPILED
 
 if TYPE_CHECKING:
-    from .game import Game, Pending
+    from .game import Game
+    from .state import Pending
 
 
 class SeatView(NamedTuple):
@@ -490,7 +491,21 @@ class View:
         return self._seats[seat]
 
     def visible_cards(self) -> set[int]:
-        """Every card id this view holds (for leak checks)."""
+        """Every card id this view holds, wherever in it: the cards it places
+        (:meth:`placed_cards`) and those its pending decision shows (its arguments of a
+        card kind; a seat may be shown a card whose place it does not see, as the one a
+        decision asks it about). What a seat may see is declared once,
+        :meth:`bohnanza.modules.base.Hooks.known_cards`; the invariant checker holds
+        every view to it."""
+        out = self.placed_cards()
+        pending = self.pending
+        if pending is not None:
+            out.update(pending.cards())
+        return out
+
+    def placed_cards(self) -> set[int]:
+        """The card ids of this view whose place it shows (a hand, a field, an offer,
+        the drawn cards, the top of the discard pile, a module's public pile)."""
         out: set[int] = set(self.hand or ()) | set(self.drawn) | set(self.treasury or ())
         if self.discard_top is not None:
             out.add(self.discard_top)
@@ -561,13 +576,25 @@ class View:
                 }
                 for o in self.offers
             ],
-            "pending": self.pending.to_json() if self.pending is not None else None,
+            "pending": self._pending_json(),
             "public": {
                 k: [cj(c) for c in v] if isinstance(v, list) else v for k, v in self.public.items()
             },
             "scores": list(self.scores) if self.scores is not None else None,
             "winners": list(self.winners) if self.winners is not None else None,
         }
+
+    def _pending_json(self) -> dict[str, Any] | None:
+        """The pending decision as :meth:`Pending.to_json` writes it, with the kind of
+        each argument (``kinds``: card, seat, field, offer_id, variety) and the cards it
+        is about as cards (``cards``), for a page that shows them."""
+        p = self.pending
+        if p is None:
+            return None
+        out = p.to_json()
+        out["kinds"] = {name: kind.value for name, kind in p.kinds().items()}
+        out["cards"] = [self.card_json(c) for c in p.cards()]
+        return out
 
 
 def _ids_in(public: Mapping[str, Any]) -> list[int]:

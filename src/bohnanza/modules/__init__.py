@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
+from ..actions import add_type_loader
 from ..cards import catalogue
 from ..errors import ConfigError
 from ..rules import _register_spec, module_names, module_spec, split_rules
@@ -109,6 +110,9 @@ def _import_builtin_modules() -> None:
 
 
 _import_builtin_modules()
+# An action type named before its module was imported (a record read first) is found
+# by importing the built-in modules (bohnanza.actions does not import this layer).
+add_type_loader(_import_builtin_modules)
 
 
 def module_shapes(rules: str) -> list[dict[str, Any]]:

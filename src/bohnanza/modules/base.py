@@ -16,7 +16,8 @@ from mypy_extensions import mypyc_attr
 from ..actions import Action, ActionType, Offer
 from ..errors import IllegalAction, NotYourTurn, Refusal
 from ..frozen import FrozenDict
-from ..game import OVER, PLANT, PLANT_TRADED, TRADE, ModuleState, Pending
+from ..shapes import CARD_KINDS
+from ..state import OVER, PLANT, PLANT_TRADED, TRADE, ModuleState, Pending
 from ..views import EMPTY
 from .info import BASE_INFO, ModuleInfo
 from .operations import BASE_RULES, Rule, listers, listing
@@ -88,6 +89,8 @@ class Hooks:
             if phase != OVER
         }
         self._pending_listing = listers(listing([r for r in table if r.pending]))
+        #: The rule that answers each kind of decision (its action type's value).
+        self._answers: dict[str, Rule] = {r.type.value: r for r in table if r.pending}
         n = config.players
         #: The seats in turn order from each active seat.
         self._turn_order = [[(a + i) % n for i in range(n)] for a in range(n)]
@@ -190,10 +193,72 @@ class Hooks:
         """Module-owned piles whose cards are discarded when the game ends."""
         return []
 
+    # ------------------------------------------------------------------ who knows which cards
+    #
+    # One declaration of what each seat may know (R-INFO-1…3), read by the views
+    # (public_pending, View.visible_cards), the determiniser (the cards of a view it
+    # keeps) and the invariant checker (a view shows nothing else, wherever in it).
+
+    def public_cards(self, game: Game) -> set[int]:
+        """The cards everyone sees (R-INFO-1): the drawn cards, the top of the discard
+        pile, the trade areas, the fields and the module-owned areas
+        (:meth:`extra_cards`, public by design: :meth:`public_extra`)."""
+        out = set(game.drawn)
+        if game.discard:
+            out.add(game.discard[-1])
+        for s in range(game.players):
+            out.update(game.trade[s])
+            for f in game.fields[s]:
+                out.update(f)
+        out.update(self.extra_cards(game))
+        return out
+
+    def private_cards(self, game: Game, seat: int | None) -> set[int]:
+        """The cards ``seat`` alone (with their holder) knows by id (R-INFO-2): its hand,
+        its own treasury where the rule set shows it (:attr:`own_treasury_visible`), the
+        cards of its own open offers, and the cards of the open decision it must take
+        (its arguments of a card kind, :func:`~bohnanza.game.declare_decision`). A
+        module whose rules show a seat more (a card shown to the seat a decision is
+        about) adds it here; its views may then show it to that seat, and to no other."""
+        if seat is None:
+            return set()
+        out = set(game.hands[seat])
+        if self.own_treasury_visible:
+            out.update(game.treasury[seat])
+        for p, o in game.offers.values():
+            if p == seat:
+                out.update(o.give)
+        pending = game.pending
+        if pending is not None and pending.seat == seat:
+            out.update(pending.cards())
+        return out
+
+    def known_cards(self, game: Game, seat: int | None) -> set[int]:
+        """Every card id ``seat`` (None: a spectator) may see now: the public ones and
+        its private ones."""
+        return self.public_cards(game) | self.private_cards(game, seat)
+
     def public_pending(self, game: Game, seat: int | None) -> Pending | None:
-        """The pending indivisible decision as ``seat`` may see it (module decisions are
-        public in the base design)."""
-        return game.pending
+        """The pending indivisible decision as ``seat`` may see it: who decides what is
+        public; an argument that is a card ``seat`` may not see
+        (:meth:`known_cards`) is left out."""
+        pending = game.pending
+        if pending is None:
+            return None
+        cards = pending.cards()
+        if not cards or seat == pending.seat:
+            return pending
+        known = self.known_cards(game, seat)
+        if all(c in known for c in cards):
+            return pending
+        kinds = pending.kinds()
+        return pending.without(
+            {
+                name
+                for name, value in pending.args.items()
+                if kinds[name] in CARD_KINDS and value not in known
+            }
+        )
 
     def public_extra(self, game: Game, seat: int | None) -> FrozenDict[str, Any]:
         """Module-owned public state for views (e.g. the duel's offer), read-only
@@ -359,10 +424,15 @@ class Hooks:
         return refused
 
     def pending_refusal(self, game: Game, seat: int, action: Action) -> Refusal | None:
-        """While a decision is pending (R-HARV-1) nothing else may happen; modules with
-        pending decisions accept their answers here."""
+        """While a decision is pending (R-HARV-1) nothing else may happen: the deciding
+        seat's answer goes to the rule that answers the decision (the rule whose action
+        type's value is the decision's kind, :class:`~bohnanza.modules.operations.
+        DecisionRule`), which checks it; every other action waits."""
         p = game.pending
         assert p is not None
+        rule = self._answers.get(p.kind)
+        if rule is not None and seat == p.seat and action.type is rule.type:
+            return rule.refusal(game, seat, action)
         return Refusal(
             seat,
             action.type.value,

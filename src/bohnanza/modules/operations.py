@@ -69,16 +69,27 @@ from mypy_extensions import mypyc_attr
 
 from ..actions import Action, ActionType, Offer, shape_of
 from ..errors import IllegalAction, InvalidOffer, NotYourTurn, Refusal
-from ..game import MAX_OFFER_CARDS, MAX_OPEN_OFFERS, OVER, PLANT, PLANT_TRADED, TRADE
 from ..pickling import rebuilt
+from ..refusals import add_reasons
+from ..state import MAX_OFFER_CARDS, MAX_OPEN_OFFERS, OVER, PLANT, PLANT_TRADED, TRADE
 
 if TYPE_CHECKING:
     from ..game import Game
     from ..rules import GameConfig
     from ..shapes import ActionShape
+    from ..state import Pending
     from .base import Hooks
 
 _T = ActionType
+
+add_reasons(
+    {
+        "not_an_answer": (
+            "{action} is not one of the answers to the open decision",
+            "{action} nie jest jedną z odpowiedzi na czekającą decyzję",
+        ),
+    }
+)
 _ErrorKind: TypeAlias = "type[IllegalAction]"
 # Final: compiled, each is a C static, read without a look-up in the module's globals
 # (the listing reads them at every decision).
@@ -155,7 +166,16 @@ class Rule:
         return []
 
     def refusal(self, game: Game, seat: int, action: Action) -> Refusal | None:
-        """Why ``seat`` may not take ``action`` (of this rule's type) now, or None."""
+        """Why ``seat`` may not take ``action`` (of this rule's type) now, or None. The
+        answer to a decision (``pending``) is by default one of its candidates: the
+        engine asks it only for the deciding seat while its decision is open
+        (:meth:`~bohnanza.modules.base.Hooks.pending_refusal`)."""
+        if self.pending:
+            if action in self.candidates(game, seat, False):
+                return None
+            what = action.type.value.replace("_", " ")
+            why = "it is not one of the answers to the open decision"
+            return self.refuse(game, seat, what, why, "R-HARV-1", code="not_an_answer")
         raise NotImplementedError
 
     def execute(self, game: Game, seat: int, action: Action) -> None:
@@ -214,6 +234,26 @@ def with_rules(base: Iterable[type[Rule]], *rules: type[Rule]) -> tuple[type[Rul
         anytime = [i for i, r in enumerate(table) if r.phases is None and not r.pending]
         table.insert(anytime[0] if anytime else len(table), rule)
     return tuple(table)
+
+
+@mypyc_attr(allow_interpreted_subclasses=True)
+class DecisionRule(Rule):
+    """The rule that answers a pending decision (R-HARV-1) of its own kind (its action
+    type's value, declared with :func:`~bohnanza.game.declare_decision`). The engine
+    routes to it: while a decision is open only the deciding seat may act, only with
+    this rule's action, and the action is checked by :meth:`refusal` (by default: one
+    of :meth:`candidates`). A module writes :meth:`candidates` (the answers, from
+    :meth:`decision`) and :meth:`execute`, which ends the decision with
+    ``self.hooks.pop_pending(game)``."""
+
+    pending = True
+
+    def decision(self, game: Game, seat: int) -> Pending | None:
+        """The open decision if it is this rule's and ``seat``'s to take, else None."""
+        p = game.pending
+        if p is None or p.seat != seat or p.kind != self.type.value:
+            return None
+        return p
 
 
 def not_now(game: Game, why: str) -> str:
@@ -1011,6 +1051,7 @@ __all__ = [
     "AcceptRule",
     "AnytimeRule",
     "BuyFieldRule",
+    "DecisionRule",
     "DeclineRule",
     "EndTradingRule",
     "HarvestRule",

@@ -32,7 +32,7 @@ from numpy.typing import NDArray
 from ..actions import Action, ActionType, Offer
 from ..cards import catalogue
 from ..coins import with_coins
-from ..game import MAX_OPEN_OFFERS, OVER, PLANT, PLANT_TRADED, TRADE, decision_names
+from ..game import MAX_OPEN_OFFERS, OVER, PLANT, PLANT_TRADED, TRADE, decision_args
 from ..modules import hooks_for, module_info
 from ..pickling import dataclass_reduce
 from ..rules import GameConfig
@@ -101,6 +101,11 @@ class GiveClass:
 
 #: Parameter kinds the layout cannot name by a bounded index (a whole offer, a payment, a
 #: coin list): a module action taking one gets no segment and is never offered.
+#: The kinds of a decision's arguments, as the strings the observation compares.
+_FIELD_KIND = ParamKind.FIELD.value
+_SEAT_KIND = ParamKind.SEAT.value
+_OFFER_KIND = ParamKind.OFFER_ID.value
+_VARIETY_KIND = ParamKind.VARIETY.value
 _UNLAID = frozenset({ParamKind.OFFER.value, ParamKind.PAYMENT.value, ParamKind.COINS.value})
 #: Card kinds named by a position in one of their places.
 _PLACED = frozenset(
@@ -174,12 +179,13 @@ class Encoding:
                 shapes.append(shape)
         self.shapes: tuple[ActionShape, ...] = tuple(shapes)
         #: Pending decisions the module's rules answer (``declare_decision``): per kind,
-        #: its argument names; observed as one block (see :meth:`_build_observation`).
-        self.pending_kinds: dict[str, tuple[str, ...]] = {}
+        #: its arguments with their kinds; observed as one block (see
+        #: :meth:`_build_observation`).
+        self.pending_kinds: dict[str, tuple[tuple[str, ParamKind], ...]] = {}
         for shape in self.shapes:
-            names = decision_names(shape.type)
-            if names is not None:
-                self.pending_kinds[shape.type] = names
+            args = decision_args(shape.type)
+            if args is not None:
+                self.pending_kinds[shape.type] = args
         self.pending = bool(self.pending_kinds)
         #: The reader's own coins are observed where the rule set shows them (R-LADY-10).
         self.treasury = info.own_treasury_visible
@@ -735,9 +741,10 @@ class Encoding:
         if kind == ParamKind.OFFER_ID.value:
             return _slot(view.offers, k, name).offer_id
         p = view.pending
-        if p is None or p.kind != name or p.seat != me or "card" not in p.args:
+        cards = p.cards() if p is not None and p.kind == name and p.seat == me else []
+        if not cards:
             raise ValueError(f"{name}: no pending decision names its card")
-        return p["card"]
+        return cards[0]
 
     # ------------------------------------------------------------------ observation
 
@@ -763,16 +770,23 @@ class Encoding:
                 ("outgoing", OFFER_SLOTS * (1 + n + c + v)),
             ]
         # The reader's open pending decision: per kind the module's rules answer, a flag
-        # and its arguments (a field: one-hot; a seat: one-hot relative to the reader;
-        # anything else is a card: its features).
-        self._pending_at: dict[str, tuple[int, tuple[tuple[str, int], ...]]] = {}
+        # and its arguments, by their declared kinds (a field: one-hot; a seat: one-hot
+        # relative to the reader; an offer: one-hot of its slot; a variety: one-hot; a
+        # card: its features).
+        self._pending_at: dict[str, tuple[int, tuple[tuple[str, str, int], ...]]] = {}
+        widths = {
+            ParamKind.FIELD.value: FIELDS,
+            ParamKind.SEAT.value: n,
+            ParamKind.OFFER_ID.value: OFFER_SLOTS,
+            ParamKind.VARIETY.value: v,
+        }
         width = 0
-        for kind, names in self.pending_kinds.items():
-            args: list[tuple[str, int]] = []
+        for kind, typed in self.pending_kinds.items():
+            args: list[tuple[str, str, int]] = []
             at = width + 1
-            for arg in names:
-                args.append((arg, at))
-                at += FIELDS if arg == "field" else n if arg == "seat" else c
+            for arg, arg_kind in typed:
+                args.append((arg, arg_kind.value, at))
+                at += widths.get(arg_kind.value, c)
             self._pending_at[kind] = (width, tuple(args))
             width = at
         if self.pending:
@@ -894,13 +908,23 @@ class Encoding:
             s = p["pending"][0]
             flag, args = self._pending_at[pend.kind]
             one(s + flag)
-            for arg, pos in args:
-                value = pend[arg]
-                if arg == "field":
+            given = pend.args
+            for arg, arg_kind, pos in args:
+                value = given.get(arg)
+                if value is None:
+                    continue
+                if arg_kind == _FIELD_KIND:
                     if 0 <= value < FIELDS:
                         one(s + pos + value)
-                elif arg == "seat":
+                elif arg_kind == _SEAT_KIND:
                     one(s + pos + (value - me) % n)
+                elif arg_kind == _OFFER_KIND:
+                    ids = [o.offer_id for o in view.offers[:OFFER_SLOTS]]
+                    if value in ids:
+                        one(s + pos + ids.index(value))
+                elif arg_kind == _VARIETY_KIND:
+                    if 0 <= value < self.v:
+                        one(s + pos + value)
                 elif 0 <= value < deck:
                     for o in offs[value]:
                         one(s + pos + o)

@@ -70,12 +70,12 @@ from ..agents import agent_names, make_agent
 from ..driver import PlayLog, play
 from ..errors import BohnanzaError, GameOver, IllegalAction
 from ..events import Event
-from ..game import OVER, TRADE, Game, Pending
+from ..game import OVER, TRADE, Game, Pending, decision_arg_kind
 from ..records import make_record, replay
 from ..refusals import REASONS
 from ..rules import GameConfig, all_rulesets, make_config
 from ..seeding import agent_seed, checker_seed, game_seeds
-from ..shapes import BASE_SHAPES, ActionShape
+from ..shapes import BASE_SHAPES, CARD_KINDS, ActionShape
 from ..views import VIEW_FIELDS, View, seat_view
 
 _T = ActionType
@@ -584,25 +584,11 @@ class InvariantChecker:
         return self._allowed_now(seat)
 
     def _allowed_now(self, seat: int | None) -> set[int]:
+        # What a seat may know is declared once, by the rule set's hooks (Hooks.known_cards:
+        # the public places, and what the seat privately knows, a decision's card shown
+        # to the seat that takes it included), the declaration the views are built from.
         g = self.game
-        out = set(g.drawn)
-        if g.discard:
-            out.add(g.discard[-1])
-        for s in range(g.players):
-            out.update(g.trade[s])
-            for f in g.fields[s]:
-                out.update(f)
-        if seat is not None:
-            out.update(g.hands[seat])
-            if g.hooks.own_treasury_visible:
-                out.update(g.treasury[seat])
-            for p, o in g.offers.values():
-                if p == seat:
-                    out.update(o.give)
-        # Module-owned areas (a duel offer, cards set aside by a module) are public by
-        # design (Hooks.public_extra); every private place is one of the core's lists.
-        out.update(g.hooks.extra_cards(g))
-        return out
+        return g.hooks.known_cards(g, seat)
 
     def where_is(self, card: int) -> str:
         g = self.game
@@ -644,12 +630,20 @@ class InvariantChecker:
                 raise self.fail(f"view for {who} shows {self.where_is(min(bad))} (R-INFO-3)")
             if not deep:
                 continue
+            # The whole view, walked part by part (its pending decision and offers too),
+            # not only the places View.visible_cards reads.
+            for part, ids in _view_card_ids(view):
+                bad = ids - allowed
+                if bad:
+                    raise self.fail(
+                        f"view for {who} shows {self.where_is(min(bad))} in its {part} (R-INFO-3)"
+                    )
             data = view.to_json()
             try:
                 json.dumps(data)
             except (TypeError, ValueError) as exc:
                 raise self.fail(f"view for {who} is not JSON: {exc}") from None
-            bad = set(_json_ids(data)) - allowed
+            bad = (set(_json_ids(data)) | _pending_json_cards(data.get("pending"))) - allowed
             if bad:
                 raise self.fail(f"view JSON for {who} shows {self.where_is(min(bad))} (R-INFO-3)")
             self.view_offers(view, data, k, who)
@@ -912,11 +906,15 @@ class InvariantChecker:
             far.append(rng.choice(rng.choice(others)))
         card_only = [s for s in shaped if "card" in s.fields and "field" not in s.fields]
         card_field = [s for s in shaped if "card" in s.fields and "field" in s.fields]
+        # A seat parameter: every seat, and two that do not exist.
+        seats = [seat, *(k for k in range(-1, g.players + 1) if k != seat)]
         for c in sorted(near) + far:
-            acts += [_probe(s, c, 0) for s in card_only]
+            for s in card_only:
+                acts += [_probe(s, c, 0, k) for k in (seats if "target" in s.fields else [0])]
             for f in fields:
                 acts.append(Action.plant_traded(c, f))
-                acts += [_probe(s, c, f) for s in card_field]
+                for s in card_field:
+                    acts += [_probe(s, c, f, k) for k in (seats if "target" in s.fields else [0])]
         # every way to plant the trade area (phase 3) is listed or refused exactly
         acts += [Action.plant_traded(c, f) for c in g.trade[seat] for f in range(nf)]
         return acts
@@ -1044,7 +1042,9 @@ def _probe_shapes() -> list[ActionShape]:
     """The shapes of every module's own action types that name at most a card and a
     field (offers and payments have probes of their own)."""
     return [
-        s for k, s in all_shapes().items() if k not in BASE_SHAPES and s.fields <= {"card", "field"}
+        s
+        for k, s in all_shapes().items()
+        if k not in BASE_SHAPES and s.fields <= {"card", "field", "target"}
     ]
 
 
@@ -1053,10 +1053,12 @@ def _none_ok(shape: ActionShape) -> bool:
     return all(p.optional for p in shape.params)
 
 
-def _probe(shape: ActionShape, card: int, field: int) -> Action:
-    """An action of ``shape`` naming ``card`` (and ``field`` where it takes one)."""
+def _probe(shape: ActionShape, card: int, field: int, seat: int = 0) -> Action:
+    """An action of ``shape`` naming ``card`` (and ``field`` and a ``target`` seat where
+    it takes them)."""
     named = field if "field" in shape.fields else None
-    return Action(ActionType(shape.type), field=named, card=card)
+    whom = seat if "target" in shape.fields else None
+    return Action(ActionType(shape.type), field=named, card=card, target=whom)
 
 
 def _is_legal(game: Game, seat: int, action: Action) -> bool:
@@ -1113,6 +1115,67 @@ def _json_ids(data: Any) -> list[int]:
         elif type(value) is list:
             stack.extend(v for v in value if type(v) is dict or type(v) is list)
     return out
+
+
+def _card_ints(value: Any) -> set[int]:
+    """Card ids in a part of a view a module shapes (a public pile, an offered card's
+    description): ints in lists and tuples, and under ``id``/``card``/``cards`` keys."""
+    out: set[int] = set()
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, Mapping):
+            for key, x in v.items():
+                if key in _CARD_KEYS and type(x) is int:
+                    out.add(x)
+                elif isinstance(x, Mapping | list | tuple):
+                    stack.append(x)
+        elif isinstance(v, list | tuple):
+            for x in v:
+                if type(x) is int:
+                    out.add(x)
+                elif isinstance(x, Mapping | list | tuple):
+                    stack.append(x)
+    return out
+
+
+def _view_card_ids(view: View) -> list[tuple[str, set[int]]]:
+    """Every card id anywhere in ``view``, part by part: its piles, the fields and trade
+    areas of every seat, every offer (the ids it gives and what it shows of the others),
+    the pending decision's arguments of a card kind (as the answering rule declared them;
+    an undeclared argument counts as a card) and the module's public part."""
+    parts: list[tuple[str, set[int]]] = [
+        ("hand", set(view.hand or ())),
+        ("treasury", set(view.treasury or ())),
+        ("drawn cards", set(view.drawn)),
+        ("discard top", {view.discard_top} if view.discard_top is not None else set()),
+    ]
+    for sv in view.seats:
+        cards = set(sv.trade_area)
+        for f in sv.fields:
+            cards.update(f)
+        parts.append((f"seat {sv.seat}'s public part", cards))
+    for ov in view.offers:
+        cards = {c for c in ov.give if c is not None} | _card_ints(list(ov.shown))
+        parts.append((f"offer {ov.offer_id}", cards))
+    pending = view.pending
+    if pending is not None:
+        parts.append(("pending decision", set(pending.cards())))
+    parts.append(("public part", _card_ints(view.public)))
+    return parts
+
+
+def _pending_json_cards(data: Any) -> set[int]:
+    """The card ids in a pending decision's JSON (``{"seat", "asks", "args"}``): its
+    arguments of a card kind."""
+    if not isinstance(data, dict) or not isinstance(data.get("args"), dict):
+        return set()
+    kind = str(data.get("asks"))
+    return {
+        v
+        for name, v in data["args"].items()
+        if type(v) is int and decision_arg_kind(kind, name) in CARD_KINDS
+    }
 
 
 def _event_ids(data: Any) -> Iterator[int]:

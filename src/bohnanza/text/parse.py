@@ -203,13 +203,13 @@ def _parse_param(
 
 
 def pending_card(view: View, kind: str) -> int | None:
-    """The card the reader's open pending decision of ``kind`` is about (its ``card``
-    argument), or None."""
+    """The card the reader's open pending decision of ``kind`` is about (its first
+    argument of a card kind, as declared), or None."""
     p = view.pending
     if p is None or p.kind != kind or p.seat != view.seat:
         return None
-    card = p.args.get("card")
-    return card if isinstance(card, int) else None
+    cards = p.cards()
+    return cards[0] if cards else None
 
 
 def _pending_card(view: View, shape: ActionShape, p: Param, lang: Lang) -> int:

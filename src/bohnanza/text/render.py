@@ -321,7 +321,7 @@ def render_view(view: View, lang: Lang = "en", *, base: int = 0) -> str:
 def pending_text(view: View, pending: Pending, lang: Lang = "en") -> str:
     """What a pending decision asks, in words: the help of the action that answers it
     (its shape's, where the decision's kind is the answering action's type), naming the
-    card the decision is about (its ``card`` argument); otherwise its kind and arguments
+    cards the decision is about (its arguments of a card kind); otherwise its kind and arguments
     as they are."""
     kind = pending.kind
     try:
@@ -331,11 +331,14 @@ def pending_text(view: View, pending: Pending, lang: Lang = "en") -> str:
     text = shape.help[1] if lang == "pl" else shape.help[0]
     if not text:
         text = shape.label[1] if lang == "pl" else shape.label[0]
-    param = next((p for p in shape.params if p.kind is ParamKind.PENDING_CARD), None)
-    card = pending.args.get("card")
-    if param is not None and isinstance(card, int):
-        label = param.label[1] if lang == "pl" else param.label[0]
-        text += f" ({label}: {card_name(view, card, lang)})"
+    # The cards it is about: its arguments of a card kind (as declared), those the
+    # reader is shown (a seat that may not see one is shown the decision without it).
+    cards = pending.cards()
+    if cards:
+        param = next((p for p in shape.params if p.kind is ParamKind.PENDING_CARD), None)
+        label = param.label if param is not None else ("card", "karta")
+        named = ", ".join(card_name(view, c, lang) for c in cards)
+        text += f" ({label[1] if lang == 'pl' else label[0]}: {named})"
     return text
 
 
