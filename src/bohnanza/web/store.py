@@ -27,6 +27,7 @@ from sqlalchemy import (
     Integer,
     String,
     Text,
+    bindparam,
     create_engine,
     delete,
     event,
@@ -354,7 +355,9 @@ class Store:
                 values["live"] = _dump(live)
             if to_move is not None:
                 values["to_move"] = _dump(list(to_move))
-            if values and result is None:
+            if len(values) == 2 and result is None:  # every move: one statement, built once
+                conn.execute(_SAVE_LIVE, {"tid": table_id, **values})
+            elif values and result is None:
                 conn.execute(update(TableRow).where(TableRow.id == table_id).values(**values))
             if result is not None:
                 done = conn.execute(
@@ -517,6 +520,11 @@ class Store:
 
 
 _INSERT_ACTION = insert(ActionRow)
+_SAVE_LIVE = (
+    update(TableRow)
+    .where(TableRow.id == bindparam("tid"))
+    .values(live=bindparam("live"), to_move=bindparam("to_move"))
+)
 
 
 def _seat_row(table_id: str, seat: StoredSeat) -> SeatRow:
