@@ -494,7 +494,7 @@ def value_data_cmd(
     out: str, games: int, seed: int, rules: str, players: str, workers: int, backend: str
 ) -> None:
     """Record positions and outcomes from seeded games of a varied pool of bots, for
-    bohnanza train value (issue 56, docs/value.md); numpy only."""
+    bohnanza train value (docs/value.md); numpy only."""
     try:
         from .value.data import generate
 

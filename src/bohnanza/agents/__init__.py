@@ -85,7 +85,7 @@ DESCRIPTIONS: dict[str, str] = {
     "valuesearch": (
         "search whose roll-outs stop at the end of the trading and are scored by a value "
         "model learned from play, more candidates, opponents modelled by their refusals "
-        "(issue 56, docs/value.md; needs numpy)"
+        "(docs/value.md; needs numpy)"
     ),
     "probe-accept": "test bot: heuristic that accepts every offer",
     "probe-spam": "test bot: heuristic that floods the table with random offers",
