@@ -13,12 +13,9 @@ from __future__ import annotations
 #: This release's version (pyproject.toml's; docs/releasing.md: when it changes, and how).
 __version__ = "0.1.0"
 
-# The layers above the core that plug into it when imported (issue 55: the core imports
-# downward only): the built-in modules (their action types, ActionType's look-up of a
-# module's type) and the determiniser (Game.determinise).
-from . import determinise as _determinise  # noqa: F401
-from . import modules as _modules  # noqa: F401
-from .actions import Action, ActionType, Offer
+from typing import TYPE_CHECKING
+
+from .actions import Action, ActionType, Offer, add_type_loader
 from .errors import (
     BohnanzaError,
     ConfigError,
@@ -29,9 +26,33 @@ from .errors import (
     RecordError,
 )
 from .events import Event
-from .game import Game, Phase
+from .game import Game, Phase, register_determiniser
 from .rules import GameConfig, all_rulesets, make_config
 from .views import View
+
+if TYPE_CHECKING:
+    import random
+
+    from .determinise import SeenCards
+
+
+# The layers above the core plug into it here, loaded when first needed (issue 55: the
+# core imports downward only): the built-in modules, for an action type named before any
+# module was imported (a record read first), and the determiniser (Game.determinise).
+
+
+def _load_modules() -> None:
+    from . import modules  # noqa: F401  (imports every built-in module: their types)
+
+
+def _determinise(view: View, rng: random.Random, seen: SeenCards | None = None) -> Game:
+    from .determinise import determinise
+
+    return determinise(view, rng, seen)
+
+
+add_type_loader(_load_modules)
+register_determiniser(_determinise)
 
 
 def compiled_core() -> bool:
