@@ -82,7 +82,7 @@ _NAMED_KINDS: dict[str, ParamKind] = {
 
 
 def declare_decision(
-    kind: str, names: tuple[str, ...] | None = None, /, **kinds: ParamKind
+    _kind: str, _names: tuple[str, ...] | None = None, /, **kinds: ParamKind
 ) -> None:
     """Declare a kind of pending decision: ``kind`` is the action type (its value) that
     answers it, and its arguments in order, each with its kind (a card, a seat, a field,
@@ -93,7 +93,9 @@ def declare_decision(
     The older form names them only (``declare_decision("place_child", ("card",))``): a
     name of :data:`_NAMED_KINDS` gives its kind, any other is an error. A module calls
     this once, at import, next to the rule that answers the decision; declaring a kind
-    again otherwise is a programming error."""
+    again otherwise is a programming error. (The positional parameters' names are taken
+    by no argument: the compiled build ignores ``/``.)"""
+    kind, names = _kind, _names
     if names is not None:
         if kinds:
             raise TypeError("declare_decision takes names or name=kind arguments, not both")
@@ -158,9 +160,11 @@ class Pending:
     kind: str
     _args: tuple[tuple[str, int], ...]
 
-    def __init__(self, seat: int, kind: str, /, *values: int, **args: int) -> None:
-        # ``seat`` and ``kind`` are positional only: a decision's argument may be named
-        # ``seat`` (a seat argument, ParamKind.SEAT) or ``kind``.
+    def __init__(self, _seat: int, _kind: str, /, *values: int, **args: int) -> None:
+        # The deciding seat and the kind are positional only, under names no decision's
+        # argument takes: an argument may be named ``seat`` (a seat, ParamKind.SEAT) or
+        # ``kind`` (the compiled build ignores ``/``, so the names matter too).
+        seat, kind = _seat, _kind
         if values:  # the tuple's form, Pending(seat, kind, *args): deprecated
             from .deprecation import warn_deprecated
 
