@@ -225,7 +225,10 @@ def test_a_received_child_and_a_lady_move_are_picked_on_the_fields_r_lady_7_r_la
     page.wait_for_selector("#my-fields .field.target[data-field='0']")
     assert page.locator("#my-fields .field.target").count() == 2
     place = next(s for s in module_shapes("fasolki+fasolufka") if s["type"] == "place_child")
-    assert page.locator("#hint").inner_text().lower() == place["help"][0].lower()
+    # The hint names the decision's card, shown to the deciding seat (its view carries it).
+    hint = page.locator("#hint").inner_text().lower()
+    assert hint.startswith(place["help"][0].lower() + " · "), hint
+    assert "cowboy" in hint.split(" · ")[1] and "child" in hint.split(" · ")[1], hint
     page.click("#my-fields .field.target[data-field='0']")
     # Now the lady below the child is pickable on the field; "move no lady" is listed too.
     lady_sel = f"#my-fields .field[data-field='0'] .card.shaped[data-card='{lady}']"

@@ -791,7 +791,10 @@ function hintText() {
   if (pend) {
     // A typed decision ({seat, asks, args}), worded by the shape of the action that answers it.
     if (pend.seat !== T.seat) return t("hint.wait_for", { names: Board.seatName(T.table, pend.seat) });
-    return Shapes.pendingHint(pend.asks);
+    // The cards the decision is about, which only the deciding seat's view carries.
+    const about = (pend.cards || []).map((c) => B.bean(c.variety, true) + (c.kind ? " (" + B.kind(c.kind) + ")" : ""));
+    const asks = Shapes.pendingHint(pend.asks);
+    return about.length ? asks + " · " + about.join(", ") : asks;
   }
   const picked = Shapes.selectedHint(); // a card a module's action takes is selected
   if (picked) return picked;
