@@ -47,5 +47,12 @@ def test_the_engine_imports_downward_only() -> None:
     assert not cycles, f"import cycles among the engine's files:\n{detail}"
 
 
+def test_no_module_of_the_package_is_in_a_circle() -> None:
+    """Beyond the core: the agents' registry (``agents/registry.py``) imports every bot and
+    no bot imports it (``valuesearch`` reads its parameters from ``agents/params.py``)."""
+    graph = import_graph()
+    assert _cycles(graph) == []
+
+
 def test_a_cycle_is_found() -> None:
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]

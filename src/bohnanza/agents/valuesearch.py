@@ -43,8 +43,8 @@ from ..actions import Action
 from ..errors import ConfigError, IllegalAction
 from ..game import Game
 from ..views import View
+from .params import search_parameters
 from .search import MARGIN_SCALE, SearchAgent, _Rollout, _Stop, utility
-from .specs import search_parameters
 
 if TYPE_CHECKING:
     from ..value.model import ValueModel
