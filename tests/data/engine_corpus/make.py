@@ -84,7 +84,10 @@ def as_written(form: dict[str, Any]) -> dict[str, Any]:
     from bohnanza.game import Pending
 
     if form.get("pending") is not None:
-        form = {**form, "pending": Pending.from_json(form["pending"]).legacy_json()}
+        # A view's pending decision also carries its arguments' kinds and its cards as
+        # cards (``kinds``, ``cards``, for the page): derived from the rest, never written.
+        pending = {k: v for k, v in form["pending"].items() if k not in ("kinds", "cards")}
+        form = {**form, "pending": Pending.from_json(pending).legacy_json()}
     extra = form.get("extra")
     if isinstance(extra, dict) and extra.get("queue"):
         queue = [Pending.from_json(p).legacy_json() for p in extra["queue"]]
