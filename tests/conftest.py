@@ -3,6 +3,7 @@ must not share the machine with each other under pytest-xdist, and a quiet start
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
@@ -11,9 +12,32 @@ import bohnanza
 
 _COMPILED = bohnanza.compiled_core()
 
+# The long mode (docs/testing.md, "The long modes"; tests/long_mode.py): tests marked
+# ``long`` run only with ``BOHNANZA_LONG=1`` (CI runs them in a stage of their own and in
+# the compiled pass), and the size options' defaults grow. Without it they skip, saying
+# how to run them, so that the README's command stays within ten minutes on two cores.
+from long_mode import LONG  # noqa: E402
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto``: one worker more than the cores. A fifth of the suite's time is spent
+    waiting (browsers, servers, subprocesses, sleeps): with one worker a core the two cores
+    of a CI machine idled 21% of the run (1,807 CPU-s in 1,145 s)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return (cores or 1) + 1
+
 
 def _uses_ray(item: pytest.Item) -> bool:
     return item.path.name == "test_rl_ray.py" or "ray" in item.name.split("[")[0].split("_")
+
+
+#: Long-mode tests named here rather than marked in their files: one parameter of a
+#: fixture shared with default-mode tests (the PostgreSQL side of a run whose SQLite side
+#: stays in the default mode).
+LONG_IDS = {
+    "tests/web/test_kill_under_load.py::test_kill_9_under_load_loses_no_acknowledged_action[postgresql]",
+    "tests/web/test_faults.py::test_database_outage[postgresql]",
+}
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -23,10 +47,21 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
     Tests that start a local Ray cluster run one after the other on one xdist worker
     (``--dist loadgroup``): two clusters at once on a 2-core machine starve each other
-    past their start-up timeouts."""
+    past their start-up timeouts. They, and the tests of ``LONG_IDS``, run in the long
+    mode."""
     for item in items:
         if _uses_ray(item):
             item.add_marker(pytest.mark.xdist_group("ray"))
+            # A local Ray cluster takes 10-30 s to start, and its tests run one after the
+            # other on one worker: in the default mode they were the run's longest tail.
+            item.add_marker(pytest.mark.long)
+        if item.nodeid in LONG_IDS:
+            item.add_marker(pytest.mark.long)
+    if not LONG:
+        later = pytest.mark.skip(reason="long mode: BOHNANZA_LONG=1 runs it (docs/testing.md)")
+        for item in items:
+            if item.get_closest_marker("long"):
+                item.add_marker(later)
     if not _COMPILED:
         return
     skip = pytest.mark.skip(reason="patches an engine method: plain-Python engine only")

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner
 
 from bohnanza.cli import main
@@ -37,6 +38,7 @@ def test_splice_replaces_only_the_marked_section() -> None:
     assert splice("# Bots\n", "x\n").endswith(f"{BEGIN}\nx\n{END}\n")
 
 
+@pytest.mark.long
 def test_suite_runs_end_to_end_at_a_small_size(tmp_path: Path) -> None:
     out = tmp_path / "suite"
     doc = tmp_path / "docs" / "bots.md"

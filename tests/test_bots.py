@@ -34,6 +34,8 @@ def configs() -> Iterator[tuple[str, int, dict[str, str]]]:
 
 
 CONFIGS = list(configs())
+#: The costlier cases run in the long mode (docs/testing.md).
+LONG_MODE = pytest.mark.long
 
 
 def tiny_search(seed: int) -> SearchAgent:
@@ -149,7 +151,13 @@ def test_heuristic_plays_every_rule_set_legally_and_sees_no_hidden_card(
 
 @pytest.mark.parametrize(
     ("rules", "players", "options"),
-    [c for c in CONFIGS if c[1] == min(p for r, p, _ in CONFIGS if r == c[0])],
+    [
+        # classic and Fasolufka (a module with decisions) in the default mode, the rest in
+        # the long mode (docs/testing.md)
+        pytest.param(*c, marks=[] if c[0] in ("classic", "fasolki+fasolufka") else [LONG_MODE])
+        for c in CONFIGS
+        if c[1] == min(p for r, p, _ in CONFIGS if r == c[0])
+    ],
 )
 def test_search_plays_every_rule_set_legally_and_sees_no_hidden_card(
     rules: str, players: int, options: dict[str, str]
@@ -550,16 +558,16 @@ def test_turn_rollouts_stop_at_the_end_of_the_turn() -> None:
     ("spec", "rules", "players", "seed"),
     [
         # every decision searched, trading with bluffs (Fasolkopajaki, R-BLUFF-1)
-        ("search:1it:d1:z0:all", "fasolki+fasolkopajaki", 3, 4),
+        pytest.param("search:1it:d1:z0:all", "fasolki+fasolkopajaki", 3, 4, marks=LONG_MODE),
         # the wide search's extra offers (ones the heuristic rated too low to make)
-        ("search:1it:turn:wide:z0", "fasolki+fasolkopajaki", 3, 4),
+        pytest.param("search:1it:turn:wide:z0", "fasolki+fasolkopajaki", 3, 4, marks=LONG_MODE),
         # the eager search's offers where the heuristic makes none, in a module with
         # bluffs and one with coins
-        ("search:1it:eager:z0", "fasolki+fasolkopajaki", 3, 4),
+        pytest.param("search:1it:eager:z0", "fasolki+fasolkopajaki", 3, 4, marks=LONG_MODE),
         ("search:1it:eager:z0", "fasolki+fasolufka", 3, 4),
         # roll-outs played to the end of the game in the seat's last four turns (``end4``;
         # ``end99``, every decision of the game, took three minutes and tests no more)
-        ("search:1it:end4:z0", "classic", 4, 6),
+        pytest.param("search:1it:end4:z0", "classic", 4, 6, marks=LONG_MODE),
     ],
 )
 def test_search_variants_games_pass_the_invariant_checker(

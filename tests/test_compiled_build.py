@@ -128,6 +128,7 @@ def _wheel_files(directory: Path) -> tuple[Path, list[str]]:
         return wheel, z.namelist()
 
 
+@pytest.mark.long
 @_ONCE
 def test_without_a_compiler_a_wheel_falls_back_to_pure_python_in_one_line(tmp_path: Path) -> None:
     """The real build (pip, this backend, setuptools) with a compiler that always fails:
@@ -153,6 +154,7 @@ def test_without_a_compiler_a_wheel_falls_back_to_pure_python_in_one_line(tmp_pa
     assert not [f for f in files if f.endswith((".so", ".pyd"))]
 
 
+@pytest.mark.long
 @_ONCE
 def test_an_editable_install_stays_pure_where_a_compiler_works(tmp_path: Path) -> None:
     """``pip install -e`` with no switch set and a working compiler: nothing is compiled
@@ -401,7 +403,9 @@ def test_a_finished_game_is_freed_without_the_cycle_collector() -> None:
             gc.enable()
 
 
-@pytest.mark.parametrize("spec", ["heuristic", "search:8ro:infer"])
+@pytest.mark.parametrize(
+    "spec", ["heuristic", pytest.param("search:8ro:infer", marks=pytest.mark.long)]
+)
 def test_games_leave_no_garbage_cycles(spec: str) -> None:
     """A game, and a search's roll-outs and sampled deals, are freed by reference
     counting alone. Compiled, closures (the driver's, the deal's, the inference's) and the

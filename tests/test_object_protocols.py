@@ -39,7 +39,9 @@ from object_state import picture
 ROOT = Path(__file__).resolve().parent.parent
 
 #: One xdist worker runs the file: its instances are gathered once (a module fixture).
-pytestmark = pytest.mark.xdist_group("object_protocols")
+#: The file runs in the long mode (CI: the pure build's long stage and the compiled pass,
+#: where it matters most); gathering and picturing the instances takes a minute or more.
+pytestmark = [pytest.mark.xdist_group("object_protocols"), pytest.mark.long]
 
 #: Classes that no walk of a game reaches, and why they need not (or are checked apart).
 NOT_REACHED = {

@@ -3,15 +3,16 @@ and every allowed player count (with every required option), including modules: 
 is checked as soon as :func:`bohnanza.rules.all_rulesets` lists it. Test ids start with
 ``base-`` or ``module-``; ``-k "not module"`` leaves the modules out.
 
-Sizes: ``BOHNANZA_CHECK_GAMES`` (default 250) bulk games, spread over all configurations,
+Sizes: ``BOHNANZA_CHECK_GAMES`` (default 120, 250 in the long mode) bulk games, spread over all configurations,
 with cheap checks after every action and the heavy checks at a random sample of actions;
-plus one game per configuration with every check after every action, and a Hypothesis
-test (``BOHNANZA_CHECK_EXAMPLES`` examples, default 20). Bulk and full games run on
+plus one game per configuration with every check after every action (the first of each
+rule set only, outside the long mode), and a Hypothesis
+test (``BOHNANZA_CHECK_EXAMPLES`` examples, default 10, 20 in the long mode). Bulk and full games run on
 ``BOHNANZA_CHECK_WORKERS`` processes (default: every core this process may use), or,
 when pytest-xdist spreads the tests over its workers (the README's test command), each
 configuration's games in its own test, so that the workers share them out. The bulk
-games' seeds start at ``BOHNANZA_CHECK_SEED`` (default 1000): CI plays 250 games on the
-pure build and 1,000 others (seeds from 500,000) on the compiled one, because the compiled
+games' seeds start at ``BOHNANZA_CHECK_SEED`` (default 1000): CI plays 120 games on the
+pure build (and 250 in its long stage) and 1,000 others (seeds from 500,000) on the compiled one, because the compiled
 build plays them about twice as fast; the long mode is ``BOHNANZA_CHECK_GAMES=5000``
 (docs/testing.md).
 """
@@ -50,6 +51,7 @@ from bohnanza.testing.checker import (
     position,
 )
 from bohnanza.testing.helpers import apply_all
+from long_mode import size
 
 Config = Configuration
 
@@ -63,14 +65,14 @@ def config_id(config: Config) -> str:
 
 CONFIGS = configurations()
 IDS = [config_id(c) for c in CONFIGS]
-BULK_GAMES = int(os.environ.get("BOHNANZA_CHECK_GAMES", "250"))
+BULK_GAMES = size("BOHNANZA_CHECK_GAMES", 120, 250)
 PER_CONFIG = max(1, math.ceil(BULK_GAMES / len(CONFIGS)))
 WORKERS = int(
     os.environ.get("BOHNANZA_CHECK_WORKERS", "0")
     or (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
 )
 SEED_BASE = int(os.environ.get("BOHNANZA_CHECK_SEED", "1000"))
-HYPOTHESIS_EXAMPLES = int(os.environ.get("BOHNANZA_CHECK_EXAMPLES", "20"))
+HYPOTHESIS_EXAMPLES = size("BOHNANZA_CHECK_EXAMPLES", 10, 20)
 
 #: Agent mixes, repeated to fill the seats; random agents trade (slow, many actions),
 #: autarky agents do not (fast). Bulk games cycle through these by seed.
@@ -116,7 +118,9 @@ def _selected(request: pytest.FixtureRequest, test: str) -> list[Config]:
     ids = {
         item.callspec.id
         for item in request.session.items
-        if getattr(item, "originalname", None) == test and hasattr(item, "callspec")
+        if getattr(item, "originalname", None) == test
+        and hasattr(item, "callspec")
+        and not item.get_closest_marker("skip")  # the long mode's, among others
     }
     return [c for c, i in zip(CONFIGS, IDS, strict=True) if i in ids]
 
@@ -183,8 +187,20 @@ def bulk_games(request: pytest.FixtureRequest) -> dict[str, list[Result]]:
     return _run_all(jobs)
 
 
+def _every_check_params() -> list[Any]:
+    """Every configuration, those after the first of each rule set in the long mode only:
+    the full checks cost ten times the bulk's, which covers every configuration anyway."""
+    first: set[str] = set()
+    out = []
+    for config, id_ in zip(CONFIGS, IDS, strict=True):
+        marks = [pytest.mark.long] if config[0] in first else []
+        first.add(config[0])
+        out.append(pytest.param(config, id=id_, marks=marks))
+    return out
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("config", CONFIGS, ids=IDS)
+@pytest.mark.parametrize("config", _every_check_params())
 def test_every_check(config: Config, full_games: dict[str, list[Result]]) -> None:
     """A game per configuration with every check after every action (events too)."""
     stats = _passed(full_games[config_id(config)])

@@ -184,6 +184,7 @@ def test_ray_backend_trains_two_iterations_on_a_local_cluster(tmp_path: Path) ->
     assert meta["backend"] == "ray" and meta["envs_per_actor"] == 1
 
 
+@pytest.mark.long
 def test_train_ppo_command_on_ray(tmp_path: Path) -> None:
     """``bohnanza train ppo --backend ray`` as the docs give it, on a local cluster the
     command starts itself: a compiled build once crashed here (RaySystemError: the

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -16,6 +17,7 @@ from scripts import load_script
 report = load_script("benchmarks/search_report.py")
 
 
+@pytest.mark.long
 def test_the_baseline_replays_the_recorded_line_up(tmp_path: Path) -> None:
     """Replaying the search's own spec in its seat reproduces every stored game's result
     (the opponents are the recorded ``heuristic:hc0.1``, not plain ``heuristic``), and the

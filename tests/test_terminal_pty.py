@@ -142,16 +142,26 @@ class Person:
         return "1"
 
 
+class _Sessions(dict[int, tuple[str, dict[str, object]]]):
+    """Each width's session played when a test first asks for it (the long mode's widths
+    are not played outside it)."""
+
+    def __init__(self, tmp: pytest.TempPathFactory) -> None:
+        super().__init__()
+        self.tmp = tmp
+
+    def __missing__(self, columns: int) -> tuple[str, dict[str, object]]:
+        record = self.tmp.mktemp("pty") / "game.json"
+        screen = run_in_pty(columns, Person(), record)
+        self[columns] = got = (screen, json.loads(record.read_text()))
+        return got
+
+
 @pytest.fixture(scope="module")
 def sessions(tmp_path_factory: pytest.TempPathFactory) -> dict[int, tuple[str, dict[str, object]]]:
     """The same game (seed and answers) on a pty at each width and on a very wide one:
     the screen and the record."""
-    out: dict[int, tuple[str, dict[str, object]]] = {}
-    for columns in (WIDE, 40, 50, 80, 120):
-        record = tmp_path_factory.mktemp("pty") / "game.json"
-        screen = run_in_pty(columns, Person(), record)
-        out[columns] = (screen, json.loads(record.read_text()))
-    return out
+    return _Sessions(tmp_path_factory)
 
 
 def help_lines(screen: str) -> list[str]:
@@ -170,7 +180,15 @@ def words(screen: str) -> set[str]:
     return {w.strip("()[],.:;") for line in lines for w in line.split()}
 
 
-@pytest.mark.parametrize("columns", [40, 50, 80, 120])
+@pytest.mark.parametrize(
+    "columns",
+    [
+        40,
+        pytest.param(50, marks=pytest.mark.long),
+        pytest.param(80, marks=pytest.mark.long),
+        pytest.param(120, marks=pytest.mark.long),
+    ],
+)
 def test_a_whole_game_fits_a_pty_of_each_width(
     sessions: dict[int, tuple[str, dict[str, object]]], columns: int
 ) -> None:

@@ -76,7 +76,23 @@ def _play(
     return game
 
 
-@pytest.mark.parametrize(("rules", "players", "options"), SETUPS)
+#: The round trips of these setups run in the long mode only (docs/testing.md): the others
+#: cover the base game, every decision-bearing module and the duel.
+_LONG_ROUND_TRIPS = {
+    ("classic", 6),
+    ("first-edition", 4),
+    ("fasolki", 3),
+    ("fasolki+new-varieties", 4),
+}
+
+
+@pytest.mark.parametrize(
+    ("rules", "players", "options"),
+    [
+        pytest.param(*s, marks=[pytest.mark.long] if s[:2] in _LONG_ROUND_TRIPS else [])
+        for s in SETUPS
+    ],
+)
 def test_every_legal_action_round_trips(rules: str, players: int, options: dict[str, str]) -> None:
     """render_action then parse_command gives back the very action, in both languages,
     for every legal action of every decision of whole random games."""

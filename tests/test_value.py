@@ -114,7 +114,13 @@ def test_features_are_a_seats_own_view() -> None:
     assert features(g2.view(1)) == x
 
 
-@pytest.mark.parametrize("rules", [r["rules"] for r in all_rulesets()])
+@pytest.mark.parametrize(
+    "rules",
+    [
+        pytest.param(r["rules"], marks=[] if r["rules"] == "classic" else [pytest.mark.long])
+        for r in all_rulesets()
+    ],
+)
 def test_valuesearch_plays_legal_games_of_every_rule_set(rules: str, model: Path) -> None:
     info = next(r for r in all_rulesets() if r["rules"] == rules)
     n = info["min_players"]

@@ -245,7 +245,8 @@ def test_checked_games(seed: int) -> None:
 
 
 def test_checker_every_check_once() -> None:
-    check_game(RULES, 3, 4, agents="random", checks=FULL)
+    stats = check_game(RULES, 3, 4, agents="random", checks=FULL)
+    assert stats.full_checks == stats.actions + 1 and stats.probes > 0
 
 
 def test_the_checker_catches_the_card_shown_to_a_third_seat(

@@ -131,7 +131,10 @@ def test_a_toll_action_sent_by_its_list_button_is_built_from_the_shape(
     assert not errors, errors
 
 
-@pytest.mark.parametrize(("rules", "players"), [("fasolki+duel", 2), ("fasolki+fasolufka", 3)])
+@pytest.mark.parametrize(
+    ("rules", "players"),
+    [("fasolki+duel", 2), pytest.param("fasolki+fasolufka", 3, marks=pytest.mark.long)],
+)
 def test_a_module_game_is_played_to_the_end_through_the_generic_controls(
     browser: Any, server: ServerThread, rules: str, players: int
 ) -> None:

@@ -14,7 +14,7 @@ tokens, and connections to other tables, are tried separately. After every batch
 * the server's log has no traceback, no error line, and no hidden card id.
 
 Also here: the ``Origin`` check on WebSocket upgrades, and the rate limit's refill.
-Size: ``BOHNANZA_WEB_FUZZ_EXAMPLES`` batches (default 40, 10 to 40 frames each, about 17
+Size: ``BOHNANZA_WEB_FUZZ_EXAMPLES`` batches (default 20, 40 in the long mode, 10 to 40 frames each, about 17
 on average) against one real server; the frames and batches sent are printed at the end
 (``-s``). The long mode run before a release is in docs/reliability.md ("Hostile input").
 """
@@ -42,12 +42,13 @@ from bohnanza.game import Game
 from bohnanza.testing.checker import CHEAP, InvariantChecker
 from bohnanza.web.protocol import MAX_MESSAGE, ProtocolError, parse_client_message
 from bohnanza.web.tables import hash_token, rebuild
+from long_mode import size
 
 from .client import Client
 from .conftest import ServerThread
 from .test_protocol import assert_alive, snapshot, two_people
 
-EXAMPLES = int(os.environ.get("BOHNANZA_WEB_FUZZ_EXAMPLES", "40"))
+EXAMPLES = size("BOHNANZA_WEB_FUZZ_EXAMPLES", 20, 40)
 #: ``BOHNANZA_WEB_FUZZ_SEED=N``: draw the batches from seed N instead of CI's fixed draws, so
 #: a long run can be played in chunks of distinct frames (docs/reliability.md, "Long mode").
 SEED = os.environ.get("BOHNANZA_WEB_FUZZ_SEED")

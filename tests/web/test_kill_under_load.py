@@ -12,6 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from scripts import load_script
 
 from .conftest import Postgres
@@ -94,6 +96,7 @@ def test_checker_flags_a_table_without_a_record() -> None:
     assert kill.check(_acks(), records) == ["table t2 seq 2: no record"]
 
 
+@pytest.mark.long
 def test_kill_9_of_instances_sharing_one_postgresql_database(postgres: Postgres) -> None:
     """Two instances on one database (web/leases.py), each killed in turn under load: the
     survivor takes the dead one's tables over; no acknowledged action lost or doubled."""

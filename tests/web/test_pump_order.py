@@ -197,12 +197,14 @@ async def _play(
     ("rules", "players", "people", "bot"),
     [
         ("classic", 4, {1, 3}, "random"),
-        ("classic", 3, {0}, "random"),
-        ("classic", 4, {2}, "haggler"),
+        pytest.param("classic", 3, {0}, "random", marks=pytest.mark.long),
+        pytest.param("classic", 4, {2}, "haggler", marks=pytest.mark.long),
         ("classic", 3, {1, 2}, "haggler"),  # one bot, past its budget, offered to
-        ("classic", 5, set(), "haggler"),  # bots only: they settle, the active one ends
+        pytest.param(
+            "classic", 5, set(), "haggler", marks=pytest.mark.long
+        ),  # bots only: they settle, the active one ends
         ("fasolki+fasolufka", 3, {2}, "random"),  # pending lady moves, also in phase 2
-        ("fasolki+fasolufka", 4, {0}, "haggler"),
+        pytest.param("fasolki+fasolufka", 4, {0}, "haggler", marks=pytest.mark.long),
         ("fasolki+fasolkopajaki", 4, {0, 1}, "random"),
     ],
 )
