@@ -91,15 +91,25 @@ function send(msg) {
     control.setAttribute("aria-busy", "true");
     if ("disabled" in control) control.disabled = true;
   }
-  T.inflight.set(msg.id, { key, control });
+  T.inflight.set(msg.id, { key, control, action: msg.type === "action" });
   T.ws.send(JSON.stringify(msg));
   return msg.id;
 }
 
-// The answer to one of my messages came: its control is usable again.
-function answered(id) {
+// The answer to one of my messages came: its control is usable again. An accepted action
+// is answered before the state it made arrives: until that state (or 2 s), the control
+// stays pending and the same action is not sent again, so that the second click of a
+// double click cannot repeat it against the old state (and be refused).
+function answered(id, accepted, seq) {
   const p = T.inflight.get(id);
   if (!p) return;
+  const shown = T.state && typeof seq === "number" && seq <= T.state.seq; // its state came first
+  if (accepted && p.action && !p.settling && !shown) {
+    p.settling = true;
+    p.timer = setTimeout(() => answered(id, false), 2000);
+    return;
+  }
+  if (p.timer) clearTimeout(p.timer);
   T.inflight.delete(id);
   if (p.control) {
     p.control.classList.remove("pending");
@@ -138,7 +148,7 @@ function setConn(state) {
 }
 
 function onMessage(msg) {
-  if (msg.id !== undefined && msg.type !== "state") answered(msg.id);
+  if (msg.id !== undefined && msg.type !== "state") answered(msg.id, msg.type === "ack", msg.seq);
   switch (msg.type) {
     case "welcome":
       T.seat = msg.seat;
@@ -155,6 +165,8 @@ function onMessage(msg) {
       break;
     case "state":
       takeState(msg);
+      // Accepted actions waiting for their state (answered above): it is here.
+      for (const [id, p] of [...T.inflight]) if (p.settling) answered(id, false);
       render();
       break;
     case "table": {
