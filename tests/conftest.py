@@ -1,5 +1,7 @@
 """Test-wide settings: the tests that only the pure-Python engine can run, the tests that
-must not share the machine with each other under pytest-xdist, and a quiet start."""
+must not share the machine with each other under pytest-xdist, the long mode (tests
+marked ``long`` run only with ``BOHNANZA_LONG=1``, so that the README's command stays
+short; CI runs them), and a quiet start."""
 
 from __future__ import annotations
 
@@ -9,14 +11,9 @@ from collections.abc import Iterator
 import pytest
 
 import bohnanza
+from long_mode import LONG  # the long mode's switch (docs/testing.md, "The long modes")
 
 _COMPILED = bohnanza.compiled_core()
-
-# The long mode (docs/testing.md, "The long modes"; tests/long_mode.py): tests marked
-# ``long`` run only with ``BOHNANZA_LONG=1`` (CI runs them in a stage of their own and in
-# the compiled pass), and the size options' defaults grow. Without it they skip, saying
-# how to run them, so that the README's command stays within ten minutes on two cores.
-from long_mode import LONG  # noqa: E402
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:

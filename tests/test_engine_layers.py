@@ -6,18 +6,12 @@ much as any other; imports under ``if TYPE_CHECKING:`` do not), cut down to thes
 
 from __future__ import annotations
 
-from import_graph import PACKAGE, SRC, import_graph, strongly_connected
+from import_graph import PACKAGE, SRC, import_graph, module_files, strongly_connected
 
 
 def engine_graph() -> dict[str, set[str]]:
     root = SRC / PACKAGE
-    files = sorted(root.glob("*.py")) + sorted((root / "modules").glob("*.py"))
-    names = set()
-    for path in files:
-        parts = list(path.relative_to(SRC).with_suffix("").parts)
-        if parts[-1] == "__init__":
-            parts.pop()
-        names.add(".".join(parts))
+    names = {n for n, path in module_files().items() if path.parent in (root, root / "modules")}
     graph = import_graph()
     return {name: graph[name] & names for name in names}
 
