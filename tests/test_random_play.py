@@ -12,7 +12,7 @@ test (``BOHNANZA_CHECK_EXAMPLES`` examples, default 10, 20 in the long mode). Bu
 when pytest-xdist spreads the tests over its workers (the README's test command), each
 configuration's games in its own test, so that the workers share them out. The bulk
 games' seeds start at ``BOHNANZA_CHECK_SEED`` (default 1000): CI plays 120 games on the
-pure build (and 250 in its long stage) and 1,000 others (seeds from 500,000) on the compiled one, because the compiled
+pure build (and 250 in its long stage) and 600 others (seeds from 500,000) on the compiled one, because the compiled
 build plays them about twice as fast; the long mode is ``BOHNANZA_CHECK_GAMES=5000``
 (docs/testing.md).
 """
