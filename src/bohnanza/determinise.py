@@ -166,6 +166,21 @@ class SeenCards:
         """Forget everything (a new game)."""
         self.__init__()  # type: ignore[misc]
 
+    def copy(self) -> SeenCards:
+        """An independent copy, for a search whose states branch (OpenSpiel's states in
+        :mod:`bohnanza.rl.openspiel` each keep a seat's memory): updating one leaves the
+        other as it was. The last view is shared (views are never changed)."""
+        new = SeenCards()
+        new.discard = set(self.discard)
+        new.treasury = {s: set(cards) for s, cards in self.treasury.items()}
+        new.gone = set(self.gone)
+        new.claims = {s: Counter(c) for s, c in self.claims.items()}
+        new._claimed_at = dict(self._claimed_at)
+        new._last = self._last
+        new._visible = set(self._visible)
+        new.views = self.views
+        return new
+
     def known(self) -> dict[int, str]:
         """Every remembered card with its place (``"discard"``, ``"treasury:S"``,
         ``"gone"``), for tests and reports."""

@@ -36,7 +36,11 @@ the seats; the player to act is the environment's agent to act (the driver's ord
   the chain's 256 bits and the number of recorded entries (a fixed-size tensor cannot
   hold a history of thousands of steps: the bits identify it, they are no features).
 * ``resample_from_infostate`` deals the hidden cards at random, consistent with the
-  seat's view (:func:`bohnanza.determinise.determinise`): what ISMCTS samples worlds with.
+  seat's view and with what it remembers of its earlier views
+  (:class:`bohnanza.determinise.SeenCards`: cards that left play, hand cards another
+  seat offered and still holds after the offer lapsed), which the state keeps per seat
+  as play goes on where it keeps the history (``recall``; the ISMCTS agent hands its
+  own memory to its root state): what ISMCTS samples worlds with.
 * Returns: the environment's ``reward="win"`` (+1 a sole winner, 0 a shared win, -1
   otherwise), at the end only.
 """
@@ -54,7 +58,7 @@ import pyspiel  # type: ignore[import-not-found,import-untyped,unused-ignore]
 
 from ..actions import Action
 from ..agents.base import Agent
-from ..determinise import determinise
+from ..determinise import Determiniser, SeenCards, determinise
 from ..game import Game
 from ..rules import GameConfig, make_config, player_range
 from ..views import View
@@ -114,15 +118,21 @@ def _options_text(options: dict[str, str]) -> str:
     return ",".join(f"{k}:{v}" for k, v in sorted(options.items()))
 
 
-def coin_standing(env: raw_env) -> np.ndarray[Any, Any]:
-    """Each seat's coins minus the mean of the others', squashed into (-1, 1): the value
-    of an unfinished game (a capped one, and ISMCTS's leaves)."""
-    assert env.game is not None
-    n = env.config.players
-    coins = [env.game.coins(s) for s in range(n)]
+def standing(coins: Sequence[float]) -> np.ndarray[Any, Any]:
+    """Each seat's coins minus the mean of the others', over 4 and squashed into (-1, 1)
+    (a lead of 4 coins is worth tanh(1) = 0.76): the value of an unfinished game on the
+    scale of the win returns (+1 a sole winner, -1 a loser)."""
+    n = len(coins)
     total = sum(coins)
     diff = [(c - (total - c) / (n - 1)) / 4.0 for c in coins]
     return np.tanh(np.asarray(diff, dtype=np.float64))
+
+
+def coin_standing(env: raw_env) -> np.ndarray[Any, Any]:
+    """The :func:`standing` of the seats' coins now: the value of an unfinished game (a
+    capped one, and ISMCTS's coin leaves)."""
+    assert env.game is not None
+    return standing([env.game.coins(s) for s in range(env.config.players)])
 
 
 class CardClasses:
@@ -338,6 +348,11 @@ class BohnanzaState(pyspiel.State):  # type: ignore[misc]
         self._outcomes: list[tuple[int, float]] = []
         self._pick: dict[int, int] = {}
         self._recall = [_Recall.start(s) for s in range(game.players)]
+        #: Each seat's memory of its views (kept with the history, ``recall``; None: not
+        #: kept). Copied before it learns (a clone shares it): never changed in place.
+        self._seen: list[SeenCards | None] = [
+            SeenCards() if game.recall else None for _ in range(game.players)
+        ]
         if env is None:
             self._pending = _DEAL
             self._resolve()
@@ -409,7 +424,13 @@ class BohnanzaState(pyspiel.State):  # type: ignore[misc]
         assert env is not None
         for s in range(len(self._recall)):
             obs = env.observe(env.possible_agents[s])["observation"]
-            self._recall[s] = self._recall[s].see(np.asarray(obs, dtype=np.float32).tobytes())
+            before = self._recall[s]
+            self._recall[s] = before.see(np.asarray(obs, dtype=np.float32).tobytes())
+            seen = self._seen[s]
+            if seen is not None and self._recall[s] is not before:
+                # Only a view that changed can teach the seat anything.
+                seen = self._seen[s] = seen.copy()
+                seen.update(env.view(s))
 
     # ---------------------------------------------------------------- OpenSpiel API
 
@@ -511,9 +532,12 @@ class BohnanzaState(pyspiel.State):  # type: ignore[misc]
 
     def resample_from_infostate(self, player: int, sampler: Any = None) -> BohnanzaState:
         """A state the acting seat cannot tell from this one: the hidden cards dealt at
-        random (what ISMCTS samples its worlds with). The seat keeps its history; the
-        other seats' histories start afresh from the sampled world (their real ones would
-        carry what they saw of the real hidden cards)."""
+        random (what ISMCTS samples its worlds with), consistent with the seat's view and
+        its memory of earlier views where the state keeps one (``_seen``): without it an
+        offer of two hand cards that lapsed left the offerer without them in about half
+        the worlds (issue 56; docs/rl.md). The seat keeps its history and memory; the
+        other seats' histories and memories start afresh from the sampled world (their
+        real ones would carry what they saw of the real hidden cards)."""
         env = self.env
         if env is None or env.game is None or self._pending is not None:
             return self.clone()  # type: ignore[no-any-return]
@@ -522,7 +546,13 @@ class BohnanzaState(pyspiel.State):  # type: ignore[misc]
         draw = float(sampler()) if callable(sampler) else random.Random(env._version).random()
         seed = random.Random(int(draw * 2**31))
         new = env.clone()
-        new.game = determinise(env.view(player), seed)
+        view = env.view(player)
+        seen = self._seen[player]
+        try:
+            new.game = Determiniser(view, seen).sample(seed)
+        except ValueError:
+            # A memory the engine's counts refute (none known): the view alone.
+            new.game = determinise(view, seed)
         new._version += 1
         out = BohnanzaState.__new__(BohnanzaState)
         pyspiel.State.__init__(out, self.bgame)
@@ -534,6 +564,10 @@ class BohnanzaState(pyspiel.State):  # type: ignore[misc]
         out._recall = [
             r if s == player else _Recall.start(s).act(self.steps)
             for s, r in enumerate(self._recall)
+        ]
+        out._seen = [
+            m if s == player or m is None else _fresh_memory(new.view(s))
+            for s, m in enumerate(self._seen)
         ]
         return out
 
@@ -548,6 +582,7 @@ class BohnanzaState(pyspiel.State):  # type: ignore[misc]
         new._outcomes = self._outcomes  # replaced, never changed in place
         new._pick = self._pick
         new._recall = list(self._recall)
+        new._seen = list(self._seen)
         return new
 
     def __str__(self) -> str:
@@ -556,6 +591,13 @@ class BohnanzaState(pyspiel.State):  # type: ignore[misc]
             return f"dealing, {len(self._fixed)} cards dealt"
         pending = "" if self._pending is None else f", drawing ({len(self._fixed)} drawn)"
         return f"turn {env.game.turn}, seat {env.seat} to act, phase {env.game.phase}{pending}"
+
+
+def _fresh_memory(view: View) -> SeenCards:
+    """A memory that starts at ``view``."""
+    seen = SeenCards()
+    seen.update(view)
+    return seen
 
 
 def register() -> None:
@@ -604,52 +646,114 @@ class CoinEvaluator:
         return [(a, 1.0 / len(legal)) for a in legal]
 
 
+class ValueEvaluator(CoinEvaluator):
+    """ISMCTS's leaf evaluator with the learned value model (:mod:`bohnanza.value`, the
+    model ``valuesearch`` scores its roll-outs with): each seat's predicted final coins
+    (its coins now plus the coins the model expects it still to gain, from the features
+    of that seat's view of the leaf:
+    :func:`~bohnanza.agents.valuesearch.predicted_finals`), turned into returns by
+    :func:`standing` as the coin leaf turns the coins now; a finished game's true
+    returns. The coin standing cannot see a field about to pay or a hand that plants
+    well, so a search over a few builder steps saw nothing worth doing (0 coins a game,
+    docs/notes/2026-12-02-openspiel-ismcts-yardstick.md). Uniform priors."""
+
+    def __init__(self, model: str | None = None) -> None:
+        from ..agents.valuesearch import DEFAULT_MODEL, load_model
+
+        #: The value model (one per process, shared with ``valuesearch``).
+        self.model = load_model(model if model is not None else DEFAULT_MODEL)
+        self.leaves = 0  # unfinished leaves scored by the model (for reports)
+
+    def evaluate(self, state: BohnanzaState) -> np.ndarray[Any, Any]:
+        from ..agents.valuesearch import predicted_finals
+
+        if state.is_terminal():
+            return np.asarray(state.returns(), dtype=np.float64)
+        assert state.env is not None and state.env.game is not None
+        self.leaves += 1
+        return standing(predicted_finals(self.model, state.env.game))
+
+
+#: The leaf evaluators of ``openspiel-ismcts:SIMS:LEAF``, by name.
+LEAVES: dict[str, type[CoinEvaluator]] = {"coin": CoinEvaluator, "value": ValueEvaluator}
+
+
 class ISMCTSAgent(Agent):
     """OpenSpiel's information-set MCTS (``open_spiel.python.algorithms.ismcts``) as a
-    :mod:`bohnanza.agents` agent (spec ``openspiel-ismcts:SIMS``, SIMS simulations per
-    step, default 30). At each question it deals the hidden cards of its view at random
-    (:func:`~bohnanza.determinise.determinise`), continues that world in the builder
+    :mod:`bohnanza.agents` agent (spec ``openspiel-ismcts:SIMS[:LEAF]``, SIMS simulations
+    per step, default 30). At each question it deals the hidden cards of its view at
+    random, consistent with what it remembers of its earlier views (``seen``, updated
+    from every view it is given, as ``search`` does), continues that world in the builder
     environment with itself to act, and searches each builder step (a whole offer is
-    several searched steps) until the steps compose an engine action. Its leaves are
-    valued by the coin standing (:class:`CoinEvaluator`: no roll-outs)."""
+    several searched steps) until the steps compose an engine action; every simulation's
+    world is dealt again from the same view and memory. Its leaves are valued, without
+    roll-outs, by the coin standing (``leaf="coin"``, the default: :class:`CoinEvaluator`)
+    or by the value model's predicted final coins (``leaf="value"``, spec
+    ``openspiel-ismcts:SIMS:value``: :class:`ValueEvaluator`, the yardstick's)."""
 
     name = "openspiel-ismcts"
 
-    def __init__(self, seed: int = 0, sims: int = 30) -> None:
+    def __init__(self, seed: int = 0, sims: int = 30, leaf: str = "coin") -> None:
         super().__init__(seed)
         from open_spiel.python.algorithms import ismcts  # type: ignore[import-not-found,import-untyped,unused-ignore]
 
         if sims < 1:
             raise ValueError(f"sims must be at least 1, not {sims}")
+        if leaf not in LEAVES:
+            raise ValueError(f"the leaf must be one of {', '.join(LEAVES)}, not {leaf!r}")
         self.sims = sims
+        self.leaf = leaf
+        self.evaluator = LEAVES[leaf]()
         self.rng = np.random.RandomState(seed % 2**32)
         self._ismcts = ismcts
         self.decisions = 0
+        #: What the seat remembers of the cards it has seen (updated at every question).
+        self.seen = SeenCards()
+
+    def __repr__(self) -> str:
+        return f"ISMCTSAgent(seed={self.seed}, sims={self.sims}, leaf={self.leaf})"
 
     @staticmethod
     def spec_params(text: str) -> dict[str, Any]:
-        """``openspiel-ismcts:SIMS``."""
-        text = text.strip()
-        if not text.isdigit() or int(text) < 1:
-            raise ValueError(f"expected a positive number of simulations, not {text!r}")
-        return {"sims": int(text)}
+        """``openspiel-ismcts:SIMS`` or ``openspiel-ismcts:SIMS:LEAF`` (``coin``, the
+        default, or ``value``)."""
+        sims, _, leaf = text.strip().partition(":")
+        sims, leaf = sims.strip(), leaf.strip()
+        if not sims.isdigit() or int(sims) < 1:
+            raise ValueError(f"expected a positive number of simulations, not {sims!r}")
+        out: dict[str, Any] = {"sims": int(sims)}
+        if leaf:
+            if leaf not in LEAVES:
+                raise ValueError(
+                    f"expected SIMS or SIMS:LEAF with LEAF one of {', '.join(LEAVES)}, "
+                    f"not {text.strip()!r}"
+                )
+            out["leaf"] = leaf
+        return out
 
     def act(self, view: View, legal: Sequence[Action], required: bool) -> Action | None:
+        self.seen.update(view)
         if len(legal) == 1 and required:
             return legal[0]
         cfg = view.config
         if view.seat is None:
             raise ValueError("an agent plays a seat")
         og = _game_for(cfg.rules, cfg.players, _options_text(dict(cfg.options)))
-        world = determinise(view, random.Random(int(self.rng.randint(2**31))))
+        deal = random.Random(int(self.rng.randint(2**31)))
+        try:
+            world = Determiniser(view, self.seen).sample(deal)
+        except ValueError:
+            world = determinise(view, deal)  # a memory the view refutes: the view alone
         env = og.template.clone()
         env.set_game(world)
         # The driver asks this seat now: the world goes on from its question.
         env._select(view.seat, required=required, slot=not required)
         state = BohnanzaState(og, env)
+        # Its simulations deal their worlds again from this root with the same memory.
+        state._seen[view.seat] = self.seen
         bot = self._ismcts.ISMCTSBot(
             og,
-            CoinEvaluator(),
+            self.evaluator,
             uct_c=2.0,
             max_simulations=self.sims,
             random_state=self.rng,
@@ -674,7 +778,10 @@ class ISMCTSAgent(Agent):
         return None if not required else legal[0]
 
     def stats(self) -> Mapping[str, float]:
-        return {"search_steps": float(self.decisions)}
+        out = {"search_steps": float(self.decisions)}
+        if isinstance(self.evaluator, ValueEvaluator):
+            out["value_leaves"] = float(self.evaluator.leaves)
+        return out
 
 
 def _game_for(rules: str, players: int, options: str) -> BohnanzaGame:
@@ -687,6 +794,7 @@ def _game_for(rules: str, players: int, options: str) -> BohnanzaGame:
 
 
 __all__ = [
+    "LEAVES",
     "RECALL_BITS",
     "SHORT_NAME",
     "BohnanzaGame",
@@ -694,6 +802,9 @@ __all__ = [
     "CardClasses",
     "CoinEvaluator",
     "ISMCTSAgent",
+    "ValueEvaluator",
+    "coin_standing",
     "load",
     "register",
+    "standing",
 ]
