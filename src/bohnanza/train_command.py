@@ -49,6 +49,24 @@ def _game(f: Any) -> Any:
     return f
 
 
+def _modes(f: Any) -> Any:
+    f = click.option(
+        "--memory/--no-memory",
+        default=False,
+        show_default=True,
+        help="Append the memory part to the observation (docs/rl.md).",
+    )(f)
+    f = click.option(
+        "--action-mode",
+        type=click.Choice(["flat", "builder"]),
+        default="flat",
+        show_default=True,
+        help="flat: offer templates, one index each; builder: offers and payments "
+        "composed step by step (every offer the engine allows).",
+    )(f)
+    return f
+
+
 def _network(f: Any) -> Any:
     f = click.option(
         "--activation", type=click.Choice(["relu", "tanh"]), default="relu", show_default=True
@@ -83,6 +101,7 @@ def train() -> None:
 )
 @_game
 @_network
+@_modes
 @click.option(
     "--total-steps",
     type=int,
@@ -238,6 +257,8 @@ def ppo_cmd(
     eval_opponents: str,
     eval_grouped: bool,
     init: str | None,
+    action_mode: str,
+    memory: bool,
 ) -> None:
     """MaskablePPO on the CPU against a league of opponents; checkpoints, CSV (and
     TensorBoard) logs, a learning curve on held-out seeds."""
@@ -276,6 +297,8 @@ def ppo_cmd(
         eval_opponents=_specs(eval_opponents),
         eval_grouped=eval_grouped,
         init=init,
+        action_mode=action_mode,
+        memory=memory,
         torch_threads=threads,
         command=t.command_line(),
     )
@@ -298,6 +321,7 @@ def ppo_cmd(
 )
 @_game
 @_network
+@_modes
 @click.option(
     "--teacher",
     default="heuristic",
@@ -348,6 +372,8 @@ def bc_cmd(
     lr: float,
     holdout: float,
     patience: int | None,
+    action_mode: str,
+    memory: bool,
 ) -> None:
     """Behaviour cloning: record a bot's decisions through the environment's encoding
     (observation, mask, the index of its choice), save them (dataset.npz), train the
@@ -366,6 +392,8 @@ def bc_cmd(
         torch_threads=threads,
         pool=["random"],
         eval_opponents=[],
+        action_mode=action_mode,
+        memory=memory,
         command=t.command_line(),
     )
     try:
@@ -374,12 +402,23 @@ def bc_cmd(
         record_cpu = None
         if data is None:
             start = time.process_time()
-            ds = t.record_decisions(rules, cfg.players, cfg.options, _specs(teacher), games, seed)
+            ds = t.record_decisions(
+                rules,
+                cfg.players,
+                cfg.options,
+                _specs(teacher),
+                games,
+                seed,
+                action_mode=action_mode,
+                memory=memory,
+            )
             record_cpu = round(time.process_time() - start, 1)
             data = str(Path(out) / "dataset.npz")
             t.save_dataset(data, ds)
             click.echo(
-                f"recorded {len(ds['action'])} decisions of {games} games into {data} ({int(ds['unmapped'])} choices beyond the encoding skipped)",
+                f"recorded {len(ds['action'])} samples of {games} games into {data} "
+                f"({int(ds['unmapped'])} of {int(ds['decisions'])} choices beyond the "
+                f"encoding skipped, {int(ds['unmapped_offers'])} of {int(ds['offers'])} offers)",
                 err=True,
             )
         summary = t.behaviour_clone(

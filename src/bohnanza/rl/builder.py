@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
-from ..actions import Action, Offer
+from ..actions import Action, ActionType, Offer
 from ..game import MAX_OFFER_CARDS, Game
 from ..views import OfferView, View
 from .encoding import OFFER_SLOTS, Encoding
@@ -313,6 +313,79 @@ class Builder:
                 cards = tuple(self.card_at(view, s) or 0 for s in draft.slots)
                 return Step(True, Action.accept(draft.offer.offer_id, cards)), None
         return Step(False), draft
+
+    # ------------------------------------------------------------------ decomposition
+
+    def steps_of(self, view: View, action: Action | None) -> list[int] | None:
+        """The builder indices that compose ``action`` (``None``: the pass) in ``view``,
+        in order, or ``None`` when the layout cannot name it (a card beyond the slots, a
+        kept segment's action the encoding cannot name). Behaviour cloning records a
+        teacher's choice as these steps, each a sample with its own mask: an offer is its
+        partner (the active seat only), its cards in the order given (declared where it
+        claims a kind), its wanted cards, then ``submit``; an acceptance is its offer's
+        ``accept`` index, then the paying cards. The steps are not checked against the
+        masks here (the caller steps them)."""
+        enc = self.enc
+        if action is None:
+            flat = enc.base("pass") if "pass" in enc.segments else None
+            return None if flat is None else self._from_flat(flat)
+        if action.type is ActionType.PROPOSE:
+            offer = action.offer
+            if offer is None or view.seat is None or not self.trading:
+                return None
+            out: list[int] = []
+            if self._fixed(view) is None:
+                rel = (offer.to - view.seat) % enc.n
+                if rel == 0:
+                    return None
+                out.append(self.base("partner") + rel - 1)
+            elif offer.to != view.active:
+                return None
+            claims = offer.declared or ("",) * len(offer.give)
+            for card, claim in zip(offer.give, claims, strict=False):
+                slot = self._slot_of(view, card)
+                if slot is None:
+                    return None
+                if claim:
+                    if slot < 2 or claim not in self.declarable:
+                        return None
+                    k = len(self.declarable)
+                    out.append(
+                        self.base("card_declared") + (slot - 2) * k + self.declarable.index(claim)
+                    )
+                else:
+                    out.append(self.base("card") + slot)
+            for key, count in offer.want:
+                v = self._vi.get(key)
+                if v is None:
+                    return None
+                out += [self.base("want") + v] * count
+            out.append(self.base("submit"))
+            return out
+        if action.type is ActionType.ACCEPT and self.trading:
+            incoming = enc.incoming(view)
+            j = next((i for i, o in enumerate(incoming) if o.offer_id == action.offer_id), None)
+            if j is None or j >= OFFER_SLOTS:
+                return None
+            out = [self.base("accept") + j]
+            for card in action.cards:
+                slot = self._slot_of(view, card)
+                if slot is None:
+                    return None
+                out.append(self.base("card") + slot)
+            return out
+        flat_index = enc.index_of(view, action)
+        return None if flat_index is None else self._from_flat(flat_index)
+
+    def _from_flat(self, flat: int) -> list[int] | None:
+        hit = np.flatnonzero(self._to_flat == flat)
+        return [int(hit[0])] if len(hit) else None
+
+    def _slot_of(self, view: View, card: int) -> int | None:
+        for s, c in self._slots(view):
+            if c == card:
+                return s
+        return None
 
     def _need_left(self, view: View, draft: Draft) -> dict[int, int]:
         need = self._need(draft)

@@ -22,7 +22,7 @@ Three parts, per observer (seats relative to it, the observer first):
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -108,16 +108,34 @@ class Memory:
     def record(self, seat: int, action: Action | None, after: View) -> None:
         """Note ``seat``'s ``action`` (``None``: a pass, or an automatic step) and the
         public view ``after`` it."""
+        self.record_all([(seat, action)], after)
+
+    def record_all(
+        self,
+        actions: Sequence[tuple[int, Action | None]],
+        after: View,
+        later: Sequence[tuple[int, Action | None]] = (),
+    ) -> None:
+        """Note several seats' actions that together led to the public view ``after``
+        (one step of the record): how an agent that sees only its own questions feeds
+        its memory (:class:`bohnanza.rl.policy.ViewMemory`). ``later`` are actions taken
+        after the turn changed (counted in the new turn's window)."""
         before = self._public
         if before is None:
             self.reset(after)
             return
-        if action is not None and self.enc.trading:
-            self._trade(seat, action, before, after)
+        if self.enc.trading:
+            for seat, action in actions:
+                if action is not None:
+                    self._trade(seat, action, before, after)
         if after.turn != before.turn:
             steps = min(after.turn - before.turn, TURNS + 1)
             self.turns = np.roll(self.turns, steps, axis=1)
             self.turns[:, :steps] = 0
+        if self.enc.trading:
+            for seat, action in later:
+                if action is not None:
+                    self._trade(seat, action, before, after)
         visible = self._counts(after.visible_cards())
         assert self._visible is not None
         left = np.maximum(self._visible - visible, 0)

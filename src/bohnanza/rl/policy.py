@@ -18,6 +18,19 @@ does not carry; the agent counts its own questions in phase 2 of a turn instead 
 round asks every seat once, R-TRADE-6, so the count matches the environment's in the
 driver's schedule).
 
+Builder-mode policies (``action_mode="builder"``, :mod:`bohnanza.rl.builder`) compose an
+offer or a payment over several masked steps; the agent runs those steps itself inside
+one question, as the environment does: mask, observation with the open draft, choice,
+until a step yields an engine action. The builder asks the engine whether the seat's
+own offer is legal; an agent has a view and no game, so it asks a game determinised from
+its view (:meth:`bohnanza.game.Game.determinise`): an own offer's legality depends only
+on what the seat sees.
+
+Policies with memory (``memory: true``) need the public record of every action; an agent
+is only shown views at its own questions, so :class:`ViewMemory` rebuilds the record from
+the successive views it is shown (see there for where that differs from the
+environment's record, which sees every action).
+
 Specs spell the path in full; ``rl:PATH`` in a worker process (any start method) loads
 the file again there (files are cached per process by path and modification time).
 """
@@ -26,6 +39,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -33,12 +47,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..actions import Action, ActionType
+from ..actions import Action, ActionType, Offer
 from ..agents.base import Agent
 from ..errors import ConfigError
+from ..game import Game
 from ..rules import GameConfig
 from ..views import View
+from .builder import Builder, Draft
 from .encoding import Encoding
+from .memory import Memory
 
 #: The format tag in every policy file (bumped when the layout changes).
 FORMAT = "bohnanza-policy-1"
@@ -174,6 +191,12 @@ def save_policy(
 
 _POLICIES: dict[str, tuple[float, NumpyPolicy]] = {}
 _ENCODINGS: dict[tuple[int, int], Encoding] = {}
+_BUILDERS: dict[int, Builder] = {}
+#: The action modes an agent plays (those of the environment).
+AGENT_MODES = ("flat", "builder")
+#: The most builder steps one question may take (a draft holds a few cards and wants;
+#: a policy that keeps adding and cancelling is stopped and its choice passed over).
+MAX_BUILDER_STEPS = 64
 
 
 def load_policy(path: str) -> NumpyPolicy:
@@ -198,6 +221,107 @@ def encoding_for(config: GameConfig, max_trade_rounds: int) -> Encoding:
     if enc is None or enc.config is not config:
         enc = _ENCODINGS[key] = Encoding(config, max_trade_rounds)
     return enc
+
+
+def builder_for(enc: Encoding) -> Builder:
+    """One :class:`Builder` per encoding and process."""
+    b = _BUILDERS.get(id(enc))
+    if b is None or b.enc is not enc:
+        b = _BUILDERS[id(enc)] = Builder(enc)
+    return b
+
+
+# ---------------------------------------------------------------------------- memory
+
+
+class ViewMemory:
+    """The memory part (:class:`bohnanza.rl.memory.Memory`) kept from the views one seat is
+    shown at its own questions, for an agent that sees no other action.
+
+    The environment records every action with the public view after it. Here each new
+    view is recorded as one step after the last one, with the trading read off the
+    difference: an offer that appeared was proposed by its proposer; one that vanished
+    while trading went on was accepted by its partner (the partner's trade area grew),
+    else declined by its partner, or withdrawn by its proposer when the proposer is this
+    seat and it withdrew it; this seat's own actions are known exactly. Where it differs
+    from the environment's record: an offer proposed and gone between two views is not
+    seen; a decline and a withdrawal by two other seats are not told apart (a vanished
+    offer is counted as its partner's decline); cards that come into sight and leave it
+    between two views are not counted as gone (a field planted and harvested in between),
+    and the coins of two harvests in one step are not told apart. In the driver's
+    schedule a seat is asked in every trading round, so the trading counts mostly agree;
+    the unseen-cards part lags where whole turns pass between two questions.
+    """
+
+    def __init__(self, encoding: Encoding) -> None:
+        self.memory = Memory(encoding)
+        self._last: View | None = None
+        self._mine: Action | None = None
+        self._seat = -1
+
+    def reset(self) -> None:
+        self.memory.reset(None)
+        self._last = None
+        self._mine = None
+
+    @staticmethod
+    def public(view: View) -> View:
+        """The spectator's part of a seat's view: no hand, no treasury, and the seat's own
+        offers without the ids of the hand cards they give (a spectator sees only their
+        kinds; the memory counts a card id in sight once, and the hand's are the seat's)."""
+        me = view.seat
+        drawn = set(view.drawn)
+        offers = tuple(
+            o._replace(give=tuple(c if c in drawn else None for c in o.give))
+            if o.proposer == me
+            else o
+            for o in view.offers
+        )
+        return view._replace(seat=None, hand=None, treasury=None, offers=offers)
+
+    def update(self, view: View) -> None:
+        """Record what changed since the last view this seat was shown."""
+        assert view.seat is not None
+        pub = self.public(view)
+        last = self._last
+        if last is None or view.turn < last.turn:
+            self.memory.reset(pub)
+            self._last, self._mine, self._seat = view, None, view.seat
+            return
+        if pub == self.public(last):
+            return
+        seat = view.seat
+        mine = self._mine
+        self._mine = None
+        done: list[tuple[int, Action | None]] = [(seat, mine)]
+        later: list[tuple[int, Action | None]] = []
+        if view.phase == "trade":
+            same_turn = view.turn == last.turn
+            # Offers of an earlier turn were cleared when its trading ended: only this
+            # turn's offers are compared.
+            old = {o.offer_id: o for o in last.offers} if same_turn else {}
+            now = {o.offer_id for o in view.offers}
+            proposers = {o.proposer for o in view.offers if o.offer_id not in old}
+            new = [(p, Action.propose(Offer(p))) for p in sorted(proposers - {seat})]
+            (done if same_turn else later).extend(new)
+            known = mine.offer_id if mine is not None else None
+            for oid, o in old.items():
+                if oid in now or oid == known:
+                    continue
+                if o.to == seat:  # not answered by this seat: withdrawn by its proposer
+                    done.append((o.proposer, Action.withdraw(oid)))
+                    continue
+                grew = len(view.seats[o.to].trade_area) > len(last.seats[o.to].trade_area)
+                done.append((o.to, Action.accept(oid) if grew else Action.decline(oid)))
+        self.memory.record_all(done, pub, later)
+        self._last = view
+
+    def note(self, action: Action | None) -> None:
+        """This seat's own answer (recorded with the next view)."""
+        self._mine = action
+
+    def block(self, view: View) -> NDArray[np.float32]:
+        return self.memory.block(view)
 
 
 # ---------------------------------------------------------------------------- actions
@@ -295,7 +419,8 @@ def _is_number(s: str) -> bool:
 
 class PolicyAgent(Agent):
     """A trained policy (``rl:PATH``): the masked arg-max of its network over the
-    environment's flat encoding, or seeded samples (``rl:PATH:sample``)."""
+    environment's actions (flat indices, or builder steps), or seeded samples
+    (``rl:PATH:sample``)."""
 
     name = "rl"
     # It builds its offer templates from the view, as the environment does.
@@ -316,10 +441,17 @@ class PolicyAgent(Agent):
         self._groups: NDArray[np.intp] | None = None
         self.rng = np.random.default_rng(seed)
         meta = self.policy.meta
-        if meta.get("action_mode", "flat") != "flat" or meta.get("memory", False):
+        mode = meta.get("action_mode", "flat")
+        if mode not in AGENT_MODES:
             raise ConfigError(
-                f"{path!r}: only flat-mode policies without memory can play as agents"
+                f"{path!r}: action mode {mode!r}; agents play {', '.join(AGENT_MODES)}"
             )
+        #: Whether offers and payments are composed step by step (builder mode).
+        self.builder_mode = mode == "builder"
+        #: Whether the observation carries the memory part.
+        self.uses_memory = bool(meta.get("memory", False))
+        self._builder: Builder | None = None
+        self._memory: ViewMemory | None = None
         self.max_trade_rounds = int(meta.get("max_trade_rounds", 6))
         self._enc: Encoding | None = None
         self._round_key: tuple[int, int] = (-1, -1)
@@ -329,33 +461,58 @@ class PolicyAgent(Agent):
         enc = self._enc
         if enc is None or enc.config is not view.config:
             enc = encoding_for(view.config, self.max_trade_rounds)
+            builder = builder_for(enc) if self.builder_mode else None
+            memory = ViewMemory(enc) if self.uses_memory else None
+            obs_size = enc.obs_size
+            n_actions = enc.n_actions
+            if builder is not None:
+                obs_size += builder.draft_size
+                n_actions = builder.n_actions
+            if memory is not None:
+                obs_size += memory.memory.size
             p = self.policy
-            if enc.obs_size != p.obs_size or enc.n_actions != p.n_actions:
+            if obs_size != p.obs_size or n_actions != p.n_actions:
                 meta = p.meta
                 raise ConfigError(
                     f"policy {self.path!r} was trained for {meta.get('rules')!r} with "
                     f"{meta.get('players')} players ({p.obs_size} observation values, "
-                    f"{p.n_actions} actions); this game needs {enc.obs_size} and {enc.n_actions}"
+                    f"{p.n_actions} actions); this game needs {obs_size} and {n_actions}"
                 )
             self._enc = enc
+            self._builder = builder
+            self._memory = memory
             self._groups = None
         return enc
 
     def _segment_groups(self, enc: Encoding) -> NDArray[np.intp]:
         """Each index's segment (kind of action) as a number, for a grouped choice."""
         if self._groups is None:
+            segment_of = self._builder.segment_of if self._builder is not None else enc.segment_of
             numbers: dict[str, int] = {}
             self._groups = np.array(
                 [
-                    numbers.setdefault(enc.segment_of(i)[0], len(numbers))
-                    for i in range(enc.n_actions)
+                    numbers.setdefault(segment_of(i)[0], len(numbers))
+                    for i in range(self.policy.n_actions)
                 ],
                 dtype=np.intp,
             )
         return self._groups
 
-    def act(self, view: View, legal: Sequence[Action], required: bool) -> Action | None:
+    def observation(
+        self, view: View, trade_round: int, draft: Draft | None = None
+    ) -> NDArray[np.float32]:
+        """The environment's observation for this seat: the encoding's, then the open
+        draft (builder mode), then the memory part (with memory)."""
         enc = self._encoding(view)
+        obs = enc.observe(view, trade_round)
+        parts = [obs]
+        if self._builder is not None:
+            parts.append(self._builder.observe_draft(view, draft))
+        if self._memory is not None:
+            parts.append(self._memory.block(view))
+        return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+    def _trade_round(self, view: View) -> int:
         trade_round = 0
         if view.phase == "trade" and view.pending is None:
             key = (view.turn, view.active)
@@ -363,20 +520,61 @@ class PolicyAgent(Agent):
                 self._round_key, self._rounds = key, 0
             trade_round = min(self._rounds, self.max_trade_rounds)
             self._rounds += 1
-        obs = enc.observe(view, trade_round)
+        return trade_round
+
+    def act(self, view: View, legal: Sequence[Action], required: bool) -> Action | None:
+        enc = self._encoding(view)
+        if self._memory is not None:
+            self._memory.update(view)
+        trade_round = self._trade_round(view)
         mask = enc.mask(view, legal, not required)
         if not mask.any():  # nothing the encoding can name: the engine's first choice
-            return legal[0] if legal else None
-        groups = self._segment_groups(enc) if self.grouped else None
-        index = self.policy.choose(obs, mask, self.rng, self.temperature, groups)
-        return enc.decode(view, index)
+            choice = legal[0] if legal else None
+        elif self._builder is None:
+            obs = self.observation(view, trade_round)
+            groups = self._segment_groups(enc) if self.grouped else None
+            index = self.policy.choose(obs, mask, self.rng, self.temperature, groups)
+            choice = enc.decode(view, index)
+        else:
+            choice = self._build(view, trade_round, mask, self._builder)
+        if self._memory is not None:
+            self._memory.note(choice)
+        return choice
+
+    def _build(
+        self, view: View, trade_round: int, flat: NDArray[np.int8], builder: Builder
+    ) -> Action | None:
+        """Run the builder's steps, as the environment does, until one yields an action."""
+        game: Game | None = None
+        if builder.trading and view.phase == "trade":
+            # The builder asks the engine about the seat's own offers (legal or not),
+            # which depend only on what the seat sees: a determinised game answers.
+            game = Game.determinise(view, random.Random(self.seed))
+        draft: Draft | None = None
+        blocked = False
+        groups = self._segment_groups(builder.enc) if self.grouped else None
+        for _ in range(MAX_BUILDER_STEPS):
+            # Outside trading the builder never asks the game (no offers, no draft).
+            mask = builder.mask(game, view.seat, view, flat, draft, blocked)  # type: ignore[arg-type]
+            obs = self.observation(view, trade_round, draft)
+            index = self.policy.choose(obs, mask, self.rng, self.temperature, groups)
+            step, draft = builder.step(view, index, draft)
+            if step.done:
+                return step.action
+            if draft is None:
+                blocked = True  # cancelled: no new draft in this question
+        # A policy that never finishes: the first choice the flat mask allows.
+        return builder.enc.decode(view, int(np.flatnonzero(flat)[0]))
 
 
 __all__ = [
+    "AGENT_MODES",
     "FORMAT",
     "NumpyPolicy",
     "PolicyAgent",
+    "ViewMemory",
     "action_index",
+    "builder_for",
     "encoding_for",
     "load_policy",
     "policy_parameters",

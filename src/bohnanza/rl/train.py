@@ -43,6 +43,7 @@ import gymnasium as gym
 import numpy as np
 from numpy.typing import NDArray
 
+from ..actions import ActionType
 from ..agents import make_agent
 from ..errors import ConfigError
 from ..schedule import MAX_TRADE_ROUNDS
@@ -122,6 +123,8 @@ class RunConfig:
     seed: int = 0
     reward: str = "win"
     max_trade_rounds: int = MAX_TRADE_ROUNDS
+    action_mode: str = "flat"  # "flat" (offer templates) or "builder" (offers step by step)
+    memory: bool = False  # the observation's memory part (docs/rl.md)
     learning_rate: float = 3e-4
     n_steps: int = 1024
     batch_size: int = 256
@@ -156,7 +159,13 @@ class RunConfig:
             raise ConfigError("the opponent pool is empty")
         for spec in [*self.pool, *self.eval_opponents]:
             make_agent(spec, 0)  # a ConfigError naming the spec
-        env = raw_env(self.rules, self.players, options=self.options or None)
+        env = raw_env(
+            self.rules,
+            self.players,
+            options=self.options or None,
+            action_mode=self.action_mode,
+            memory=self.memory,
+        )
         self.players = env.config.players
         if self.seat != "random" and int(self.seat) >= self.players:
             raise ConfigError(f"seat {self.seat} does not exist with {self.players} players")
@@ -195,6 +204,8 @@ class LeagueEnv(gym.Env[NDArray[np.float32], np.int64]):
         seed: int = 0,
         reward: str = "win",
         max_trade_rounds: int = MAX_TRADE_ROUNDS,
+        action_mode: str = "flat",
+        memory: bool = False,
     ) -> None:
         super().__init__()
         self.inner = SingleAgentEnv(
@@ -206,6 +217,8 @@ class LeagueEnv(gym.Env[NDArray[np.float32], np.int64]):
             reward=reward,
             max_trade_rounds=max_trade_rounds,
             dict_obs=False,
+            action_mode=action_mode,
+            memory=memory,
         )
         self.players = self.inner.aec.config.players
         self.pool = list(pool)
@@ -306,6 +319,8 @@ class _EnvMaker:
             seed=c.seed * 1000 + self.rank,
             reward=c.reward,
             max_trade_rounds=c.max_trade_rounds,
+            action_mode=c.action_mode,
+            memory=c.memory,
         )
         return Monitor(env, info_keywords=("win",))
 
@@ -397,14 +412,19 @@ def export_policy(policy: Any, path: str | os.PathLike[str], meta: Mapping[str, 
 
 def policy_meta(cfg: RunConfig, steps: int, **extra: Any) -> dict[str, Any]:
     env = raw_env(
-        cfg.rules, cfg.players, options=cfg.options or None, max_trade_rounds=cfg.max_trade_rounds
+        cfg.rules,
+        cfg.players,
+        options=cfg.options or None,
+        max_trade_rounds=cfg.max_trade_rounds,
+        action_mode=cfg.action_mode,
+        memory=cfg.memory,
     )
     return {
         "rules": cfg.rules,
         "players": env.config.players,
         "options": dict(cfg.options),
-        "action_mode": "flat",
-        "memory": False,
+        "action_mode": cfg.action_mode,
+        "memory": cfg.memory,
         "obs_size": env.obs_size,
         "n_actions": env.n_actions,
         "max_trade_rounds": cfg.max_trade_rounds,
@@ -768,15 +788,32 @@ def record_decisions(
     games: int,
     seed: int = 0,
     max_trade_rounds: int = MAX_TRADE_ROUNDS,
+    action_mode: str = "flat",
+    memory: bool = False,
 ) -> dict[str, NDArray[Any]]:
     """Play ``games`` games with the ``teachers`` (specs, one per seat or repeated) in the
-    flat environment and record every decision of every seat that had more than one legal
-    index: the observation, the mask, the index of the teacher's choice
-    (:func:`bohnanza.rl.policy.action_index`), the seat's final reward and the game.
-    Choices the encoding cannot name (offers beyond the templates) are not recorded but
-    played; ``unmapped`` counts them."""
-    env = raw_env(rules, players, options=options or None, max_trade_rounds=max_trade_rounds)
+    environment and record every decision of every seat that had more than one legal
+    index: the observation, the mask, the index of the teacher's choice, the seat's final
+    reward and the game.
+
+    Flat mode labels a choice with :func:`bohnanza.rl.policy.action_index`; choices the
+    encoding cannot name (offers beyond the templates) are played but not recorded, and
+    ``unmapped`` counts them. Builder mode decomposes a choice into its builder steps
+    (:meth:`bohnanza.rl.builder.Builder.steps_of`) and steps the environment through them,
+    each step a sample with its own observation (the open draft in it) and mask; a choice
+    whose steps the masks refuse is cancelled, played directly and counted in
+    ``unmapped``. ``decisions`` counts the teachers' choices that had more than one
+    legal index (the denominator of ``unmapped``)."""
+    env = raw_env(
+        rules,
+        players,
+        options=options or None,
+        max_trade_rounds=max_trade_rounds,
+        action_mode=action_mode,
+        memory=memory,
+    )
     enc = env.encoding
+    builder = env.builder
     n = env.config.players
     obs_l: list[NDArray[np.float32]] = []
     mask_l: list[NDArray[np.int8]] = []
@@ -785,6 +822,9 @@ def record_decisions(
     game_l: list[int] = []
     outcome_l: list[float] = []
     unmapped = 0
+    decisions = 0
+    unmapped_offers = 0
+    offers = 0
     rng = random.Random(seed)
     for gi in range(games):
         env.reset(options={"game_seed": rng.randrange(2**31 - 1)})
@@ -801,20 +841,53 @@ def record_decisions(
             view = g.view(seat, cached=True)
             choice = bot.act(view, legal, env.required)
             mask = env._current_mask()
-            if int(mask.sum()) > 1:
+            agent = env.possible_agents[seat]
+            if int(mask.sum()) <= 1:
+                env.step_action(choice, legal)
+                continue
+            decisions += 1
+            is_offer = choice is not None and choice.type is ActionType.PROPOSE
+            offers += is_offer
+            if builder is None:
                 i = action_index(enc, env.view(), choice, mask)
                 if i is None:
                     unmapped += 1
+                    unmapped_offers += is_offer
                 else:
-                    obs_l.append(env.observe(env.possible_agents[seat])["observation"])
+                    obs_l.append(env.observe(agent)["observation"])
                     mask_l.append(mask.copy())
                     act_l.append(i)
                     seat_l.append(seat)
                     game_l.append(gi)
+                env.step_action(choice, legal)
+                continue
+            steps = builder.steps_of(env.view(), choice)
+            got: list[tuple[NDArray[np.float32], NDArray[np.int8], int]] = []
+            ok = steps is not None
+            for i in steps or ():
+                m = env._current_mask()
+                if not m[i]:
+                    ok = False
+                    break
+                if int(m.sum()) > 1:
+                    got.append((env.observe(agent)["observation"], m.copy(), i))
+                env.step(i)
+            if ok:
+                for o, m, i in got:
+                    obs_l.append(o)
+                    mask_l.append(m)
+                    act_l.append(i)
+                    seat_l.append(seat)
+                    game_l.append(gi)
+                continue
+            unmapped += 1
+            unmapped_offers += is_offer
+            if env.draft is not None:
+                env.step(builder.base("cancel"))
             env.step_action(choice, legal)
         rewards = env.final_rewards(g)
         outcome_l += [rewards[s] for s in seat_l[start:]]
-    size = enc.n_actions
+    size = env.n_actions
     return {
         "obs": np.asarray(obs_l, np.float32).reshape(-1, env.obs_size),
         "mask": np.packbits(np.asarray(mask_l, np.int8).reshape(-1, size).astype(bool), axis=1),
@@ -824,6 +897,9 @@ def record_decisions(
         "game": np.asarray(game_l, np.int64),
         "outcome": np.asarray(outcome_l, np.float32),
         "unmapped": np.asarray(unmapped, np.int64),
+        "decisions": np.asarray(decisions, np.int64),
+        "offers": np.asarray(offers, np.int64),
+        "unmapped_offers": np.asarray(unmapped_offers, np.int64),
         "meta": np.asarray(
             json.dumps(
                 {
@@ -833,6 +909,8 @@ def record_decisions(
                     "teachers": list(teachers),
                     "games": games,
                     "seed": seed,
+                    "action_mode": action_mode,
+                    "memory": memory,
                 }
             )
         ),
@@ -950,6 +1028,9 @@ def behaviour_clone(
         "heldout_samples": len(test_i),
         "heldout_games": int(games.max() + 1 - cut),
         "unmapped": int(data["unmapped"]),
+        "decisions": int(data["decisions"]) if "decisions" in data else None,
+        "offers": int(data["offers"]) if "offers" in data else None,
+        "unmapped_offers": int(data["unmapped_offers"]) if "unmapped_offers" in data else None,
         "train_accuracy": train_acc,
         "heldout_accuracy": test_acc,
         "best_epoch": best[1] if best is not None else 0,
