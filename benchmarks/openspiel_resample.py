@@ -9,9 +9,13 @@
   the variety, are printed.
 * ``leaves``: µs of CPU per leaf of ISMCTS's two leaf evaluators (coin standing, value
   model) on the states of a seeded random game.
+* ``steps``: CPU seconds of whole random games (``--games``, seeded; chance by its
+  probabilities) without the history (``recall=False``), with it, and with it but
+  without the per-seat memory the state keeps beside it: what the memory costs a step.
 
     python benchmarks/openspiel_resample.py consistency [--games 20] [--samples 50]
     python benchmarks/openspiel_resample.py leaves [--states 300]
+    python benchmarks/openspiel_resample.py steps [--games 3]
 
 Prints JSON. Needs the optional ``open-spiel`` wheel (docs/rl.md).
 """
@@ -183,16 +187,51 @@ def leaves(states: int, seed: int = 1) -> dict[str, Any]:
     return out
 
 
+def steps(games: int, seed: int = 1) -> dict[str, Any]:
+    kinds = {
+        "no_history": (False, False),
+        "history_and_memory": (True, True),
+        "history_only": (True, False),
+    }
+    loaded = {name: bos.load("classic", 3, recall=recall) for name, (recall, _) in kinds.items()}
+    cpu = dict.fromkeys(kinds, 0.0)
+    n = dict.fromkeys(kinds, 0)
+    for g in range(games):  # the three in turn on each seed: the machine's load shared
+        for name, (_, memory) in kinds.items():
+            rng = random.Random(seed + g)
+            t = time.process_time()
+            state = loaded[name].new_initial_state()
+            if not memory:
+                state._seen = [None] * 3  # inherited by every state after it
+            while not state.is_terminal():
+                if state.is_chance_node():
+                    _chance(state, rng)
+                else:
+                    state.apply_action(rng.choice(state.legal_actions()))
+                n[name] += 1
+            cpu[name] += time.process_time() - t
+    return {
+        name: {
+            "cpu_s_per_game": round(cpu[name] / games, 3),
+            "steps_per_game": n[name] // games,
+            "us_per_step": round(1e6 * cpu[name] / n[name], 1),
+        }
+        for name in kinds
+    }
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("what", choices=["consistency", "leaves"])
-    ap.add_argument("--games", type=int, default=20)
+    ap.add_argument("what", choices=["consistency", "leaves", "steps"])
+    ap.add_argument("--games", type=int, default=None)
     ap.add_argument("--samples", type=int, default=50)
     ap.add_argument("--states", type=int, default=300)
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args(argv)
     if args.what == "consistency":
-        got = consistency(args.games, args.samples, args.seed)
+        got = consistency(args.games or 20, args.samples, args.seed)
+    elif args.what == "steps":
+        got = steps(args.games or 3, args.seed)
     else:
         got = leaves(args.states, args.seed)
     print(json.dumps(got, indent=1))

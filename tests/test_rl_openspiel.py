@@ -1,6 +1,7 @@
 """Bohnanza as an OpenSpiel game (bohnanza.rl.openspiel, docs/rl.md): OpenSpiel's own
 random-simulation test on every rule set and module (states serialised and loaded again), information that hides what it
-must, and the ``openspiel-ismcts:SIMS`` agent. Skipped without the open-spiel wheel."""
+must, resampling that keeps to what the seat saw, the value leaf, and the
+``openspiel-ismcts:SIMS[:value]`` agent. Skipped without the open-spiel wheel."""
 
 from __future__ import annotations
 
@@ -284,28 +285,128 @@ def test_no_history_game_has_no_information_state() -> None:
         game.new_initial_state().information_state_string(0)
 
 
+def _resample_module():
+    import runpy
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    return runpy.run_path(str(root / "benchmarks" / "openspiel_resample.py"))
+
+
+def test_resampling_keeps_a_withdrawn_offer_in_the_offerers_hand() -> None:
+    # Issue 56: a seat offers two hand cards of one variety (the others see the variety,
+    # R-TRADE-3) and withdraws the offer; the cards are still in its hand. Every world
+    # resampled from another seat's information state must give them to it (the view
+    # alone, without the seat's memory, left it none of them in about half the worlds).
+    bench = _resample_module()
+    game = bos.load("classic", 3)
+    got = bench["withdrawn_offer"](game, 1)
+    assert got is not None
+    state, offerer, variety = got
+    assert not any(p == offerer for p, _ in state.env.game.offers.values())
+    assert bench["holds"](state, offerer, variety) >= 2
+    observer = (offerer + 1) % 3
+    bare = state.clone()
+    bare._seen = [None] * 3
+    rng = random.Random(2)
+    n = 40
+    kept = [bench["holds"](state.resample_from_infostate(observer, rng.random), offerer, variety)]
+    kept += [
+        bench["holds"](state.resample_from_infostate(observer, rng.random), offerer, variety)
+        for _ in range(n - 1)
+    ]
+    assert all(k >= 2 for k in kept), kept
+    view_only = [
+        bench["holds"](bare.resample_from_infostate(observer, rng.random), offerer, variety)
+        for _ in range(n)
+    ]
+    assert sum(k >= 2 for k in view_only) < n / 2  # what the memory fixes
+    # The resampled worlds still read the same to the observer.
+    world = state.resample_from_infostate(observer, rng.random)
+    assert world.information_state_string(observer) == state.information_state_string(observer)
+
+
+def test_each_seat_remembers_its_views_and_clones_share_nothing_they_change() -> None:
+    # The state keeps every seat's memory (with the history); a clone played on leaves
+    # the original's memory as it was (copied before it learns); recall=False keeps none.
+    game = bos.load("classic", 3)
+    state = game.new_initial_state()
+    rng = random.Random(6)
+    _play(state, rng, limit=400)
+    assert all(m is not None and m.views > 0 for m in state._seen)
+    before = [(m, m.views, dict(m.known())) for m in state._seen]
+    clone = state.clone()
+    _play(clone, rng, limit=400)
+    assert [(m, m.views, dict(m.known())) for m in state._seen] == before
+    assert any(a is not b for a, b in zip(clone._seen, state._seen, strict=True))
+    bare = bos.load("classic", 3, recall=False).new_initial_state()
+    _play(bare, rng, limit=50)
+    assert bare._seen == [None] * 3
+
+
+def test_value_evaluator_returns_and_terminal_returns() -> None:
+    # The value leaf: every seat's predicted final coins turned into returns in [-1, 1]
+    # (a seat predicted ahead gets more than one predicted behind); a finished game's
+    # returns are its real ones.
+    game = bos.load("classic", 3, recall=False)
+    ev = bos.ValueEvaluator()
+    coin = bos.CoinEvaluator()
+    state = game.new_initial_state()
+    rng = random.Random(9)
+    seen = 0
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.apply_action(_sample(state, rng))
+            continue
+        if seen < 30 and rng.random() < 0.02:
+            r = ev.evaluate(state)
+            assert r.shape == (3,) and np.all(np.abs(r) <= 1.0)
+            assert np.all(np.abs(coin.evaluate(state)) <= 1.0)
+            seen += 1
+        state.apply_action(rng.choice(state.legal_actions()))
+    assert seen >= 10 and ev.leaves == seen
+    assert list(ev.evaluate(state)) == state.returns()
+    assert sorted(state.returns())[-1] >= 0.0  # a winner: +1, or 0 when shared
+    finals = [3.0, 9.0, 6.0]
+    sd = bos.standing(finals)
+    assert sd[1] > sd[2] > sd[0] and np.all(np.abs(sd) < 1.0)
+
+
 def test_ismcts_spec_and_bad_parameters() -> None:
     agent = make_agent("openspiel-ismcts:3", 1)
-    assert isinstance(agent, bos.ISMCTSAgent) and agent.sims == 3
-    with pytest.raises(ConfigError):
-        make_agent("openspiel-ismcts:zero", 1)
+    assert isinstance(agent, bos.ISMCTSAgent) and agent.sims == 3 and agent.leaf == "coin"
+    agent = make_agent("openspiel-ismcts:4:value", 1)
+    assert agent.sims == 4 and isinstance(agent.evaluator, bos.ValueEvaluator)
+    assert make_agent("openspiel-ismcts:4:coin", 1).leaf == "coin"
+    for bad in ("zero", "0", "3:rollout", "3:value:x", ":value"):
+        with pytest.raises(ConfigError):
+            make_agent(f"openspiel-ismcts:{bad}", 1)
+    with pytest.raises(ValueError, match="LEAF"):
+        bos.ISMCTSAgent.spec_params("3:nope")
+    with pytest.raises(ValueError, match="leaf"):
+        bos.ISMCTSAgent(1, sims=2, leaf="nope")
 
 
-def test_ismcts_game_finishes_against_bots() -> None:
+@pytest.mark.parametrize("spec", ["openspiel-ismcts:2", "openspiel-ismcts:2:value"])
+def test_ismcts_game_finishes_against_bots(spec: str) -> None:
     # The duel is the shortest game; in a trading rule set the agent answers a few
     # questions with legal actions (a whole game takes about 40 s at 5 simulations).
+    # The driver checks every action the agent plays (a wrong one raises).
     cfg = make_config("fasolki+duel", 2)
     game = Game(cfg, seed=3)
-    agents = [make_agent("openspiel-ismcts:2", 1), make_agent("heuristic", 2)]
+    agents = [make_agent(spec, 1), make_agent("heuristic", 2)]
     play(game, agents)
     assert game.over and game.scores is not None
     assert agents[0].stats()["search_steps"] > 0
 
 
-def test_ismcts_answers_trading_questions_legally() -> None:
+@pytest.mark.parametrize("spec", ["openspiel-ismcts:2", "openspiel-ismcts:2:value"])
+def test_ismcts_answers_trading_questions_legally(spec: str) -> None:
+    # Both leaves; the agent remembers every view it is given (its memory deals the
+    # worlds of its searches).
     cfg = make_config("classic", 3)
     game = Game(cfg, seed=4)
-    agent = make_agent("openspiel-ismcts:2", 5)
+    agent = make_agent(spec, 5)
     bot = make_agent("heuristic", 6)
     asked = 0
     for _ in range(400):
@@ -323,6 +424,9 @@ def test_ismcts_answers_trading_questions_legally() -> None:
             assert action is not None
         game.apply(seat, action)
     assert asked >= 6
+    assert agent.seen.views == asked
+    if spec.endswith(":value"):
+        assert agent.stats()["value_leaves"] > 0
 
 
 def test_tournament_summary_counts_seats_and_meetings(tmp_path) -> None:

@@ -279,8 +279,13 @@ OTHER_FORMS: dict[str, tuple[str, str]] = {
     ),
     "openspiel-ismcts:SIMS": (
         "optional",
-        "OpenSpiel's information-set MCTS, SIMS simulations a decision (30 without); "
-        "needs open-spiel (docs/rl.md)",
+        "OpenSpiel's information-set MCTS, SIMS simulations a decision (30 without), "
+        "leaves valued by the coin standing; needs open-spiel (docs/rl.md)",
+    ),
+    "openspiel-ismcts:SIMS:value": (
+        "optional",
+        "the same with leaves valued by the value model (valuesearch's): the outside "
+        "yardstick; needs open-spiel and numpy (docs/rl.md)",
     ),
     "MODULE:CLASS[:KEY=VALUE...]": (
         "module",
