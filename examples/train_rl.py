@@ -65,13 +65,8 @@ def save_example_policy(out: Path, params: Params, args: argparse.Namespace) -> 
     """Write the trained network where the agent spec ``rl:PATH`` can play it: a policy
     file (:func:`bohnanza.rl.policy.save_policy`: the hidden layer and the action head,
     tanh, with the training's rule set, players, observation size and commit in its
-    meta) at ``policy.npz``. Only a flat policy without memory can play as an agent
-    (what :class:`~bohnanza.rl.policy.PolicyAgent` encodes); any other is written as
-    raw arrays to ``weights.npz``, for this script's own use."""
-    if args.action_mode != "flat" or args.memory:
-        path = out / "weights.npz"
-        np.savez(path, **params)  # type: ignore[arg-type]
-        return path
+    meta) at ``policy.npz``, in any action mode, with or without memory: the agent plays
+    them all (builder steps and the memory rebuilt from its views, docs/rl.md)."""
     from bohnanza.rl.policy import save_policy
     from bohnanza.rl.train import git_commit
     from bohnanza.schedule import MAX_TRADE_ROUNDS
@@ -81,8 +76,9 @@ def save_example_policy(out: Path, params: Params, args: argparse.Namespace) -> 
         "rules": args.rules,
         "players": args.players,
         "obs_size": int(params["W1"].shape[0]),
-        "action_mode": "flat",
-        "memory": False,
+        "n_actions": int(params["W2"].shape[1]),
+        "action_mode": args.action_mode,
+        "memory": bool(args.memory),
         "max_trade_rounds": MAX_TRADE_ROUNDS,
         "network": f"examples/train_rl.py: one hidden layer of {params['W1'].shape[1]} tanh units",
         "commit": git_commit(),

@@ -296,5 +296,17 @@ def test_training_example_with_opponents_and_memory(tmp_path: Any) -> None:
         lo, hi = r["wilson95"]
         assert 0.0 <= lo <= r["win_rate"] <= hi <= 1.0
     assert (tmp_path / "learning_curve.png").stat().st_size > 1000
+    # A policy with memory is written as a policy file and plays as rl:PATH.
+    from bohnanza.agents import make_agent
+    from bohnanza.driver import play
+    from bohnanza.game import Game
+    from bohnanza.rl.policy import load_policy
+    from bohnanza.rules import make_config
+
+    policy = str(tmp_path / "policy.npz")
+    assert load_policy(policy).meta["memory"] is True
+    game = Game(make_config("classic", 3, {}, ()), seed=1)
+    play(game, [make_agent(f"rl:{policy}", 0)] + [make_agent("autarky", k) for k in (1, 2)])
+    assert game.over
     with pytest.raises(SystemExit):
         module["main"]([*argv[:-2], "--opponents", "random,random,random"])
