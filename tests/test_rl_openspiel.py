@@ -425,6 +425,8 @@ def test_ismcts_answers_trading_questions_legally(spec: str) -> None:
         game.apply(seat, action)
     assert asked >= 6
     assert agent.seen.views == asked
+    stats = agent.stats()
+    assert stats["legal_actions"] >= stats["search_steps"] >= stats["leaf_without_say"] > 0
     if spec.endswith(":value"):
         assert agent.stats()["value_leaves"] > 0
 

@@ -707,6 +707,13 @@ class ISMCTSAgent(Agent):
         self.rng = np.random.RandomState(seed % 2**32)
         self._ismcts = ismcts
         self.decisions = 0
+        #: Legal actions summed over the searched steps, and the steps with more than
+        #: SIMS - 1 of them: there every simulation after the first tries an action not
+        #: tried yet (OpenSpiel's ISMCTS with inconsistent action sets expands before it
+        #: selects), so none is tried twice, the most visited is a tie, and the leaf has
+        #: no say in the choice.
+        self.legal_total = 0
+        self.unsearched = 0
         #: What the seat remembers of the cards it has seen (updated at every question).
         self.seen = SeenCards()
 
@@ -764,6 +771,9 @@ class ISMCTSAgent(Agent):
         assert builder is not None
         for _ in range(64):  # a draft has at most 12 + 12 + 1 + 1 steps
             self.decisions += 1
+            width = len(state.legal_actions())
+            self.legal_total += width
+            self.unsearched += width > self.sims - 1
             index = int(bot.step(state))
             # A step that may draw replaces the state's environment.
             assert state.env is not None
@@ -778,7 +788,11 @@ class ISMCTSAgent(Agent):
         return None if not required else legal[0]
 
     def stats(self) -> Mapping[str, float]:
-        out = {"search_steps": float(self.decisions)}
+        out = {
+            "search_steps": float(self.decisions),
+            "legal_actions": float(self.legal_total),
+            "leaf_without_say": float(self.unsearched),
+        }
         if isinstance(self.evaluator, ValueEvaluator):
             out["value_leaves"] = float(self.evaluator.leaves)
         return out
