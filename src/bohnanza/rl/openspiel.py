@@ -1,5 +1,6 @@
 """Bohnanza as an OpenSpiel Python game (``python_bohnanza``), and OpenSpiel's
-information-set MCTS as a :mod:`bohnanza.agents` agent (``openspiel-ismcts:SIMS``).
+information-set MCTS as a :mod:`bohnanza.agents` agent (``openspiel-ismcts:SIMS``; with the
+value model at its leaves, ``openspiel-ismcts:SIMS:value``).
 
 Needs the optional ``open-spiel`` wheel (``pip install open-spiel``; see docs/rl.md).
 
