@@ -220,3 +220,20 @@ def test_builder_mode_records_every_offer_the_flat_mode_skips() -> None:
     n = int(built["n_actions"])
     masks = np.unpackbits(built["mask"], axis=1, count=n).astype(bool)
     assert masks[np.arange(len(built["action"])), built["action"]].all()
+
+
+def test_only_an_unknown_action_mode_is_refused(tmp_path: Path) -> None:
+    """The old refusal (flat policies without memory only) is gone: builder and memory
+    policies load as agents; a mode the environment does not have is refused."""
+    from bohnanza.errors import ConfigError
+    from bohnanza.rl.policy import NumpyPolicy
+
+    for mode, memory in (("builder", True), ("flat", True)):
+        agent = make_agent(f"rl:{random_policy(tmp_path / f'{mode}.npz', mode, memory)}", 0)
+        assert isinstance(agent, PolicyAgent) and agent.uses_memory
+    path = random_policy(tmp_path / "odd.npz", "flat", False)
+    p = NumpyPolicy.load(path)
+    p.meta["action_mode"] = "tree"
+    p.save(tmp_path / "odd2.npz")
+    with pytest.raises(ConfigError, match="action mode 'tree'"):
+        PolicyAgent(0, str(tmp_path / "odd2.npz"))

@@ -248,3 +248,23 @@ def test_league_never_draws_a_pruned_snapshot(tmp_path: Path) -> None:
     (league / "snap_000000003.npz").unlink()  # all gone: the pool stands in
     _, info = env.reset()
     assert info["opponents"] == ["random", "random"]
+
+
+def test_builder_mode_with_memory_clones_trains_and_exports(tmp_path: Path) -> None:
+    """bc and ppo in builder mode with memory: the data set's samples are builder steps
+    with the memory part, PPO starts from the clone against heuristic and hc0.1, and the
+    export says its mode (the rl: agent plays it: tests/test_rl_agent_modes.py)."""
+    data = t.record_decisions(
+        "classic", 3, None, ["heuristic"], 2, seed=2, action_mode="builder", memory=True
+    )
+    assert int(data["unmapped_offers"]) == 0 and int(data["offers"]) > 0
+    cfg = small(action_mode="builder", memory=True, pool=["heuristic", "heuristic:hc0.1"])
+    cfg.check()
+    assert data["obs"].shape[1] == t.policy_meta(cfg, 0)["obs_size"]
+    t.behaviour_clone(cfg, data, str(tmp_path / "bc"), epochs=1, log=lambda s: None)
+    meta = NumpyPolicy.load(tmp_path / "bc" / "bc.npz").meta
+    assert meta["action_mode"] == "builder" and meta["memory"] is True
+    cfg.init = str(tmp_path / "bc" / "bc_policy.pt")
+    cfg.total_steps, cfg.eval_every = 64, 10**9
+    out = t.train(cfg, str(tmp_path / "r"), log=lambda s: None)
+    assert out["steps"] >= 64
