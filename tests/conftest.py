@@ -34,6 +34,19 @@ def _uses_ray(item: pytest.Item) -> bool:
 LONG_IDS = {
     "tests/web/test_kill_under_load.py::test_kill_9_under_load_loses_no_acknowledged_action[postgresql]",
     "tests/web/test_faults.py::test_database_outage[postgresql]",
+    # The README command's costliest tests whose ground a cheaper test also covers there:
+    # a whole browser game (the evening, friends and module-shape games stay), the search
+    # bot's memory over a whole game, the web coach's review of a whole game, a module's
+    # every-check game (its cheap-check games stay), ISMCTS in a tournament, the builder
+    # observation check and the last search variant outside the long mode.
+    "tests/web/test_browser.py::test_a_person_plays_a_whole_game_against_bots",
+    "tests/test_bots.py::test_a_counting_search_shares_its_memory_with_its_own_play",
+    "tests/web/test_coach.py::test_the_review_marks_the_persons_costliest_decisions_once",
+    "tests/modules/test_new_module_seams.py::test_checker_every_check_once",
+    "tests/test_rl_openspiel.py::test_ismcts_in_a_tournament_plays_without_a_forfeit",
+    "tests/test_rl_agent_modes.py::test_agent_observation_equals_the_environments[builder]",
+    "tests/test_bots.py::test_search_variants_games_pass_the_invariant_checker"
+    "[search:1it:eager:z0-fasolki+fasolufka-3-4]",
 }
 
 

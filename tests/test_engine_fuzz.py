@@ -23,8 +23,8 @@ are not actions at all. Why each property matters:
   without leaks, save/load equality, legal actions agreeing with ``check``), and at the
   end the record of the accepted actions replays to the same state.
 
-Size: ``BOHNANZA_FUZZ_EXAMPLES`` (default 30, 100 in the long mode, split among the rule sets by their number
-of configurations: one Hypothesis run each, at least 8 examples, 4 outside the long mode)
+Size: ``BOHNANZA_FUZZ_EXAMPLES`` (default 15, 100 in the long mode, split among the rule sets by their number
+of configurations: one Hypothesis run each, at least 8 examples, 3 outside the long mode)
 runs of
 ``BOHNANZA_FUZZ_STEPS`` (default 50) steps; derandomized and without an example
 database, so CI runs the same inputs each time. Each rule set's inputs, games and
@@ -68,7 +68,7 @@ from bohnanza.testing.helpers import assert_conserved, give_coins
 from long_mode import LONG, size
 from test_random_play import CONFIGS, Config
 
-EXAMPLES = size("BOHNANZA_FUZZ_EXAMPLES", 30, 100)
+EXAMPLES = size("BOHNANZA_FUZZ_EXAMPLES", 15, 100)
 STEPS = int(os.environ.get("BOHNANZA_FUZZ_STEPS", "50"))
 #: ``BOHNANZA_FUZZ_SHRINK=0`` reports failures unshrunk (shrinking a long game can take
 #: many minutes; useful while hunting several bugs at once).
@@ -558,9 +558,9 @@ pytestmark = pytest.mark.xdist_group("engine_fuzz")
 
 def _examples(rules: str) -> int:
     """This rule set's share of ``EXAMPLES`` (by its number of configurations), at least 8
-    in the long mode, 4 otherwise."""
+    in the long mode, 3 otherwise."""
     mine = sum(1 for r, _, _ in CONFIGS if r == rules)
-    return max(8 if LONG else 4, round(EXAMPLES * mine / len(CONFIGS)))
+    return max(8 if LONG else 3, round(EXAMPLES * mine / len(CONFIGS)))
 
 
 @pytest.mark.parametrize("rules", RULESETS)
