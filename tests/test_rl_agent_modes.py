@@ -22,29 +22,14 @@ from bohnanza.agents import make_agent  # noqa: E402
 from bohnanza.driver import play  # noqa: E402
 from bohnanza.game import Game  # noqa: E402
 from bohnanza.rl import bohnanza_v0  # noqa: E402
-from bohnanza.rl.policy import PolicyAgent, save_policy  # noqa: E402
+from bohnanza.rl.policy import PolicyAgent  # noqa: E402
 from bohnanza.rules import make_config  # noqa: E402
+from test_rl_policy import random_policy as policy_file  # noqa: E402
 
 
-def random_policy(path: Path, mode: str, memory: bool, seed: int = 0, hidden: int = 16) -> str:
+def random_policy(path: Path, mode: str, memory: bool, seed: int = 0) -> str:
     """A 3-player classic policy file of random weights in ``mode`` (with ``memory``)."""
-    env = bohnanza_v0.raw_env("classic", 3, action_mode=mode, memory=memory)
-    rng = np.random.default_rng(seed)
-    layers = [(rng.normal(0, 0.3, (hidden, env.obs_size)), rng.normal(0, 0.1, hidden))]
-    action = (rng.normal(0, 1.0, (env.n_actions, hidden)), rng.normal(0, 0.1, env.n_actions))
-    meta = {
-        "rules": "classic",
-        "players": 3,
-        "options": {},
-        "action_mode": mode,
-        "memory": memory,
-        "obs_size": env.obs_size,
-        "n_actions": env.n_actions,
-        "max_trade_rounds": 6,
-        "commit": "test",
-    }
-    save_policy(path, layers, action, "relu", meta)
-    return str(path)
+    return policy_file(path, ("classic", 3, {}), seed, hidden=16, mode=mode, memory=memory, depth=1)
 
 
 class Recorder:

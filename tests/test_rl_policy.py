@@ -36,22 +36,33 @@ CONFIGS: list[Config] = [(r["rules"], r["min_players"], {}) for r in all_ruleset
 IDS = [f"{r}-{p}p" + "".join(f"-{v}" for v in o.values()) for r, p, o in CONFIGS]
 
 
-def random_policy(path: Path, config: Config, seed: int = 0, hidden: int = 32) -> str:
-    """A policy file of random weights for ``config`` (what an untrained export holds)."""
+def random_policy(
+    path: Path,
+    config: Config,
+    seed: int = 0,
+    hidden: int = 32,
+    mode: str = "flat",
+    memory: bool = False,
+    depth: int = 2,
+) -> str:
+    """A policy file of random weights for ``config`` (what an untrained export holds),
+    in action ``mode``, with ``memory`` or not, with ``depth`` hidden layers."""
     rules, players, options = config
-    env = bohnanza_v0.raw_env(rules, players, options=options or None)
+    env = bohnanza_v0.raw_env(
+        rules, players, options=options or None, action_mode=mode, memory=memory
+    )
     rng = np.random.default_rng(seed)
-    layers = [
-        (rng.normal(0, 0.3, (hidden, env.obs_size)), rng.normal(0, 0.1, hidden)),
-        (rng.normal(0, 0.3, (hidden, hidden)), rng.normal(0, 0.1, hidden)),
+    layers = [(rng.normal(0, 0.3, (hidden, env.obs_size)), rng.normal(0, 0.1, hidden))]
+    layers += [
+        (rng.normal(0, 0.3, (hidden, hidden)), rng.normal(0, 0.1, hidden)) for _ in range(depth - 1)
     ]
     action = (rng.normal(0, 1.0, (env.n_actions, hidden)), rng.normal(0, 0.1, env.n_actions))
     meta = {
         "rules": rules,
         "players": env.config.players,
         "options": options,
-        "action_mode": "flat",
-        "memory": False,
+        "action_mode": mode,
+        "memory": memory,
         "obs_size": env.obs_size,
         "n_actions": env.n_actions,
         "max_trade_rounds": 6,
