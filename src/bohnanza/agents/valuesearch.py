@@ -1,5 +1,5 @@
 """The ``valuesearch`` bot: the ``search`` bot's determinised search, with roll-outs cut
-short and scored by a value model learned from play (issue 56, :mod:`bohnanza.value`).
+short and scored by a value model learned from play (:mod:`bohnanza.value`).
 
 ``search`` plays every candidate out with heuristic players to the end of the turn and
 scores the end by the heuristic's own sum (coins, field values, the hand's plan). This

@@ -536,7 +536,7 @@ class BohnanzaState(pyspiel.State):  # type: ignore[misc]
         random (what ISMCTS samples its worlds with), consistent with the seat's view and
         its memory of earlier views where the state keeps one (``_seen``): without it an
         offer of two hand cards that lapsed left the offerer without them in about half
-        the worlds (issue 56; docs/rl.md). The seat keeps its history and memory; the
+        the worlds (docs/rl.md). The seat keeps its history and memory; the
         other seats' histories and memories start afresh from the sampled world (their
         real ones would carry what they saw of the real hidden cards)."""
         env = self.env

@@ -1,4 +1,4 @@
-"""A value model learned from play: what a position is worth to each seat (issue 56).
+"""A value model learned from play: what a position is worth to each seat.
 
 :mod:`.features` turns a seat's view into numbers, :mod:`.data` records positions and
 their outcomes from seeded games of a varied pool of bots, :mod:`.model` fits a small
