@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,12 @@ import numpy as np
 import pytest
 
 from bohnanza.agents import AGENTS, describe_agents, lobby_agents, make_agent
-from bohnanza.agents.valuesearch import ValueSearchAgent, predicted_finals, valuesearch_parameters
+from bohnanza.agents.valuesearch import (
+    PRUNE_Z,
+    ValueSearchAgent,
+    predicted_finals,
+    valuesearch_parameters,
+)
 from bohnanza.driver import play
 from bohnanza.errors import ConfigError
 from bohnanza.game import Game
@@ -163,10 +169,78 @@ def test_valuesearch_spec_parameters(model: Path) -> None:
     }
     bot = make_agent(f"valuesearch:40ro:m={model}", 1)
     assert isinstance(bot, ValueSearchAgent) and bot.rollout_budget == 40
+    assert bot.prune == PRUNE_Z  # pruning is the default
+    assert valuesearch_parameters("noprune") == {"prune": None}
+    assert make_agent(f"valuesearch:noprune:m={model}", 1).prune is None
     with pytest.raises(ConfigError, match="tcut"):
         valuesearch_parameters("nonsense")
     with pytest.raises(ConfigError, match="no value model"):
         ValueSearchAgent(0, model="/nonexistent/model.npz")
+
+
+class _Enough(Exception):
+    pass
+
+
+class _Twin(ValueSearchAgent):
+    """Samples every searched decision twice from the same random state: as ``search``
+    does (every alternative every sample) and pruned, and checks what pruning changed."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.checked = 0
+        self.full_rollouts = 0
+        self.pruned_rollouts = 0
+
+    def _sample(
+        self, det: Any, me: int, cands: Any, limit: int, deadline: float, depth: Any
+    ) -> Any:
+        state = self.rng.getstate()
+        before = self.rollouts
+        self.prune = None
+        full = super()._sample(det, me, cands, limit, math.inf, depth)
+        self.full_rollouts += self.rollouts - before
+        self.rng.setstate(state)
+        self.prune = PRUNE_Z
+        before = self.rollouts
+        got = super()._sample(det, me, cands, limit, math.inf, depth)
+        self.pruned_rollouts += self.rollouts - before
+        n = len(got[0])
+        assert self.rollouts - before == sum(len(d) for d in got)
+        assert got[0] == full[0][:n]  # the first candidate plays until none is left
+        for k in range(1, len(cands)):
+            # the same sampled states and seeds: what was played is what search played
+            assert got[k] == full[k][: len(got[k])]
+            if len(got[k]) < len(full[k]):  # dropped: it could no longer overrule
+                assert self._hopeless(got[k]) and len(got[k]) >= 3
+        if n < len(full[0]):  # stopped early: every alternative had been dropped
+            assert all(self._hopeless(d) for d in got[1:])
+        self.checked += 1
+        if self.checked >= 12:
+            raise _Enough
+        return got
+
+
+def test_pruning_drops_only_alternatives_that_cannot_overrule(model: Path) -> None:
+    """``valuesearch``'s pruning plays the same paired samples as ``search``'s sampling
+    and stops an alternative only once it is hopeless (mean more than PRUNE_Z standard
+    errors below the heuristic's choice, or no difference at all)."""
+    g = Game.new("classic", 3, seed=33, events=False)
+    bot = _Twin(agent_seed(33, 0), model=model, rollouts=30, max_candidates=4)
+    agents = [bot] + [make_agent("heuristic", agent_seed(33, k)) for k in (1, 2)]
+    with pytest.raises(_Enough):
+        play(g, agents)
+    assert bot.checked == 12
+    assert bot.pruned_rollouts < bot.full_rollouts
+
+
+def test_hopeless_alternatives() -> None:
+    bot = ValueSearchAgent.__new__(ValueSearchAgent)
+    bot.prune = 1.0
+    assert bot._hopeless([0.0, 0.0, 0.0])  # changed nothing
+    assert bot._hopeless([-0.3, -0.2, -0.25])
+    assert not bot._hopeless([0.3, 0.2, 0.25])
+    assert not bot._hopeless([-0.5, 0.4, 0.0])  # too noisy to drop
 
 
 def test_registered_listed_and_offered() -> None:
