@@ -23,6 +23,7 @@ from bohnanza.driver import play  # noqa: E402
 from bohnanza.game import Game  # noqa: E402
 from bohnanza.rl import bohnanza_v0  # noqa: E402
 from bohnanza.rl.policy import PolicyAgent  # noqa: E402
+from bohnanza.rl.train import bot_decisions  # noqa: E402
 from bohnanza.rules import make_config  # noqa: E402
 from test_rl_policy import random_policy as policy_file  # noqa: E402
 
@@ -61,19 +62,13 @@ def drive(path: str, mode: str, memory: bool, seed: int) -> list[tuple[int, int,
     g = env.game
     assert g is not None
     out: list[tuple[int, int, Any, Any]] = []
-    while not g.over:
-        seat = env.seat
-        legal = g.legal_actions(seat, False)
-        if not legal and not env.required:
-            env.step_action(None)  # the driver does not ask a seat with nothing to do
-            continue
-        rec = recorders[seat]
-        rec.log.clear()
-        choice = agents[seat].act(g.view(seat, cached=True), legal, env.required)
-        if not rec.log:
+    for seat, legal, choice in bot_decisions(env, agents):
+        log = list(recorders[seat].log)  # the indices this one choice took
+        recorders[seat].log.clear()
+        if not log:
             env.step_action(choice, legal)
             continue
-        for obs, mask, i in rec.log:
+        for obs, mask, i in log:
             o = env.observe(env.possible_agents[seat])
             out.append((g.turn, seat, (o["observation"], o["action_mask"]), (obs, mask)))
             env.step(i)
@@ -157,15 +152,7 @@ def test_teacher_choices_decompose_into_builder_steps() -> None:
     for seed in range(2):
         env.reset(options={"game_seed": seed})
         bots = [make_agent("heuristic", seed * 3 + k) for k in range(3)]
-        g = env.game
-        assert g is not None
-        while not g.over:
-            seat = env.seat
-            legal = g.legal_actions(seat, True)
-            if not legal and not env.required:
-                env.step_action(None)
-                continue
-            choice = bots[seat].act(g.view(seat, cached=True), legal, env.required)
+        for _seat, _legal, choice in bot_decisions(env, bots):
             steps = builder.steps_of(env.view(), choice)
             assert steps is not None, choice
             view = env.view()

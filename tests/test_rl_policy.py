@@ -25,6 +25,7 @@ from bohnanza.rl.policy import (  # noqa: E402
     load_policy,
     save_policy,
 )
+from bohnanza.rl.train import bot_decisions  # noqa: E402
 from bohnanza.rules import all_rulesets  # noqa: E402
 from bohnanza.simulate import GameSpec, options_tuple, play_one, run_games  # noqa: E402
 
@@ -191,16 +192,11 @@ def test_action_index_labels_heuristic_choices() -> None:
     env.reset(options={"game_seed": 11})
     enc = env.encoding
     bots = [make_agent("heuristic", k) for k in range(3)]
-    g = env._g
     named = unnamed = 0
     kinds: set[str] = set()
-    while not g.over and named < 400:
-        seat = env.seat
-        legal = g.legal_actions(seat, True)
-        if not legal and not env.required:
-            env.step_action(None)
-            continue
-        choice = bots[seat].act(g.view(seat, cached=True), legal, env.required)
+    for _seat, legal, choice in bot_decisions(env, bots):
+        if named >= 400:
+            break
         mask = env._current_mask()
         i = action_index(enc, env.view(), choice, mask)
         if i is None:

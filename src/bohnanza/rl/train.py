@@ -34,7 +34,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,8 +43,8 @@ import gymnasium as gym
 import numpy as np
 from numpy.typing import NDArray
 
-from ..actions import ActionType
-from ..agents import make_agent
+from ..actions import Action, ActionType
+from ..agents import Agent, make_agent
 from ..errors import ConfigError
 from ..schedule import MAX_TRADE_ROUNDS
 from ..tournament.stats import wilson
@@ -780,6 +780,28 @@ def train(
 # ---------------------------------------------------------------------------- behaviour cloning
 
 
+def bot_decisions(
+    env: raw_env, bots: Sequence[Agent]
+) -> Iterator[tuple[int, list[Action], Action | None]]:
+    """Ask the engine bots seated in ``env``'s game for their choices, as the driver would
+    (the legal actions with offers when the bot wants them, its own view), until the game
+    is over: each item is (seat, legal actions, the bot's choice). The caller advances the
+    environment (``step_action`` or the builder's steps) before taking the next item;
+    turns where a seat has nothing to do and may pass are passed here, as the driver does.
+
+    The one home of the loop that records teachers (:func:`record_decisions`) and that the
+    environment's tests use to compare the encodings with what the bots chose."""
+    g = env._g
+    while not g.over:
+        seat = env.seat
+        bot = bots[seat]
+        legal = g.legal_actions(seat, bot.wants_offers(g.turn))
+        if not legal and not env.required:
+            env.step_action(None)
+            continue
+        yield seat, legal, bot.act(g.view(seat, cached=True), legal, env.required)
+
+
 def record_decisions(
     rules: str,
     players: int,
@@ -831,15 +853,7 @@ def record_decisions(
         bots = [make_agent(teachers[k % len(teachers)], rng.randrange(2**31 - 1)) for k in range(n)]
         start = len(act_l)
         g = env._g
-        while not g.over:
-            seat = env.seat
-            bot = bots[seat]
-            legal = g.legal_actions(seat, bot.wants_offers(g.turn))
-            if not legal and not env.required:
-                env.step_action(None)
-                continue
-            view = g.view(seat, cached=True)
-            choice = bot.act(view, legal, env.required)
+        for seat, legal, choice in bot_decisions(env, bots):
             mask = env._current_mask()
             agent = env.possible_agents[seat]
             if int(mask.sum()) <= 1:
@@ -1061,6 +1075,7 @@ __all__ = [
     "NumpyPolicy",
     "RunConfig",
     "behaviour_clone",
+    "bot_decisions",
     "dataset_masks",
     "evaluate",
     "export_checkpoint",
