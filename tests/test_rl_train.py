@@ -268,3 +268,38 @@ def test_builder_mode_with_memory_clones_trains_and_exports(tmp_path: Path) -> N
     cfg.total_steps, cfg.eval_every = 64, 10**9
     out = t.train(cfg, str(tmp_path / "r"), log=lambda s: None)
     assert out["steps"] >= 64
+
+
+def test_sigterm_stops_a_background_run_like_ctrl_c(tmp_path: Path) -> None:
+    """A run started in the background of a script ignores SIGINT (the shell's doing), so
+    SIGTERM stops it as Ctrl-C does: exit 130, the checkpoints kept, the way to resume
+    said."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    run = tmp_path / "run"
+    args = [sys.executable, "-m", "bohnanza", "train", "ppo", "--out", str(run)]
+    args += ["--players", "3", "--hidden", "16,16", "--opponents", "random", "--backend", "dummy"]
+    args += ["--total-steps", "1000000", "--n-steps", "64", "--batch-size", "32", "--epochs", "1"]
+    args += ["--checkpoint-every", "64", "--eval-every", "0", "--eval-games", "1"]
+    args += ["--eval-opponents", "autarky"]
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not list((run / "checkpoints").glob("ppo_*.json")):
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "no checkpoint in 120 s"
+            time.sleep(0.2)
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert "stopped: the last checkpoint is" in err and f"--resume {run}" in err
+    assert out == ""  # no summary: the run did not finish
+    last = max((run / "checkpoints").glob("ppo_*.zip"), key=lambda p: int(p.stem[4:]))
+    assert str(last) in err  # the one --resume starts from (t.train's resume: the test above)
+    assert json.loads(last.with_suffix(".json").read_text())["steps"] == int(last.stem[4:])

@@ -8,7 +8,12 @@ that ``bohnanza --help`` works without the ``rl`` and ``train`` extras. The reci
 from __future__ import annotations
 
 import json
+import signal
+import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import click
@@ -302,13 +307,45 @@ def ppo_cmd(
         torch_threads=threads,
         command=t.command_line(),
     )
+    run = resume or out
+    assert run is not None  # one of the two, checked above
     try:
-        summary = t.train(
-            cfg, resume or out, resume=resume is not None, log=lambda s: click.echo(s, err=True)
-        )
+        with _terminate_as_interrupt():
+            summary = t.train(
+                cfg, run, resume=resume is not None, log=lambda s: click.echo(s, err=True)
+            )
     except BohnanzaError as exc:
         _fail(str(exc))
+    except KeyboardInterrupt:
+        kept = sorted(Path(run, "checkpoints").glob("ppo_*.zip"), key=lambda p: int(p.stem[4:]))
+        where = f"the last checkpoint is {kept[-1]}" if kept else "no checkpoint was written yet"
+        click.echo(
+            f"\nstopped: {where}; bohnanza train ppo --resume {run} continues the run", err=True
+        )
+        sys.exit(130)
     click.echo(json.dumps(summary, indent=2, default=str))
+
+
+@contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """SIGTERM stops a run as Ctrl-C does (the workers closed, the checkpoints kept).
+
+    A run started in the background of a script never sees Ctrl-C: a non-interactive shell
+    starts its background jobs with SIGINT ignored, so ``kill`` (SIGTERM) is how such a
+    run is stopped, and it should stop as cleanly."""
+
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    try:
+        old = signal.signal(signal.SIGTERM, stop)
+    except ValueError:  # not the main thread: leave the signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
 
 
 @train.command("bc")
