@@ -274,3 +274,20 @@ def test_search_with_the_opponent_model_is_reproducible() -> None:
     assert agent.opponent_hand_card == 0.1
     assert _log(spec, 12)[0] == first
     assert _log(spec, 12, cache=False)[0] == first
+
+
+def test_search_prune_is_a_spec_word_that_saves_roll_outs_reproducibly() -> None:
+    """``search:prune`` drops alternatives that are past overruling the heuristic's choice
+    (``valuesearch`` does it by default; tests/test_value.py checks the dropped ones
+    against the full sampling): it drops some, the same seed gives the same choices,
+    and ``noprune`` is ``search``'s default."""
+    from bohnanza.agents.search import PRUNE_Z
+
+    spec = "search:30ro:prune"
+    first, agent = _log(spec, 12)
+    assert agent.prune == PRUNE_Z and agent.pruned > 0
+    assert _log(spec, 12)[0] == first
+    plain = make_agent("search:noprune", 5)
+    assert isinstance(plain, SearchAgent) and plain.prune is None
+    default = make_agent("search", 5)
+    assert isinstance(default, SearchAgent) and default.prune is None

@@ -11,6 +11,7 @@ from typing import Any
 
 from ..errors import ConfigError
 from .heuristic import WARY
+from .search import PRUNE_Z
 
 ParamReader = Callable[[str], dict[str, Any]]
 
@@ -39,6 +40,8 @@ _SEARCH_WORDS: dict[str, tuple[str, Any]] = {
     "nopairs": ("pairs", False),
     "spread": ("spread", True),
     "nospread": ("spread", False),
+    "prune": ("prune", PRUNE_Z),
+    "noprune": ("prune", None),
 }
 
 
@@ -150,7 +153,10 @@ def search_parameters(text: str) -> dict[str, Any]:
     the other seats' hidden hands in its samples by what their offers, wants and
     refusals imply (``noinfer``: uniform); ``pairs`` also tries 2-for-2 offers;
     ``spread`` tries the best offer to each partner first (``nopairs``, ``nospread``:
-    not); ``ohc0.1`` has the other seats of its roll-outs value a card in hand at 0.1
+    not); ``prune`` stops playing out an alternative once it is past overruling the
+    heuristic's choice (:meth:`~bohnanza.agents.search.SearchAgent._sample`: the same
+    decisions for about half the roll-outs; ``noprune``, the default for ``search``,
+    plays every candidate every sample; ``valuesearch`` prunes by default); ``ohc0.1`` has the other seats of its roll-outs value a card in hand at 0.1
     coins (a model of opponents that keep their hand cards; the default: as the
     heuristic, nothing); ``wv2``, ``ep0.05``, ``fo0.85``, ``sw0.05``, ``sl1`` its own
     play's trading settings (:func:`_trading`; the first three: as the heuristic
@@ -187,7 +193,7 @@ def search_parameters(text: str) -> dict[str, Any]:
                 kwargs["seconds"] = float(p[:-1] if p.endswith("s") else p)
         except ValueError:
             raise ConfigError(
-                f"bad search parameter {p!r}: use SECONDS (0.2), ITERATIONSit (50it), ROLLOUTSro (40ro), dTURNS (d8), turn, zSE (z1.5), fgGAIN (fg0.38), hand, nohand, strict, wide, trade, all, full, mean, best, wary, mild, eager, count, nocount, endTURNS (end1), hcCOINS (hc0.2), ohcCOINS (ohc0.1), wvN (wv3), epGAIN (ep0), foSHARE (fo0.6), swCHANCE (sw0.05), slSLOPE (sl1.0), king, infer, noinfer, pairs, nopairs, spread or nospread"
+                f"bad search parameter {p!r}: use SECONDS (0.2), ITERATIONSit (50it), ROLLOUTSro (40ro), dTURNS (d8), turn, zSE (z1.5), fgGAIN (fg0.38), hand, nohand, strict, wide, trade, all, full, mean, best, wary, mild, eager, count, nocount, endTURNS (end1), hcCOINS (hc0.2), ohcCOINS (ohc0.1), wvN (wv3), epGAIN (ep0), foSHARE (fo0.6), swCHANCE (sw0.05), slSLOPE (sl1.0), king, infer, noinfer, pairs, nopairs, spread, nospread, prune or noprune"
             ) from None
     if kwargs.get("seconds") is not None and kwargs["seconds"] <= 0:
         raise ConfigError("search seconds must be positive")

@@ -69,6 +69,10 @@ ROLLOUT_PROPOSALS = 2
 ROLLOUT_TRADE_ROUNDS = 2
 #: Samples per decision at least, with a ``rollouts`` budget (the paired test needs 3).
 MIN_SAMPLES = 3
+#: Samples every candidate gets before pruning may drop one (``prune``).
+PRUNE_AFTER = 3
+#: Standard errors below zero at which ``prune`` drops an alternative.
+PRUNE_Z = 1.0
 #: Roll-outs a decision without another budget: the measured default (docs/bots.md,
 #: ``search:60ro:turn:trade``, about 50 ms a searched decision compiled).
 DEFAULT_ROLLOUTS = 60
@@ -250,6 +254,7 @@ class SearchAgent(Agent):
         spread: bool = False,
         cache: bool = True,
         opponent_hand_card: float | None = None,
+        prune: float | None = None,
         wanted: int | None = None,
         eps: float | None = EPS,
         forget: float | None = FORGET,
@@ -377,6 +382,10 @@ class SearchAgent(Agent):
         #: heuristic does, nothing): a model of opponents that keep their hand cards
         #: (``heuristic:hc0.1``), which give fewer of them away than the heuristic.
         self.opponent_hand_card = opponent_hand_card
+        #: Standard errors below zero at which an alternative stops being played out
+        #: (None: never, every candidate plays every sample): see :meth:`_sample`.
+        self.prune = prune
+        self.pruned = 0  # alternatives dropped before their last sample (for reports)
         self._cache: CandidateCache | None = None
         self.searched = 0  # decisions that were searched (for reports)
         self.rollouts = 0
@@ -621,24 +630,52 @@ class SearchAgent(Agent):
         depth: int | None,
     ) -> list[list[float]]:
         """Each candidate's advantage over the first, on up to ``limit`` sampled states
-        (at least one, then until the deadline), played out for ``depth`` turns."""
+        (at least one, then until the deadline), played out for ``depth`` turns.
+
+        With :attr:`prune`, an alternative that can no longer overrule the first stops
+        being played out: after :data:`PRUNE_AFTER` samples, one whose mean advantage is
+        below ``-prune`` standard errors or that has not changed a single roll-out's value
+        (:meth:`_hopeless`); the sampling ends when none is left. Its samples so far stay
+        in its list, so the decision rule (:meth:`search`) sees it as it was when dropped:
+        a negative or zero score, which never overrules. The samples that are played are
+        the same as without pruning (the same states, the same roll-out seeds)."""
         n = len(cands)
         diffs: list[list[float]] = [[] for _ in range(n)]
         values: list[list[float]] = [[] for _ in range(n)]
         self.last_candidates, self.last_values = list(cands), values
+        live = list(range(1, n))
+        played = 0
         it = 0
-        while it < limit:
+        while it < limit and (live or n == 1):
             if it >= 1 and time.perf_counter() >= deadline:
                 break
             g0 = det.sample(self.rng)
             seed = self.rng.getrandbits(32)
-            results = [self._playout(g0, me, c, seed, depth) for c in cands]
-            for k in range(n):
-                diffs[k].append(results[k] - results[0])
-                values[k].append(results[k])
+            base = self._playout(g0, me, cands[0], seed, depth)
+            diffs[0].append(0.0)
+            values[0].append(base)
+            for k in live:
+                v = self._playout(g0, me, cands[k], seed, depth)
+                diffs[k].append(v - base)
+                values[k].append(v)
+            played += 1 + len(live)
             it += 1
-        self.rollouts += it * n
+            if self.prune is not None and it >= PRUNE_AFTER:
+                kept = [k for k in live if not self._hopeless(diffs[k])]
+                self.pruned += len(live) - len(kept)
+                live = kept
+        self.rollouts += played
         return diffs
+
+    def _hopeless(self, d: list[float]) -> bool:
+        """Whether an alternative with these paired advantages is past overruling the
+        first candidate (:attr:`prune`)."""
+        m = sum(d, 0.0) / len(d)
+        var = sum(((x - m) ** 2 for x in d), 0.0) / (len(d) - 1)
+        if var == 0.0 and m == 0.0:
+            return True  # it changed nothing so far
+        z = 0.0 if self.prune is None else self.prune
+        return m + z * math.sqrt(var / len(d)) < 0.0
 
     def _playout(
         self, g0: Game, me: int, action: Action | None, seed: int, depth: int | None

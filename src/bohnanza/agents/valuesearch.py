@@ -3,7 +3,7 @@ short and scored by a value model learned from play (:mod:`bohnanza.value`).
 
 ``search`` plays every candidate out with heuristic players to the end of the turn and
 scores the end by the heuristic's own sum (coins, field values, the hand's plan). This
-bot differs in three ways:
+bot differs in four ways:
 
 1. **Short roll-outs, a learned leaf.** With ``cut="trade"`` (the default) a roll-out
    stops as soon as the turn's trading is over, before the planting of phase 3 and the
@@ -21,12 +21,13 @@ bot differs in three ways:
    (measured in docs/value.md).
 3. **Alternatives dropped once they cannot win.** A search keeps the heuristic's choice
    unless an alternative beats it by ``z`` standard errors over the paired samples, and
-   most searches keep it (about 15 decisions of 250 in a game change). So after
-   :data:`PRUNE_AFTER` samples an alternative whose mean advantage is more than
-   :data:`PRUNE_Z` standard errors below zero, or that has made no difference at all, is
-   no longer played out, and the search ends when none is left (``prune``; ``noprune``
-   plays every sample as ``search`` does). The decision rule is ``search``'s; only the
-   roll-outs that could not change it are saved.
+   most searches keep it (about 15 decisions of 250 in a game change). So after three
+   samples an alternative whose mean advantage is more than
+   :data:`~bohnanza.agents.search.PRUNE_Z` standard errors below zero, or that has made
+   no difference at all, is no longer played out, and the search ends when none is left
+   (``prune``, :meth:`SearchAgent._sample`; ``noprune`` plays every sample as ``search``
+   does by default). The decision rule is ``search``'s; only the roll-outs that could
+   not change it are saved: half of them, for the same win share (docs/value.md).
 4. **An opponent model that learns.** Each other seat of a roll-out keeps its hand
    cards as much as that seat has refused this bot's offers in this game (``adapt``):
    a seat that takes what it is offered is played as ``heuristic`` (a hand card worth
@@ -43,19 +44,16 @@ needed to play (the ``rl`` extra), not to import this module.
 
 from __future__ import annotations
 
-import math
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..actions import Action
-from ..determinise import Determiniser
 from ..errors import ConfigError, IllegalAction
 from ..game import Game
 from ..views import View
 from .params import search_parameters
-from .search import MARGIN_SCALE, SearchAgent, _Rollout, _Stop, utility
+from .search import MARGIN_SCALE, PRUNE_Z, SearchAgent, _Rollout, _Stop, utility
 
 if TYPE_CHECKING:
     from ..value.model import ValueModel
@@ -72,10 +70,6 @@ CANDIDATES = 8
 ROLLOUTS = 60
 #: The most a refusing opponent values a hand card at, in its roll-out play.
 OPP_HAND_CARD = 0.2
-#: Standard errors below zero at which an alternative stops being played out (``prune``).
-PRUNE_Z = 1.0
-#: Samples every candidate gets before any is dropped.
-PRUNE_AFTER = 3
 
 _MODELS: dict[str, ValueModel] = {}
 
@@ -134,7 +128,12 @@ class ValueSearchAgent(SearchAgent):
         if rollouts is None and kwargs.get("seconds") is None and kwargs.get("iterations") is None:
             rollouts = ROLLOUTS
         super().__init__(
-            seed, rollouts=rollouts, max_candidates=max_candidates, full=full, **kwargs
+            seed,
+            rollouts=rollouts,
+            max_candidates=max_candidates,
+            full=full,
+            prune=prune,
+            **kwargs,
         )
         self.model_path = Path(model) if model is not None else DEFAULT_MODEL
         #: The value model (one per process, shared by every seat).
@@ -144,10 +143,7 @@ class ValueSearchAgent(SearchAgent):
         #: Whether the other seats of a roll-out keep their hand cards as much as they
         #: refused this bot's offers (the opponent model; False: as ``heuristic``).
         self.adapt = adapt
-        #: Standard errors below zero at which an alternative is dropped (None: never).
-        self.prune = prune
         self.leaves = 0  # roll-outs scored by the model (for reports)
-        self.pruned = 0  # alternatives dropped before their last sample (for reports)
 
     def __repr__(self) -> str:
         return f"ValueSearchAgent(seed={self.seed}, rollouts={self.rollout_budget}, cut={self.cut})"
@@ -157,61 +153,6 @@ class ValueSearchAgent(SearchAgent):
         out["leaves"] = self.leaves
         out["pruned"] = self.pruned
         return out
-
-    def _sample(
-        self,
-        det: Determiniser,
-        me: int,
-        cands: list[Action | None],
-        limit: int,
-        deadline: float,
-        depth: int | None,
-    ) -> list[list[float]]:
-        """``search``'s paired sampling (:meth:`SearchAgent._sample`), but an alternative
-        that can no longer overrule the first candidate stops being played out
-        (:attr:`prune`): after :data:`PRUNE_AFTER` samples, one whose mean advantage is
-        below ``-prune`` standard errors, or that has not changed a single roll-out's
-        value. Its samples so far stay in its list, so the decision rule
-        (:meth:`SearchAgent.search`) sees it as it was when dropped: a negative or zero
-        score, which never overrules."""
-        if self.prune is None:
-            return super()._sample(det, me, cands, limit, deadline, depth)
-        n = len(cands)
-        diffs: list[list[float]] = [[] for _ in range(n)]
-        values: list[list[float]] = [[] for _ in range(n)]
-        self.last_candidates, self.last_values = list(cands), values
-        live = list(range(1, n))
-        played = 0
-        it = 0
-        while it < limit and live:
-            if it >= 1 and time.perf_counter() >= deadline:
-                break
-            g0 = det.sample(self.rng)
-            seed = self.rng.getrandbits(32)
-            base = self._playout(g0, me, cands[0], seed, depth)
-            diffs[0].append(0.0)
-            values[0].append(base)
-            for k in live:
-                v = self._playout(g0, me, cands[k], seed, depth)
-                diffs[k].append(v - base)
-                values[k].append(v)
-            played += 1 + len(live)
-            it += 1
-            if it >= PRUNE_AFTER:
-                kept = [k for k in live if not self._hopeless(diffs[k])]
-                self.pruned += len(live) - len(kept)
-                live = kept
-        self.rollouts += played
-        return diffs
-
-    def _hopeless(self, d: list[float]) -> bool:
-        """Whether an alternative with these paired advantages is past overruling."""
-        m = sum(d, 0.0) / len(d)
-        var = sum(((x - m) ** 2 for x in d), 0.0) / (len(d) - 1)
-        if var == 0.0 and m == 0.0:
-            return True  # it changed nothing so far
-        assert self.prune is not None
-        return m + self.prune * math.sqrt(var / len(d)) < 0.0
 
     def opponent_keeps(self, seat: int) -> float:
         """What ``seat`` values a hand card at in the roll-outs: 0 for a seat that takes
@@ -307,8 +248,6 @@ _WORDS: dict[str, tuple[str, Any]] = {
     "noadapt": ("adapt", False),
     "real": ("full", True),
     "cheap": ("full", False),
-    "prune": ("prune", PRUNE_Z),
-    "noprune": ("prune", None),
 }
 
 
@@ -317,8 +256,9 @@ def valuesearch_parameters(text: str) -> dict[str, Any]:
     ``turncut`` at the end of the turn; ``adapt`` (the default) models each opponent's
     acceptance from its refusals, ``noadapt`` plays them as ``heuristic``; ``real`` has
     roll-outs trade as the real bots do, ``cheap`` (the default) as ``search``'s do;
-    ``prune`` (the default) drops alternatives that cannot overrule the heuristic's
-    choice, ``noprune`` plays each one all its samples;
+    ``prune`` (the default here) drops alternatives that cannot overrule the
+    heuristic's choice, ``noprune`` plays each one all its samples (both ``search``
+    words);
     ``cN`` compares up to N candidates (default 8); ``m=PATH`` reads the model from PATH;
     everything else is a ``search`` parameter (``120ro``, ``z1.5``, ...), joined by ``:``."""
     kwargs: dict[str, Any] = {}
@@ -338,7 +278,7 @@ def valuesearch_parameters(text: str) -> dict[str, Any]:
             kwargs.update(search_parameters(":".join(rest)))
         except ConfigError as exc:
             raise ConfigError(
-                f"{exc}; or tcut, turncut, adapt, noadapt, real, cheap, prune, noprune, cN, m=PATH"
+                f"{exc}; or tcut, turncut, adapt, noadapt, real, cheap, cN, m=PATH"
             ) from None
     return kwargs
 
