@@ -241,6 +241,7 @@ def test_hopeless_alternatives() -> None:
     assert bot._hopeless([-0.3, -0.2, -0.25])
     assert not bot._hopeless([0.3, 0.2, 0.25])
     assert not bot._hopeless([-0.5, 0.4, 0.0])  # too noisy to drop
+    assert not bot._hopeless([-1.0])  # one sample has no spread to judge by
 
 
 def test_registered_listed_and_offered() -> None:

@@ -669,7 +669,9 @@ class SearchAgent(Agent):
 
     def _hopeless(self, d: list[float]) -> bool:
         """Whether an alternative with these paired advantages is past overruling the
-        first candidate (:attr:`prune`)."""
+        first candidate (:attr:`prune`); never on fewer than two samples."""
+        if len(d) < 2:
+            return False
         m = sum(d, 0.0) / len(d)
         var = sum(((x - m) ** 2 for x in d), 0.0) / (len(d) - 1)
         if var == 0.0 and m == 0.0:
