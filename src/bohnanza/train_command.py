@@ -317,8 +317,8 @@ def ppo_cmd(
     except BohnanzaError as exc:
         _fail(str(exc))
     except KeyboardInterrupt:
-        kept = sorted(Path(run, "checkpoints").glob("ppo_*.zip"), key=lambda p: int(p.stem[4:]))
-        where = f"the last checkpoint is {kept[-1]}" if kept else "no checkpoint was written yet"
+        last = t._latest_checkpoint(Path(run))
+        where = f"the last checkpoint is {last}" if last else "no checkpoint was written yet"
         click.echo(
             f"\nstopped: {where}; bohnanza train ppo --resume {run} continues the run", err=True
         )

@@ -156,9 +156,9 @@ def search_parameters(text: str) -> dict[str, Any]:
     not); ``prune`` stops playing out an alternative once it is past overruling the
     heuristic's choice (:meth:`~bohnanza.agents.search.SearchAgent._sample`: the same
     decisions for about half the roll-outs; ``noprune``, the default for ``search``,
-    plays every candidate every sample; ``valuesearch`` prunes by default); ``ohc0.1`` has the other seats of its roll-outs value a card in hand at 0.1
-    coins (a model of opponents that keep their hand cards; the default: as the
-    heuristic, nothing); ``wv2``, ``ep0.05``, ``fo0.85``, ``sw0.05``, ``sl1`` its own
+    plays every candidate every sample; ``valuesearch`` prunes by default); ``ohc0.1``
+    has the other seats of its roll-outs value a card in hand at 0.1 coins (a model of
+    opponents that keep their hand cards; the default: as the heuristic, nothing); ``wv2``, ``ep0.05``, ``fo0.85``, ``sw0.05``, ``sl1`` its own
     play's trading settings (:func:`_trading`; the first three: as the heuristic
     trades; the defaults ``wv3``, ``ep0``, ``fo0.6``, and the heuristic's guesses of a
     partner's yes, ``sw0.2``, ``sl0.45``); joined by ``:``."""
