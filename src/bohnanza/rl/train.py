@@ -546,7 +546,12 @@ def plot_curve(csv_path: Path, png_path: Path) -> bool:
 
 
 def _latest_checkpoint(run: Path) -> Path | None:
-    cks = sorted((run / "checkpoints").glob("ppo_*.zip"), key=lambda p: int(p.stem.split("_")[1]))
+    """The newest whole checkpoint: its side file (.json) is written after the model's
+    .zip, so a run stopped between the two leaves a .zip that resume must not read."""
+    cks = sorted(
+        (p for p in (run / "checkpoints").glob("ppo_*.zip") if p.with_suffix(".json").is_file()),
+        key=lambda p: int(p.stem.split("_")[1]),
+    )
     return cks[-1] if cks else None
 
 
