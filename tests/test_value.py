@@ -19,6 +19,8 @@ from bohnanza.agents.valuesearch import (
     PRUNE_Z,
     ValueSearchAgent,
     predicted_finals,
+    predicted_wins,
+    seat_features,
     valuesearch_parameters,
 )
 from bohnanza.driver import play
@@ -29,7 +31,7 @@ from bohnanza.seeding import agent_seed
 from bohnanza.value.data import generate, load, play_recorded
 from bohnanza.value.features import FEATURES, features
 from bohnanza.value.model import ValueModel, fit_ridge
-from bohnanza.value.train import split, train_value
+from bohnanza.value.train import picks_winner, split, train_value
 
 #: Quick bots only: the tests' games take a fraction of a second each.
 QUICK = (("heuristic", 2.0), ("heuristic-v1", 1.0), ("autarky", 1.0))
@@ -74,6 +76,13 @@ def test_a_game_records_the_same_rows_again() -> None:
     assert a.x == b.x and a.gain == b.gain and a.agents == b.agents
 
 
+@pytest.fixture(scope="module")
+def win_model(data: tuple[Path, dict[str, Any]], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("win") / "w.npz"
+    train_value([data[0]], path, kind="mlp", hidden=8, epochs=15, target="win")
+    return path
+
+
 def test_model_beats_a_constant_on_held_out_games(
     data: tuple[Path, dict[str, Any]], model: Path
 ) -> None:
@@ -89,6 +98,30 @@ def test_model_beats_a_constant_on_held_out_games(
     cols, _ = load([data[0]])
     again = ValueModel.load(model)
     assert np.allclose(m.predict(cols["x"][:50]), again.predict(cols["x"][:50]))
+
+
+def test_win_model_predicts_the_share_of_the_win(
+    data: tuple[Path, dict[str, Any]], win_model: Path, model: Path
+) -> None:
+    m = ValueModel.load(win_model)
+    assert m.meta["predicts"] == "win" and "share of the win" in m.meta["target"]
+    assert ValueModel.load(model).meta["predicts"] == "gain"
+    held = m.meta["heldout"]
+    assert held["mlp"]["rmse"] < held["constant"]["rmse"], held
+    # The seat it rates highest wins more often than a seat picked blindly would.
+    players = 3.5  # the data's 3- and 4-player games
+    assert held["picks_winner"]["mlp"] > 1.0 / players, held
+    # Its calibration bins are shares of the win.
+    assert all(0.0 <= r["actual"] <= 1.0 for r in m.meta["calibration"])
+    with pytest.raises(ValueError, match="target must be"):
+        train_value([data[0]], win_model.with_name("x.npz"), target="coins")
+
+
+def test_picks_winner_reads_each_position_apart() -> None:
+    pos = np.array([7, 7, 7, 3, 3, 3])
+    win = np.array([0.0, 1.0, 0.0, 0.5, 0.5, 0.0])
+    assert picks_winner(np.array([0.1, 0.8, 0.1, 0.9, 0.0, 0.1]), win, pos) == 0.75
+    assert picks_winner(np.array([0.9, 0.0, 0.1, 0.0, 0.0, 0.9]), win, pos) == 0.0
 
 
 def test_split_is_by_game_and_a_model_of_other_features_is_refused(tmp_path: Path) -> None:
@@ -145,6 +178,31 @@ def test_leaf_value_is_the_predicted_margin(model: Path) -> None:
     finals = predicted_finals(bot.model, g)
     assert len(finals) == 3
     assert bot.leaf_value(g, 0) == pytest.approx(0.2 * (finals[0] - max(finals[1:])))
+
+
+def test_win_leaf_adds_the_predicted_share_of_the_win(model: Path, win_model: Path) -> None:
+    """R-END-4: a game is won, not its margin; the ``win`` leaf is in the units of a
+    finished game's result (its share of the win plus the scaled margin)."""
+    g = Game.new("classic", 3, seed=4, events=False)
+    bot = ValueSearchAgent(0, model=model, win_model=win_model, rollouts=6)
+    x = seat_features(g)
+    finals = predicted_finals(bot.model, g, x)
+    assert bot.win_model is not None
+    wins = predicted_wins(bot.win_model, g, x)
+    assert sum(wins) == pytest.approx(1.0) and all(0.0 <= w <= 1.0 for w in wins)
+    margin = 0.2 * (finals[0] - max(finals[1:]))
+    assert bot.leaf_value(g, 0) == pytest.approx(margin + wins[0])
+    # A gain model is not read as a win model, nor the other way round.
+    with pytest.raises(ConfigError, match="predicts gain, not win"):
+        ValueSearchAgent(0, model=model, win_model=model)
+    with pytest.raises(ConfigError, match="predicts win, not gain"):
+        ValueSearchAgent(0, model=win_model)
+    kw = valuesearch_parameters(f"win:wm={win_model}")
+    assert kw == {"win": True, "win_model": str(win_model)}
+    assert valuesearch_parameters("nowin") == {"win": False}
+    bot2 = make_agent(f"valuesearch:20ro:m={model}:wm={win_model}", 1)
+    assert isinstance(bot2, ValueSearchAgent) and bot2.win_model is not None
+    assert make_agent(f"valuesearch:m={model}", 1).win_model is None  # off by default
 
 
 def test_opponent_model_learns_from_refusals(model: Path) -> None:
@@ -303,6 +361,13 @@ def test_train_value_command(data: tuple[Path, dict[str, Any]], tmp_path: Path) 
     shown = json.loads(got.output)
     assert shown["heldout"]["ridge"]["rmse"] < shown["heldout"]["constant"]["rmse"]
     assert ValueModel.load(out).kind == "ridge" and (tmp_path / "c.png").is_file()
+    win = tmp_path / "w.npz"
+    got = CliRunner().invoke(
+        main, ["train", "value", str(data[0]), "--out", str(win), "--target", "win"]
+    )
+    assert got.exit_code == 0, got.output
+    assert "picks_winner" in json.loads(got.output)["heldout"]
+    assert ValueModel.load(win).meta["predicts"] == "win"
 
 
 def test_worker_processes_write_the_same_rows(tmp_path: Path) -> None:

@@ -596,6 +596,13 @@ def value_data_cmd(
 @click.option("--epochs", type=int, default=60, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--plot", type=click.Path(dir_okay=False), default=None, help="Calibration PNG.")
+@click.option(
+    "--target",
+    type=click.Choice(["gain", "win"]),
+    default="gain",
+    show_default=True,
+    help="gain: coins still to come (valuesearch's m=); win: the share of the win (its wm=).",
+)
 def value_cmd(
     data: tuple[str, ...],
     out: str,
@@ -604,6 +611,7 @@ def value_cmd(
     epochs: int,
     seed: int,
     plot: str | None,
+    target: str,
 ) -> None:
     """Train the value model that valuesearch scores its roll-outs with, from DATA files
     (bohnanza train value-data): held-out errors (games whose seed % 5 == 0) against a
@@ -612,7 +620,14 @@ def value_cmd(
         from .value.train import train_value
 
         meta = train_value(
-            list(data), out, kind=kind, hidden=hidden, epochs=epochs, seed=seed, plot=plot
+            list(data),
+            out,
+            kind=kind,
+            hidden=hidden,
+            epochs=epochs,
+            seed=seed,
+            plot=plot,
+            target=target,
         )
     except (BohnanzaError, ImportError, ValueError) as exc:
         _fail(str(exc))

@@ -60,6 +60,9 @@ if TYPE_CHECKING:
 
 #: The model shipped with the package (``bohnanza train value``; docs/value.md).
 DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "data" / "value" / "classic-mlp.npz"
+#: The win model shipped with it (``bohnanza train value --target win``): each seat's
+#: share of the win, for the ``win`` leaf.
+DEFAULT_WIN_MODEL = DEFAULT_MODEL.with_name("classic-win-mlp.npz")
 #: Candidates a decision compares at most (``search``: 6).
 CANDIDATES = 8
 #: Roll-outs a decision, shared by the candidates: ``search``'s budget. A roll-out's cost
@@ -74,8 +77,10 @@ OPP_HAND_CARD = 0.2
 _MODELS: dict[str, ValueModel] = {}
 
 
-def load_model(path: str | Path) -> ValueModel:
-    """The model at ``path``, read once per process (every seat and game shares it)."""
+def load_model(path: str | Path, predicts: str = "gain") -> ValueModel:
+    """The model at ``path``, read once per process (every seat and game shares it); it
+    must predict ``predicts`` (``gain``: coins still to come, ``win``: the share of the
+    win), or the leaf would read one as the other (ConfigError)."""
     key = str(Path(path).resolve())
     got = _MODELS.get(key)
     if got is None:
@@ -90,6 +95,12 @@ def load_model(path: str | Path) -> ValueModel:
                 f"no value model at {key} (make one with bohnanza train value; docs/value.md)"
             )
         got = _MODELS[key] = ValueModel.load(key)
+    has = got.meta.get("predicts", "gain")
+    if has != predicts:
+        raise ConfigError(
+            f"{key} predicts {has}, not {predicts} "
+            "(bohnanza train value --target; m= takes a gain model, wm= a win model)"
+        )
     return got
 
 
@@ -121,6 +132,8 @@ class ValueSearchAgent(SearchAgent):
         max_candidates: int = CANDIDATES,
         full: bool = False,
         prune: float | None = PRUNE_Z,
+        win: bool = False,
+        win_model: str | Path | None = None,
         **kwargs: Any,
     ) -> None:
         if cut not in ("trade", "turn"):
@@ -138,6 +151,12 @@ class ValueSearchAgent(SearchAgent):
         self.model_path = Path(model) if model is not None else DEFAULT_MODEL
         #: The value model (one per process, shared by every seat).
         self.model = load_model(self.model_path)
+        #: The win model of the ``win`` leaf (None: the margin alone).
+        self.win_model: ValueModel | None = None
+        if win or win_model is not None:
+            self.win_model = load_model(
+                win_model if win_model is not None else DEFAULT_WIN_MODEL, "win"
+            )
         #: Where a roll-out stops: at the end of the turn's trading, or of the turn.
         self.cut = cut
         #: Whether the other seats of a roll-out keep their hand cards as much as they
@@ -218,26 +237,48 @@ class ValueSearchAgent(SearchAgent):
 
     def leaf_value(self, g: Game, me: int) -> float:
         """A roll-out's end for ``me``: a finished game by its result
-        (:func:`~bohnanza.agents.search.utility`), else the predicted final coins'
-        margin over the best other seat, times ``MARGIN_SCALE``."""
+        (:func:`~bohnanza.agents.search.utility`: the share of the win plus
+        ``MARGIN_SCALE`` times the margin), else the predicted final coins' margin over
+        the best other seat, times ``MARGIN_SCALE``; with the ``win`` leaf, plus the
+        predicted share of the win (:func:`predicted_wins`), so that a leaf is in the
+        units of a finished game's result."""
         if g.over:
             return utility(g, me, True, False, self.hand_card)
         self.leaves += 1
-        finals = predicted_finals(self.model, g)
+        x = seat_features(g)
+        finals = predicted_finals(self.model, g, x)
         best_other = max(v for k, v in enumerate(finals) if k != me)
-        return MARGIN_SCALE * (finals[me] - best_other)
+        value = MARGIN_SCALE * (finals[me] - best_other)
+        if self.win_model is not None:
+            value += predicted_wins(self.win_model, g, x)[me]
+        return value
 
 
-def predicted_finals(model: ValueModel, g: Game) -> list[float]:
-    """Every seat's predicted final coins in ``g``: its coins now plus what the model
-    expects it still to gain, from that seat's view."""
+def seat_features(g: Game) -> Any:
+    """Every seat's features in ``g`` (a row a seat, each from that seat's view)."""
     import numpy as np
 
     from ..value.features import features
 
-    x = np.array([features(g.view(s)) for s in range(g.players)])
-    gain = model.predict(x)
+    return np.array([features(g.view(s)) for s in range(g.players)])
+
+
+def predicted_finals(model: ValueModel, g: Game, x: Any = None) -> list[float]:
+    """Every seat's predicted final coins in ``g``: its coins now plus what the model
+    expects it still to gain, from that seat's view (``x``: :func:`seat_features`)."""
+    gain = model.predict(seat_features(g) if x is None else x)
     return [len(g.treasury[s]) + float(gain[s]) for s in range(g.players)]
+
+
+def predicted_wins(model: ValueModel, g: Game, x: Any = None) -> list[float]:
+    """Every seat's predicted share of the win in ``g`` by a win model, each seat's
+    prediction (from its own view) clipped to [0, 1] and the seats' shares scaled to add
+    up to one, as a game's do (all alike when none is above zero)."""
+    p = [min(1.0, max(0.0, float(v))) for v in model.predict(seat_features(g) if x is None else x)]
+    total = sum(p)
+    if total <= 0.0:
+        return [1.0 / len(p)] * len(p)
+    return [v / total for v in p]
 
 
 #: ``valuesearch``'s own words (the rest of a spec is ``search``'s parameters).
@@ -248,6 +289,8 @@ _WORDS: dict[str, tuple[str, Any]] = {
     "noadapt": ("adapt", False),
     "real": ("full", True),
     "cheap": ("full", False),
+    "win": ("win", True),
+    "nowin": ("win", False),
 }
 
 
@@ -259,6 +302,8 @@ def valuesearch_parameters(text: str) -> dict[str, Any]:
     ``prune`` (the default here) drops alternatives that cannot overrule the
     heuristic's choice, ``noprune`` plays each one all its samples (both ``search``
     words);
+    ``win`` adds the win model's predicted share of the win to the leaf (``nowin``, the
+    default: the margin alone), ``wm=PATH`` reads that model from PATH;
     ``cN`` compares up to N candidates (default 8); ``m=PATH`` reads the model from PATH;
     everything else is a ``search`` parameter (``120ro``, ``z1.5``, ...), joined by ``:``."""
     kwargs: dict[str, Any] = {}
@@ -269,6 +314,8 @@ def valuesearch_parameters(text: str) -> dict[str, Any]:
             kwargs[key] = value
         elif p.startswith("m="):
             kwargs["model"] = p[2:]
+        elif p.startswith("wm="):
+            kwargs["win_model"] = p[3:]
         elif p.startswith("c") and p[1:].isdigit() and int(p[1:]) >= 1:
             kwargs["max_candidates"] = int(p[1:])
         elif p:
@@ -278,16 +325,20 @@ def valuesearch_parameters(text: str) -> dict[str, Any]:
             kwargs.update(search_parameters(":".join(rest)))
         except ConfigError as exc:
             raise ConfigError(
-                f"{exc}; or tcut, turncut, adapt, noadapt, real, cheap, cN, m=PATH"
+                f"{exc}; or tcut, turncut, adapt, noadapt, real, cheap, win, nowin, cN, "
+                "m=PATH, wm=PATH"
             ) from None
     return kwargs
 
 
 __all__ = [
     "DEFAULT_MODEL",
+    "DEFAULT_WIN_MODEL",
     "PRUNE_Z",
     "ValueSearchAgent",
     "load_model",
     "predicted_finals",
+    "predicted_wins",
+    "seat_features",
     "valuesearch_parameters",
 ]
