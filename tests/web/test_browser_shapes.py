@@ -223,7 +223,11 @@ def test_a_received_child_and_a_lady_move_are_picked_on_the_fields_r_lady_7_r_la
     bob.drain()
     answer = bob.act({"type": "propose", "offer": {"to": 0, "give": [child], "want": []}})
     assert answer["type"] == "ack", answer
-    page.click(".offer.incoming .accept")
+    # Bob's gift, by its id: the random seat may have offered seat 0 something first.
+    now = server.app.state.manager.tables[table_id].game
+    assert now is not None
+    gift = next(i for i, (p, o) in now.offers.items() if p == 1 and child in o.give)
+    page.click(f".offer.incoming[data-offer='{gift}'] .accept")
     # The child waits for its field: both cowboy fields are lit, no card is to be picked.
     page.wait_for_selector("#my-fields .field.target[data-field='0']")
     assert page.locator("#my-fields .field.target").count() == 2
