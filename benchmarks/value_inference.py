@@ -8,10 +8,13 @@ trading), times per call, in µs of CPU:
   plan);
 * ``leaf``: a whole leaf, :func:`bohnanza.agents.valuesearch.predicted_finals` (four
   views, four feature vectors, one prediction);
+* ``win_leaf``: the ``win`` leaf, :func:`bohnanza.agents.valuesearch.predicted_finals`
+  and :func:`~bohnanza.agents.valuesearch.predicted_wins` on the same four feature
+  vectors (one prediction more);
 * ``utility``: ``search``'s score of the same position
   (:func:`bohnanza.agents.search.utility` with the hands valued, as it scores a leaf).
 
-    python benchmarks/value_inference.py [--model PATH] [--games 4] [--json]
+    python benchmarks/value_inference.py [--model PATH] [--win-model PATH] [--games 4] [--json]
 """
 
 from __future__ import annotations
@@ -27,7 +30,14 @@ import numpy as np
 from bohnanza.agents import make_agent
 from bohnanza.agents.base import Agent
 from bohnanza.agents.search import utility
-from bohnanza.agents.valuesearch import DEFAULT_MODEL, load_model, predicted_finals
+from bohnanza.agents.valuesearch import (
+    DEFAULT_MODEL,
+    DEFAULT_WIN_MODEL,
+    load_model,
+    predicted_finals,
+    predicted_wins,
+    seat_features,
+)
 from bohnanza.driver import play
 from bohnanza.game import Game
 from bohnanza.seeding import agent_seed
@@ -78,10 +88,18 @@ def per_call(fn: Callable[[Game], Any], states: list[Game], repeat: int = 3) -> 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--model", default=str(DEFAULT_MODEL))
+    ap.add_argument("--win-model", default=str(DEFAULT_WIN_MODEL))
     ap.add_argument("--games", type=int, default=4)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     model = load_model(args.model)
+    win = load_model(args.win_model, "win")
+
+    def win_leaf(g: Game) -> None:
+        x = seat_features(g)
+        predicted_finals(model, g, x)
+        predicted_wins(win, g, x)
+
     states = positions(args.games)
     rows = [np.array([features(g.view(s)) for s in range(g.players)]) for g in states[:200]]
     t = time.process_time()
@@ -95,6 +113,7 @@ def main() -> None:
         "predict_us": round(predict, 1),
         "features_us": round(per_call(lambda g: features(g.view(0)), states), 1),
         "leaf_us": round(per_call(lambda g: predicted_finals(model, g), states), 1),
+        "win_leaf_us": round(per_call(win_leaf, states), 1),
         "utility_us": round(per_call(lambda g: utility(g, 0, True, False, 0.2), states), 1),
     }
     if args.json:

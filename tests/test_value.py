@@ -16,6 +16,8 @@ import pytest
 
 from bohnanza.agents import AGENTS, describe_agents, lobby_agents, make_agent
 from bohnanza.agents.valuesearch import (
+    DEFAULT_MODEL,
+    DEFAULT_WIN_MODEL,
     PRUNE_Z,
     ValueSearchAgent,
     predicted_finals,
@@ -115,6 +117,21 @@ def test_win_model_predicts_the_share_of_the_win(
     assert all(0.0 <= r["actual"] <= 1.0 for r in m.meta["calibration"])
     with pytest.raises(ValueError, match="target must be"):
         train_value([data[0]], win_model.with_name("x.npz"), target="coins")
+
+
+def test_shipped_models_name_their_target_data_and_figures() -> None:
+    """The two shipped models say what they predict, which games they learned from and
+    how they did on the held-out ones (docs/value.md quotes these figures)."""
+    gain, win = ValueModel.load(DEFAULT_MODEL), ValueModel.load(DEFAULT_WIN_MODEL)
+    assert gain.meta.get("predicts", "gain") == "gain" and win.meta["predicts"] == "win"
+    for m in (gain, win):
+        data = m.meta["data"][0]
+        assert (data["first_seed"], data["last_seed"]) == (300_001, 300_700)
+        assert m.meta["commit"] and m.meta["heldout_games"] == 140
+        assert m.meta["heldout"]["mlp"]["rmse"] < m.meta["heldout"]["constant"]["rmse"]
+    assert win.meta["heldout"]["picks_winner"]["mlp"] > 0.5
+    # The win leaf plays with the shipped model by name.
+    assert make_agent("valuesearch:win:6ro", 1).win_model is not None
 
 
 def test_picks_winner_reads_each_position_apart() -> None:
