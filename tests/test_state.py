@@ -417,6 +417,30 @@ def test_a_view_survives_pickling_for_search_workers() -> None:
     assert pickle.loads(pickle.dumps(view)) == view
 
 
+def test_a_pickled_game_brings_the_shared_hooks_back_without_their_view_cache() -> None:
+    """The hooks are one object per configuration, shared by every game of it in the
+    process; their cache of shown cards grows as any of those games is viewed. A pickled
+    game carried that cache (the object-protocol check saw a game's pickle change after
+    another test had played the same configuration): the hooks travel as their class and
+    configuration and come back shared."""
+    import pickle
+
+    from bohnanza.agents import make_agent
+    from bohnanza.driver import play
+    from bohnanza.modules import hooks_for
+
+    game = Game.new("classic", 4, seed=3)
+    size = len(pickle.dumps(game))
+    other = Game.new("classic", 4, seed=4)
+    # Offers shown to the seats fill the shared hooks' cache of shown cards.
+    play(other, [make_agent("heuristic", seed=s) for s in range(4)])
+    assert game.hooks is other.hooks and game.hooks._shown
+    assert len(pickle.dumps(game)) == size
+    back = pickle.loads(pickle.dumps(game))
+    assert back.hooks is hooks_for(game.config) and back == game
+    assert copy.deepcopy(game).hooks is game.hooks
+
+
 # ---------------------------------------------------------------------- typed module state
 
 

@@ -68,6 +68,13 @@ def hooks_for(config: GameConfig) -> Hooks:
     return hooks
 
 
+def shared_hooks(cls: type[Hooks], config: GameConfig) -> Hooks:
+    """The hooks of ``config`` shared from the cache when they are of class ``cls``, else a
+    new ``cls`` (a test's own subclass): how a pickled :class:`Hooks` comes back."""
+    hooks = hooks_for(config)
+    return hooks if type(hooks) is cls else cls(config)
+
+
 def register_module(name: str, spec: Mapping[str, Any], hooks: type[Hooks]) -> None:
     """Add a module that lives outside this package: ``spec`` is its data, shaped like a
     ``[modules.NAME]`` table of ``cards.toml`` (``players``, ``add``, ``remove``,
@@ -98,6 +105,7 @@ __all__ = [
     "module_names",
     "module_shapes",
     "register_module",
+    "shared_hooks",
     "unregister_module",
 ]
 

@@ -95,6 +95,15 @@ class Hooks:
         #: The seats in turn order from each active seat.
         self._turn_order = [[(a + i) % n for i in range(n)] for a in range(n)]
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickled (and deep-copied) as what it is made from, like its configuration: the
+        # configuration's shared hooks come back, not a copy carrying this process's view
+        # cache (``_shown``), which grows as games of the configuration are played anywhere
+        # in the process and made every pickled game bigger and unequal to its last picture.
+        from . import shared_hooks
+
+        return (shared_hooks, (type(self), self.config))
+
     # ------------------------------------------------------------------ setup and flow
 
     def setup(self, game: Game) -> None:
