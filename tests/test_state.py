@@ -419,7 +419,8 @@ def test_a_view_survives_pickling_for_search_workers() -> None:
 
 def test_a_pickled_game_brings_the_shared_hooks_back_without_their_view_cache() -> None:
     """The hooks are one object per configuration, shared by every game of it in the
-    process; their cache of shown cards grows as any of those games is viewed. A pickled
+    process; their cache of shown cards (and their rules' caches of candidates) grows as
+    any of those games is played. A pickled
     game carried that cache (the object-protocol check saw a game's pickle change after
     another test had played the same configuration): the hooks travel as their class and
     configuration and come back shared."""
@@ -439,6 +440,10 @@ def test_a_pickled_game_brings_the_shared_hooks_back_without_their_view_cache() 
     back = pickle.loads(pickle.dumps(game))
     assert back.hooks is hooks_for(game.config) and back == game
     assert copy.deepcopy(game).hooks is game.hooks
+    # A rule alone (its caches of candidates filled by the play) comes back as the rule
+    # its hooks hold.
+    for rule in game.hooks.rules.values():
+        assert pickle.loads(pickle.dumps(rule)) is rule
 
 
 # ---------------------------------------------------------------------- typed module state

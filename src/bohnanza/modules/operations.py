@@ -153,6 +153,12 @@ class Rule:
         self.hooks = hooks
         self.config: GameConfig = hooks.config
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Like its hooks (``Hooks.__reduce__``): everything a rule holds comes from them
+        # but its caches of candidates, which every game of the configuration fills; it
+        # comes back as its hooks' own rule.
+        return (shared_rule, (type(self), self.hooks))
+
     @classmethod
     def shape(cls) -> ActionShape:
         """The shape of this rule's action (its parameters, labels and command words),
@@ -996,6 +1002,13 @@ def _choices(
     return out
 
 
+def shared_rule(cls: type[Rule], hooks: Hooks) -> Rule:
+    """The rule of class ``cls`` that ``hooks`` hold, or a new one where they hold another
+    (a test's own rule): how a pickled :class:`Rule` comes back."""
+    rule = hooks.rules.get(cls.type)
+    return rule if type(rule) is cls else cls(hooks)
+
+
 def listing(rules: Iterable[Rule]) -> tuple[Rule | tuple[Rule, ...], ...]:
     """Rules in listing order, with each run of one ``group`` gathered into a tuple."""
     out: list[Rule | tuple[Rule, ...]] = []
@@ -1064,5 +1077,6 @@ __all__ = [
     "StopPlantingRule",
     "TradeRule",
     "WithdrawRule",
+    "shared_rule",
     "with_rules",
 ]
