@@ -19,13 +19,13 @@ from ..cards import catalogue
 from ..errors import ConfigError
 from ..rules import _register_spec, module_names, module_spec, split_rules
 from ..shapes import BASE_SHAPES
-from .base import Hooks
+from .base import SHARED, Hooks, config_key, shared_hooks
 from .info import BASE_INFO, ModuleInfo
 
 if TYPE_CHECKING:
     from ..rules import GameConfig
 
-_cache: dict[tuple[str, int, tuple[tuple[str, str], ...]], Hooks] = {}
+_cache = SHARED
 _classes: dict[str, type[Hooks]] = {}
 
 
@@ -61,18 +61,11 @@ def info_for_rules(rules: str) -> ModuleInfo:
 
 def hooks_for(config: GameConfig) -> Hooks:
     """The (shared, stateless) hook object for a config."""
-    key = (config.rules, config.players, tuple(sorted(config.options.items())))
+    key = config_key(config)
     hooks = _cache.get(key)
     if hooks is None:
         hooks = _cache[key] = hooks_class(config.module)(config)
     return hooks
-
-
-def shared_hooks(cls: type[Hooks], config: GameConfig) -> Hooks:
-    """The hooks of ``config`` shared from the cache when they are of class ``cls``, else a
-    new ``cls`` (a test's own subclass): how a pickled :class:`Hooks` comes back."""
-    hooks = hooks_for(config)
-    return hooks if type(hooks) is cls else cls(config)
 
 
 def register_module(name: str, spec: Mapping[str, Any], hooks: type[Hooks]) -> None:

@@ -35,6 +35,26 @@ _TRADE: Final[str] = TRADE
 _PLANT_TRADED: Final[str] = PLANT_TRADED
 
 
+#: The hooks of each configuration, one object shared by all its games: filled by
+#: :func:`bohnanza.modules.hooks_for`, read by :func:`shared_hooks`.
+SHARED: dict[tuple[str, int, tuple[tuple[str, str], ...]], Hooks] = {}
+
+
+def config_key(config: GameConfig) -> tuple[str, int, tuple[tuple[str, str], ...]]:
+    """What tells one configuration's shared hooks from another's."""
+    return (config.rules, config.players, tuple(sorted(config.options.items())))
+
+
+def shared_hooks(cls: type[Hooks], config: GameConfig) -> Hooks:
+    """The shared hooks of ``config`` when they are of class ``cls``, else a new ``cls``
+    (a test's own subclass, or a process that has made none yet): how a pickled
+    :class:`Hooks` comes back."""
+    hooks = SHARED.get(config_key(config))
+    if hooks is not None and type(hooks) is cls:
+        return hooks
+    return cls(config)
+
+
 @mypyc_attr(allow_interpreted_subclasses=True)
 class Hooks:
     """Default behaviour: the base game. One instance per config, shared by clones.
@@ -100,8 +120,6 @@ class Hooks:
         # configuration's shared hooks come back, not a copy carrying this process's view
         # cache (``_shown``), which grows as games of the configuration are played anywhere
         # in the process and made every pickled game bigger and unequal to its last picture.
-        from . import shared_hooks
-
         return (shared_hooks, (type(self), self.config))
 
     # ------------------------------------------------------------------ setup and flow
