@@ -25,7 +25,6 @@ from .info import BASE_INFO, ModuleInfo
 if TYPE_CHECKING:
     from ..rules import GameConfig
 
-_cache = SHARED
 _classes: dict[str, type[Hooks]] = {}
 
 
@@ -62,9 +61,9 @@ def info_for_rules(rules: str) -> ModuleInfo:
 def hooks_for(config: GameConfig) -> Hooks:
     """The (shared, stateless) hook object for a config."""
     key = config_key(config)
-    hooks = _cache.get(key)
+    hooks = SHARED.get(key)
     if hooks is None:
-        hooks = _cache[key] = hooks_class(config.module)(config)
+        hooks = SHARED[key] = hooks_class(config.module)(config)
     return hooks
 
 
@@ -76,7 +75,7 @@ def register_module(name: str, spec: Mapping[str, Any], hooks: type[Hooks]) -> N
         raise ConfigError(f"module {name!r}: hooks must be a Hooks subclass, got {hooks!r}")
     _register_spec(name, dict(spec))
     _classes[name] = hooks
-    _cache.clear()
+    SHARED.clear()
 
 
 def unregister_module(name: str) -> None:
@@ -84,7 +83,7 @@ def unregister_module(name: str) -> None:
     if name in module_names() and name not in catalogue()["modules"]:
         _register_spec(name, None)
         _classes.pop(name, None)
-        _cache.clear()
+        SHARED.clear()
 
 
 __all__ = [

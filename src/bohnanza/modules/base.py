@@ -35,12 +35,15 @@ _TRADE: Final[str] = TRADE
 _PLANT_TRADED: Final[str] = PLANT_TRADED
 
 
+#: What tells one configuration's shared hooks from another's: rule set, players, options.
+ConfigKey = tuple[str, int, tuple[tuple[str, str], ...]]
+
 #: The hooks of each configuration, one object shared by all its games: filled by
 #: :func:`bohnanza.modules.hooks_for`, read by :func:`shared_hooks`.
-SHARED: dict[tuple[str, int, tuple[tuple[str, str], ...]], Hooks] = {}
+SHARED: dict[ConfigKey, Hooks] = {}
 
 
-def config_key(config: GameConfig) -> tuple[str, int, tuple[tuple[str, str], ...]]:
+def config_key(config: GameConfig) -> ConfigKey:
     """What tells one configuration's shared hooks from another's."""
     return (config.rules, config.players, tuple(sorted(config.options.items())))
 
