@@ -446,6 +446,43 @@ def test_a_pickled_game_brings_the_shared_hooks_back_without_their_view_cache() 
         assert pickle.loads(pickle.dumps(rule)) is rule
 
 
+@pytest.mark.parametrize("rules", ["classic", "fasolki+duel"])
+def test_a_fresh_process_unpickling_games_makes_one_shared_hooks_per_configuration(
+    rules: str,
+) -> None:
+    """A process that has played no game of a configuration (a pool worker handed pickled
+    games) made a new hooks object for every game it unpickled, each with its own caches;
+    the first one unpickled becomes the configuration's shared hooks. A test's own
+    subclass of the class still comes back apart."""
+    import pickle
+
+    from bohnanza.modules import hooks_class, hooks_for
+    from bohnanza.modules.base import SHARED, shared_hooks
+
+    players = 2 if rules.endswith("duel") else 4
+    blobs = [pickle.dumps(Game.new(rules, players, seed=s)) for s in (1, 2)]
+    saved = dict(SHARED)
+    SHARED.clear()
+    try:
+        one, two = (pickle.loads(b) for b in blobs)
+        assert one.hooks is two.hooks
+        assert hooks_for(one.config) is one.hooks
+        assert type(one.hooks) is hooks_class(one.config.module)
+
+        class Own(hooks_class(one.config.module)):  # type: ignore[misc]
+            pass
+
+        apart = shared_hooks(Own, one.config)
+        assert type(apart) is Own and apart is not one.hooks
+        assert hooks_for(one.config) is one.hooks
+        SHARED.clear()
+        assert type(shared_hooks(Own, one.config)) is Own
+        assert type(hooks_for(one.config)) is hooks_class(one.config.module)
+    finally:
+        SHARED.clear()
+        SHARED.update(saved)
+
+
 # ---------------------------------------------------------------------- typed module state
 
 

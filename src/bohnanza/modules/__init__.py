@@ -19,20 +19,18 @@ from ..cards import catalogue
 from ..errors import ConfigError
 from ..rules import _register_spec, module_names, module_spec, split_rules
 from ..shapes import BASE_SHAPES
-from .base import SHARED, Hooks, config_key, shared_hooks
+from .base import CLASSES, SHARED, Hooks, config_key, shared_hooks
 from .info import BASE_INFO, ModuleInfo
 
 if TYPE_CHECKING:
     from ..rules import GameConfig
-
-_classes: dict[str, type[Hooks]] = {}
 
 
 def hooks_class(module: str | None) -> type[Hooks]:
     """The hook class of a module (``None``: the base game), found from its data entry."""
     if not module:
         return Hooks
-    cls = _classes.get(module)
+    cls = CLASSES.get(module)
     if cls is None:
         target = module_spec(module).get("hooks")
         if not target:
@@ -42,7 +40,7 @@ def hooks_class(module: str | None) -> type[Hooks]:
             cls = getattr(import_module(f"{__name__}.{file}"), name)
             if not (isinstance(cls, type) and issubclass(cls, Hooks)):
                 raise ConfigError(f"module {module!r}: {target} is not a Hooks class")
-        _classes[module] = cls
+        CLASSES[module] = cls
     return cls
 
 
@@ -74,7 +72,7 @@ def register_module(name: str, spec: Mapping[str, Any], hooks: type[Hooks]) -> N
     if not (isinstance(hooks, type) and issubclass(hooks, Hooks)):
         raise ConfigError(f"module {name!r}: hooks must be a Hooks subclass, got {hooks!r}")
     _register_spec(name, dict(spec))
-    _classes[name] = hooks
+    CLASSES[name] = hooks
     SHARED.clear()
 
 
@@ -82,7 +80,7 @@ def unregister_module(name: str) -> None:
     """Remove a module added by :func:`register_module` (tests clean up with this)."""
     if name in module_names() and name not in catalogue()["modules"]:
         _register_spec(name, None)
-        _classes.pop(name, None)
+        CLASSES.pop(name, None)
         SHARED.clear()
 
 

@@ -39,23 +39,35 @@ _PLANT_TRADED: Final[str] = PLANT_TRADED
 ConfigKey = tuple[str, int, tuple[tuple[str, str], ...]]
 
 #: The hooks of each configuration, one object shared by all its games: filled by
-#: :func:`bohnanza.modules.hooks_for`, read by :func:`shared_hooks`.
+#: :func:`bohnanza.modules.hooks_for` and by :func:`shared_hooks`.
 SHARED: dict[ConfigKey, Hooks] = {}
+
+#: Each module's hook class: found from its data entry by
+#: :func:`bohnanza.modules.hooks_class` (for every built-in module as the package is
+#: imported, so before any game can be unpickled) or registered with
+#: :func:`bohnanza.modules.register_module`.
+CLASSES: dict[str, type[Hooks]] = {}
 
 
 def config_key(config: GameConfig) -> ConfigKey:
-    """What tells one configuration's shared hooks from another's."""
     return (config.rules, config.players, tuple(sorted(config.options.items())))
 
 
 def shared_hooks(cls: type[Hooks], config: GameConfig) -> Hooks:
-    """The shared hooks of ``config`` when they are of class ``cls``, else a new ``cls``
-    (a test's own subclass, or a process that has made none yet): how a pickled
-    :class:`Hooks` comes back."""
-    hooks = SHARED.get(config_key(config))
+    """How a pickled :class:`Hooks` comes back: the shared hooks of ``config`` when they
+    are of class ``cls``; else a new ``cls``, which becomes the shared one when it is the
+    class the configuration plays with and none is shared yet (a fresh process unpickling
+    many games of one configuration gets one hooks object, not one per game), and stays
+    apart when it is another (a test's own subclass)."""
+    key = config_key(config)
+    hooks = SHARED.get(key)
     if hooks is not None and type(hooks) is cls:
         return hooks
-    return cls(config)
+    made = cls(config)
+    own = CLASSES.get(config.module) if config.module else Hooks
+    if hooks is None and cls is own:
+        SHARED[key] = made
+    return made
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

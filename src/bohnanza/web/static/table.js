@@ -276,6 +276,10 @@ function showLastError() {
   if (!box) return;
   const e = T.lastError;
   box.hidden = !e;
+  // Unchanged words keep their nodes (see renderBoard).
+  const key = e ? e.text + "\u0000" + (e.rule || "") : "";
+  if (box.dataset.key === key && (!e || box.childNodes.length)) return;
+  box.dataset.key = key;
   if (!e) return box.replaceChildren();
   const dismiss = el("button", {
     type: "button",
@@ -546,7 +550,10 @@ function renderBoard() {
   if (idle) parts.push(idle);
   if (T.returned) parts.push(renderReturned());
   parts.push(el("div", { id: "hint", class: "hint-line", text: hintText() }));
-  parts.push(el("div", { id: "last-error", class: "error-line", role: "alert", hidden: true }));
+  // The refusal line is the one node kept across renders: the board is rebuilt on every
+  // event, and a close button rebuilt between a person's press and release swallows the
+  // click (the bots' moves come many a second).
+  parts.push($("#last-error") || el("div", { id: "last-error", class: "error-line", role: "alert", hidden: true }));
   if (v.phase === "over") parts.push(renderOver());
   // Other players (all of them for a spectator), in seat order starting after me.
   const n = v.players;
