@@ -394,3 +394,39 @@ def test_worker_processes_write_the_same_rows(tmp_path: Path) -> None:
     one, _ = load([tmp_path / "one.npz"])
     two, _ = load([tmp_path / "two.npz"])
     assert all(np.array_equal(one[k], two[k]) for k in one)
+
+
+def test_value_data_command_takes_a_pool_and_refuses_a_bad_one(tmp_path: Path) -> None:
+    """A second round of data is drawn from the bots that use the model (``--pool``); a
+    misspelt entry is refused before any game is played, and no file is written."""
+    from click.testing import CliRunner
+
+    from bohnanza.cli import main
+    from bohnanza.value.data import parse_pool
+
+    assert parse_pool(["heuristic:hc0.1=2", "autarky=0.5", "rl=1"]) == (
+        ("heuristic:hc0.1", 2.0),
+        ("autarky", 0.5),
+        ("rl", 1.0),
+    )
+    out = tmp_path / "d.npz"
+    base = ["train", "value-data", "--out", str(out), "--games", "2", "--players", "3"]
+    for bad, words in [
+        ("heuristic", "SPEC=WEIGHT"),
+        ("=2", "SPEC=WEIGHT"),
+        ("heuristic=x", "not a number"),
+        ("heuristic=0", "positive"),
+        ("heuristic=nan", "positive"),
+        ("nosuchbot=1", "unknown agent"),
+    ]:
+        got = CliRunner().invoke(main, [*base, "--pool", bad])
+        assert got.exit_code != 0 and words in got.output, (bad, got.output)
+        assert not out.exists()
+    pool = ["--pool", "heuristic-v1=1", "--pool", "autarky=3"]
+    got = CliRunner().invoke(main, [*base, *pool])
+    assert got.exit_code == 0, got.output
+    meta = json.loads(got.output)
+    assert meta["pool"] == [["heuristic-v1", 1.0], ["autarky", 3.0]]
+    _, stored = load([out])
+    seats = {s for specs in stored[0]["seats"].values() for s in specs}
+    assert seats <= {"heuristic-v1", "autarky"} and seats

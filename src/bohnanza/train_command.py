@@ -566,13 +566,28 @@ def plot_cmd(run: str) -> None:
     show_default=True,
     help="ray: Ray tasks on the cluster ray.init() finds (large runs).",
 )
+@click.option(
+    "--pool",
+    "pool_items",
+    multiple=True,
+    metavar="SPEC=WEIGHT",
+    help="A bot the seats are drawn from, with its weight (repeat; rl: the shipped "
+    "policy). Default: the varied pool of docs/value.md.",
+)
 def value_data_cmd(
-    out: str, games: int, seed: int, rules: str, players: str, workers: int, backend: str
+    out: str,
+    games: int,
+    seed: int,
+    rules: str,
+    players: str,
+    workers: int,
+    backend: str,
+    pool_items: tuple[str, ...],
 ) -> None:
     """Record positions and outcomes from seeded games of a varied pool of bots, for
     bohnanza train value (docs/value.md); numpy only."""
     try:
-        from .value.data import generate
+        from .value.data import POOL, generate, parse_pool
 
         meta = generate(
             out,
@@ -580,6 +595,7 @@ def value_data_cmd(
             seed=seed,
             rules=rules,
             players=[int(p) for p in players.split(",") if p.strip()],
+            pool=parse_pool(pool_items) if pool_items else POOL,
             workers=workers,
             backend=backend,
         )

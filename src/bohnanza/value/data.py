@@ -54,6 +54,29 @@ POOL: tuple[tuple[str, float], ...] = (
 )
 
 
+def parse_pool(items: Sequence[str]) -> tuple[tuple[str, float], ...]:
+    """A pool spelled ``SPEC=WEIGHT`` per bot (``valuesearch=2``, ``heuristic:hc0.1=1``;
+    ``rl`` is the shipped policy): a second round of data from the bots that will use
+    the model, rather than from the first round's varied pool. Each spec is made once
+    here, so a misspelt one is refused before any game is played."""
+    pool: list[tuple[str, float]] = []
+    for item in items:
+        spec, eq, weight = item.rpartition("=")
+        if not eq or not spec:
+            raise ValueError(f"pool entry {item!r}: expected SPEC=WEIGHT")
+        try:
+            w = float(weight)
+        except ValueError:
+            raise ValueError(f"pool entry {item!r}: weight {weight!r} is not a number") from None
+        if not w > 0 or w == float("inf"):
+            raise ValueError(f"pool entry {item!r}: the weight must be positive")
+        make_agent(f"rl:{POLICY}" if spec == "rl" else spec, 0)
+        pool.append((spec, w))
+    if not pool:
+        raise ValueError("the pool is empty")
+    return tuple(pool)
+
+
 def commit() -> str:
     """The short commit of the checkout this package runs from, ``+dirty`` when its
     files have changes not committed, or ``unknown`` outside a checkout."""
@@ -296,4 +319,4 @@ def load(
     return {k: np.concatenate(v) for k, v in parts.items()}, metas
 
 
-__all__ = ["POOL", "commit", "generate", "load", "play_recorded", "seat_specs"]
+__all__ = ["POOL", "commit", "generate", "load", "parse_pool", "play_recorded", "seat_specs"]
