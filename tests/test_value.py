@@ -430,3 +430,24 @@ def test_value_data_command_takes_a_pool_and_refuses_a_bad_one(tmp_path: Path) -
     _, stored = load([out])
     seats = {s for specs in stored[0]["seats"].values() for s in specs}
     assert seats <= {"heuristic-v1", "autarky"} and seats
+
+
+def test_heldout_errors_by_seat_bot(data: tuple[Path, dict[str, Any]], model: Path) -> None:
+    """``benchmarks/value_heldout.py``: each model's error on the held-out rows, all of
+    them and each bot's seats apart, the rows counted once."""
+    from scripts import load_script
+
+    module = load_script("benchmarks/value_heldout.py")
+    result = module.heldout_errors([data[0]], [model, DEFAULT_MODEL])
+    cols, _ = load([data[0]])
+    held = split(cols["game"])
+    assert result["rows"]["all"] == int(held.sum()) > 0
+    bots = {k for k in result["rows"] if k != "all"}
+    assert bots and bots <= {spec for spec, _ in QUICK}
+    assert sum(result["rows"][b] for b in bots) == result["rows"]["all"]
+    mine = ValueModel.load(model).predict(cols["x"][held])
+    assert math.isclose(
+        result["models"][str(model)]["all"]["mae"],
+        float(np.mean(np.abs(mine - cols["gain"][held]))),
+    )
+    assert set(result["models"]) == {str(model), str(DEFAULT_MODEL)}
