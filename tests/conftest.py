@@ -28,11 +28,14 @@ def _uses_ray(item: pytest.Item) -> bool:
     return item.path.name == "test_rl_ray.py" or "ray" in item.name.split("[")[0].split("_")
 
 
-#: Long-mode tests named here rather than marked in their files: one parameter of a
-#: fixture shared with default-mode tests (the PostgreSQL side of a run whose SQLite side
-#: stays in the default mode).
+#: Long-mode tests named here rather than marked in their files: parameters of a fixture
+#: shared with default-mode tests (the PostgreSQL side of a run whose SQLite side stays in
+#: the default mode), and single tests of a file whose others stay.
 LONG_IDS = {
     "tests/web/test_kill_under_load.py::test_kill_9_under_load_loses_no_acknowledged_action[postgresql]",
+    # Its SQLite side too: the README command's costliest test (22-28 s); kill -9 mid-game
+    # and mid-harvest on SQLite stay there (test_restart.py, test_faults.py).
+    "tests/web/test_kill_under_load.py::test_kill_9_under_load_loses_no_acknowledged_action[sqlite]",
     "tests/web/test_faults.py::test_database_outage[postgresql]",
     # The README command's costliest tests whose ground a cheaper test also covers there:
     # a whole browser game (the evening, friends and module-shape games stay), the search
