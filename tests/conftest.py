@@ -29,8 +29,9 @@ def _uses_ray(item: pytest.Item) -> bool:
 
 
 #: Long-mode tests named here rather than marked in their files: parameters of a fixture
-#: shared with default-mode tests (the PostgreSQL side of a run whose SQLite side stays in
-#: the default mode), and single tests of a file whose others stay.
+#: shared with default-mode tests (the PostgreSQL side of the database outage run, whose
+#: SQLite side stays in the default mode; both sides of the kill -9 under load), and
+#: single tests of a file whose others stay.
 LONG_IDS = {
     "tests/web/test_kill_under_load.py::test_kill_9_under_load_loses_no_acknowledged_action[postgresql]",
     # Its SQLite side too: the README command's costliest test (22-28 s); kill -9 mid-game

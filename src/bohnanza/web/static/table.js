@@ -278,7 +278,7 @@ function showLastError() {
   box.hidden = !e;
   // Unchanged words keep their nodes (see renderBoard).
   const key = e ? e.text + "\u0000" + (e.rule || "") : "";
-  if (box.dataset.key === key && (!e || box.childNodes.length)) return;
+  if (box.dataset.key === key) return;
   box.dataset.key = key;
   if (!e) return box.replaceChildren();
   const dismiss = el("button", {
